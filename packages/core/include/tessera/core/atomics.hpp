@@ -1,0 +1,288 @@
+#pragma once
+// Atomic operations on plain memory, callable on host and device.
+//
+// Integers and floating-point types of 4 and 8 bytes use the hardware
+// directly (fetch-add, or a compare-and-swap loop for min/max/mul). Any other
+// trivially copyable type goes through a CAS loop when its size is 1, 2, 4 or
+// 8 bytes, and through a striped array of spin locks otherwise.
+#include <tessera/core/macros.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace tessera {
+
+namespace detail {
+
+template <std::size_t N>
+struct uint_of_size {};
+template <>
+struct uint_of_size<1> { using type = std::uint8_t; };
+template <>
+struct uint_of_size<2> { using type = std::uint16_t; };
+template <>
+struct uint_of_size<4> { using type = std::uint32_t; };
+template <>
+struct uint_of_size<8> { using type = std::uint64_t; };
+
+template <class T>
+inline constexpr bool cas_able = std::is_trivially_copyable_v<T> &&
+                                 (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+
+// Host lock array for types too large for a single compare-and-swap.
+struct HostLockArray {
+  static constexpr std::size_t size = 4096;
+  static std::atomic_flag* locks() {
+    static std::atomic_flag array[size] = {};
+    return array;
+  }
+  static std::atomic_flag& lock_for(const void* p) {
+    auto h = reinterpret_cast<std::uintptr_t>(p);
+    return locks()[(h >> 4) % size];
+  }
+};
+
+#if defined(__CUDACC__)
+// Device lock array: one per translation unit is enough, since a kernel and
+// every atomic it performs live in one translation unit (no relocatable code).
+__device__ inline int g_device_locks[4096];
+#endif
+
+// Applies `op` atomically: *p = op(*p); returns the old value.
+template <class T, class Op>
+TESSERA_INLINE_FUNCTION T atomic_fetch_oper(T* p, Op op) {
+  static_assert(std::is_trivially_copyable_v<T>, "atomics need trivially copyable types");
+#if TESSERA_IMPL_ON_DEVICE
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    using U = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
+    U* up = reinterpret_cast<U*>(p);
+    U old_bits = *reinterpret_cast<volatile U*>(up), assumed;
+    T result;
+    do {
+      assumed = old_bits;
+      T old_val;
+      memcpy(&old_val, &assumed, sizeof(T));
+      T new_val = op(old_val);
+      U new_bits;
+      memcpy(&new_bits, &new_val, sizeof(T));
+      old_bits = atomicCAS(up, assumed, new_bits);
+      result = old_val;
+    } while (assumed != old_bits);
+    return result;
+  } else {
+    int* lock = &g_device_locks[(reinterpret_cast<std::uintptr_t>(p) >> 4) % 4096];
+    while (atomicCAS(lock, 0, 1) != 0) {
+    }
+    __threadfence();
+    T old_val = *p;
+    *p = op(old_val);
+    __threadfence();
+    atomicExch(lock, 0);
+    return old_val;
+  }
+#else
+  if constexpr (cas_able<T>) {
+    using U = typename uint_of_size<sizeof(T)>::type;
+    U* up = reinterpret_cast<U*>(p);
+    U old_bits = __atomic_load_n(up, __ATOMIC_RELAXED);
+    for (;;) {
+      T old_val;
+      std::memcpy(&old_val, &old_bits, sizeof(T));
+      T new_val = op(old_val);
+      U new_bits;
+      std::memcpy(&new_bits, &new_val, sizeof(T));
+      if (__atomic_compare_exchange_n(up, &old_bits, new_bits, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        return old_val;
+    }
+  } else {
+    auto& lock = HostLockArray::lock_for(p);
+    while (lock.test_and_set(std::memory_order_acquire)) {
+    }
+    T old_val = *p;
+    *p = op(old_val);
+    lock.clear(std::memory_order_release);
+    return old_val;
+  }
+#endif
+}
+
+// Byte-wise equality, usable on host and device (memcmp is host-only).
+template <class T>
+TESSERA_INLINE_FUNCTION bool bitwise_equal(const T& a, const T& b) {
+  const unsigned char* x = reinterpret_cast<const unsigned char*>(&a);
+  const unsigned char* y = reinterpret_cast<const unsigned char*>(&b);
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    if (x[i] != y[i]) return false;
+  return true;
+}
+
+template <class T>
+inline constexpr bool native_add = (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8));
+
+}  // namespace detail
+
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_load(const T* p) {
+#if TESSERA_IMPL_ON_DEVICE
+  return detail::atomic_fetch_oper(const_cast<T*>(p), [](T v) { return v; });
+#else
+  if constexpr (detail::cas_able<T>) {
+    using U = typename detail::uint_of_size<sizeof(T)>::type;
+    U bits = __atomic_load_n(reinterpret_cast<const U*>(p), __ATOMIC_SEQ_CST);
+    T v;
+    std::memcpy(&v, &bits, sizeof(T));
+    return v;
+  } else {
+    return detail::atomic_fetch_oper(const_cast<T*>(p), [](T v) { return v; });
+  }
+#endif
+}
+
+template <class T>
+TESSERA_INLINE_FUNCTION void atomic_store(T* p, const T val) {
+  detail::atomic_fetch_oper(p, [val](T) { return val; });
+}
+
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_exchange(T* p, const T val) {
+  return detail::atomic_fetch_oper(p, [val](T) { return val; });
+}
+
+// Kokkos semantics: stores `desired` if *p == expected; returns the old value.
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_compare_exchange(T* p, const T expected, const T desired) {
+  return detail::atomic_fetch_oper(p, [expected, desired](T old) {
+    return detail::bitwise_equal(old, expected) ? desired : old;
+  });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION bool atomic_compare_exchange_strong(T* p, const T expected, const T desired) {
+  T old = atomic_compare_exchange(p, expected, desired);
+  return detail::bitwise_equal(old, expected);
+}
+
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_add(T* p, const T v) {
+#if TESSERA_IMPL_ON_DEVICE
+  if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, unsigned long long> ||
+                std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return atomicAdd(p, v);
+  } else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
+    return T(atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+  }
+#else
+  if constexpr (detail::native_add<T>) return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+#endif
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(a + v); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_sub(T* p, const T v) {
+#if !TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::native_add<T>) return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);
+#endif
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(a - v); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_mul(T* p, const T v) {
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(a * v); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_div(T* p, const T v) {
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(a / v); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_min(T* p, const T v) {
+  return detail::atomic_fetch_oper(p, [v](T a) { return v < a ? v : a; });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_max(T* p, const T v) {
+  return detail::atomic_fetch_oper(p, [v](T a) { return v > a ? v : a; });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_and(T* p, const T v) {
+#if !TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::native_add<T>) return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
+#endif
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(a & v); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_or(T* p, const T v) {
+#if !TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::native_add<T>) return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
+#endif
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(a | v); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_xor(T* p, const T v) {
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(a ^ v); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_inc(T* p) { return atomic_fetch_add(p, T(1)); }
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_dec(T* p) { return atomic_fetch_sub(p, T(1)); }
+
+#define TESSERA_IMPL_OP_FETCH(NAME, EXPR)                                         \
+  template <class T>                                                              \
+  TESSERA_INLINE_FUNCTION T atomic_##NAME##_fetch(T* p, const T v) {              \
+    const T a = atomic_fetch_##NAME(p, v);                                        \
+    return EXPR;                                                                  \
+  }                                                                               \
+  template <class T>                                                              \
+  TESSERA_INLINE_FUNCTION void atomic_##NAME(T* p, const T v) { (void)atomic_fetch_##NAME(p, v); }
+TESSERA_IMPL_OP_FETCH(add, T(a + v))
+TESSERA_IMPL_OP_FETCH(sub, T(a - v))
+TESSERA_IMPL_OP_FETCH(mul, T(a * v))
+TESSERA_IMPL_OP_FETCH(div, T(a / v))
+TESSERA_IMPL_OP_FETCH(min, (v < a ? v : a))
+TESSERA_IMPL_OP_FETCH(max, (v > a ? v : a))
+TESSERA_IMPL_OP_FETCH(and, T(a & v))
+TESSERA_IMPL_OP_FETCH(or, T(a | v))
+TESSERA_IMPL_OP_FETCH(xor, T(a ^ v))
+#undef TESSERA_IMPL_OP_FETCH
+
+template <class T>
+TESSERA_INLINE_FUNCTION void atomic_inc(T* p) { (void)atomic_fetch_add(p, T(1)); }
+template <class T>
+TESSERA_INLINE_FUNCTION void atomic_dec(T* p) { (void)atomic_fetch_sub(p, T(1)); }
+template <class T>
+TESSERA_INLINE_FUNCTION void atomic_increment(T* p) { atomic_inc(p); }
+template <class T>
+TESSERA_INLINE_FUNCTION void atomic_decrement(T* p) { atomic_dec(p); }
+
+// A full memory fence (sequentially consistent on host; device-wide on GPU).
+TESSERA_INLINE_FUNCTION void memory_fence() {
+#if TESSERA_IMPL_ON_DEVICE
+  __threadfence();
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
+// Reference whose every read and write is atomic: what a View with the
+// Atomic memory trait hands out.
+template <class T>
+class AtomicRef {
+ public:
+  TESSERA_INLINE_FUNCTION explicit AtomicRef(T* p) : m_ptr(p) {}
+  TESSERA_INLINE_FUNCTION operator T() const { return atomic_load(m_ptr); }
+  TESSERA_INLINE_FUNCTION T operator=(const T v) const { atomic_store(m_ptr, v); return v; }
+  TESSERA_INLINE_FUNCTION T operator+=(const T v) const { return atomic_add_fetch(m_ptr, v); }
+  TESSERA_INLINE_FUNCTION T operator-=(const T v) const { return atomic_sub_fetch(m_ptr, v); }
+  TESSERA_INLINE_FUNCTION T operator*=(const T v) const { return atomic_mul_fetch(m_ptr, v); }
+  TESSERA_INLINE_FUNCTION T operator/=(const T v) const { return atomic_div_fetch(m_ptr, v); }
+  TESSERA_INLINE_FUNCTION T operator&=(const T v) const { return atomic_and_fetch(m_ptr, v); }
+  TESSERA_INLINE_FUNCTION T operator|=(const T v) const { return atomic_or_fetch(m_ptr, v); }
+  TESSERA_INLINE_FUNCTION T operator^=(const T v) const { return atomic_xor_fetch(m_ptr, v); }
+  TESSERA_INLINE_FUNCTION T operator++() const { return atomic_add_fetch(m_ptr, T(1)); }
+  TESSERA_INLINE_FUNCTION T operator--() const { return atomic_sub_fetch(m_ptr, T(1)); }
+  TESSERA_INLINE_FUNCTION T operator++(int) const { return atomic_fetch_add(m_ptr, T(1)); }
+  TESSERA_INLINE_FUNCTION T operator--(int) const { return atomic_fetch_sub(m_ptr, T(1)); }
+  TESSERA_INLINE_FUNCTION T* address() const { return m_ptr; }
+
+ private:
+  T* m_ptr;
+};
+
+}  // namespace tessera

@@ -1,0 +1,40 @@
+#pragma once
+// Serial: one thread, the reference semantics every other back-end must match.
+#include <tessera/core/memory_space.hpp>
+#include <tessera/core/space_traits.hpp>
+
+#include <iosfwd>
+#include <string>
+
+namespace tessera {
+
+class Serial {
+ public:
+  using execution_space = Serial;
+  using memory_space = HostSpace;
+  using device_type = Device<Serial, HostSpace>;
+  using size_type = std::size_t;
+  using array_layout = LayoutRight;
+  using scratch_memory_space = HostSpace;
+
+  static constexpr const char* name() { return "Serial"; }
+  int concurrency() const { return 1; }
+  void fence(const std::string& = "") const {}
+  static bool in_parallel() { return false; }
+  static void print_configuration(std::ostream& out, bool verbose = false);
+
+  // Host back-end protocol (see core/detail/host_parallel.hpp).
+  int impl_thread_pool_size() const { return 1; }
+  static int impl_thread_pool_rank() { return 0; }
+  template <class F>
+  void impl_parallel_region(const F& f) const { f(0, 1); }
+  static void impl_initialize(const class InitializationSettings&) {}
+  static void impl_finalize() {}
+
+  friend bool operator==(const Serial&, const Serial&) { return true; }
+};
+
+template <>
+struct is_host_execution_space<Serial> : std::true_type {};
+
+}  // namespace tessera

@@ -1,0 +1,191 @@
+#pragma once
+// deep_copy: copies values between Views (any layouts, any spaces that can
+// be reached) or fills a View with a scalar. Without an execution-space
+// argument it returns once the copy is complete; with one, it is ordered on
+// that instance and may return early (call fence() before reading).
+#include <tessera/core/detail/memory_copy.hpp>
+#include <tessera/core/subview.hpp>
+#include <tessera/core/view.hpp>
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+namespace tessera {
+
+namespace detail {
+
+// Multi-index of linear element k in row-major order over `ext`.
+template <std::size_t Rank>
+TESSERA_FORCEINLINE_FUNCTION void unflatten(std::size_t k, const std::size_t* ext, std::size_t* idx) {
+  for (std::size_t r = Rank; r-- > 0;) {
+    idx[r] = k % ext[r];
+    k /= ext[r];
+  }
+}
+
+template <class V>
+struct ExtentArray {
+  std::size_t e[8];
+  explicit ExtentArray(const V& v) {
+    for (std::size_t r = 0; r < 8; ++r) e[r] = v.extent(r);
+  }
+};
+
+// dst(i...) = src(i...) for every index, run on `exec` (which must reach both).
+template <class Exec, class DV, class SV>
+void elementwise_copy(const Exec& exec, const DV& dst, const SV& src) {
+  constexpr std::size_t R = DV::rank;
+  ExtentArray<DV> ext(dst);
+  const std::size_t n = dst.size();
+  parallel_for("tessera::deep_copy (elementwise)", RangePolicy<Exec>(exec, 0, n), TESSERA_LAMBDA(std::size_t k) {
+    std::size_t idx[R > 0 ? R : 1] = {};
+    unflatten<R>(k, ext.e, idx);
+    dst.access_array(idx) = src.access_array(idx);
+  });
+}
+
+template <class Exec, class DV>
+void elementwise_fill(const Exec& exec, const DV& dst, const typename DV::non_const_value_type& value) {
+  constexpr std::size_t R = DV::rank;
+  ExtentArray<DV> ext(dst);
+  const std::size_t n = dst.size();
+  if (dst.span_is_contiguous()) {
+    auto* p = dst.data();
+    parallel_for("tessera::deep_copy (fill)", RangePolicy<Exec>(exec, 0, dst.span()),
+                 TESSERA_LAMBDA(std::size_t k) { p[k] = value; });
+    return;
+  }
+  parallel_for("tessera::deep_copy (fill)", RangePolicy<Exec>(exec, 0, n), TESSERA_LAMBDA(std::size_t k) {
+    std::size_t idx[R > 0 ? R : 1] = {};
+    unflatten<R>(k, ext.e, idx);
+    dst.access_array(idx) = value;
+  });
+}
+
+template <class DV, class SV>
+std::string describe_extents(const DV& v) {
+  std::string s = "'" + v.label() + "' (";
+  for (std::size_t r = 0; r < DV::rank; ++r) s += (r ? " x " : "") + std::to_string(v.extent(r));
+  return s + ")";
+}
+
+template <class V>
+bool same_strides(const V& a, const auto& b) {
+  for (std::size_t r = 0; r < V::rank; ++r)
+    if (a.extent(r) > 1 && a.stride(r) != b.stride(r)) return false;
+  return true;
+}
+
+template <class DV, class SV>
+bool spans_overlap(const DV& dst, const SV& src) {
+  auto* d0 = reinterpret_cast<const char*>(dst.data());
+  auto* s0 = reinterpret_cast<const char*>(src.data());
+  auto* d1 = d0 + dst.span() * sizeof(typename DV::value_type);
+  auto* s1 = s0 + src.span() * sizeof(typename SV::value_type);
+  return d0 < s1 && s0 < d1;
+}
+
+// A contiguous copy of `src` in its own memory space, in `Layout`.
+template <class Layout, class SV>
+auto contiguous_copy(const SV& src) {
+  using Tmp = View<typename SV::non_const_data_type, Layout, typename SV::device_type>;
+  Layout layout;
+  for (std::size_t r = 0; r < 8; ++r) layout.dimension[r] = r < SV::rank ? src.extent(r) : TESSERA_IMPL_CTOR_DEFAULT_ARG;
+  Tmp tmp(view_alloc(std::string("deep_copy temporary of ") + src.label(), WithoutInitializing), layout);
+  elementwise_copy(typename SV::execution_space(), tmp, src);
+  return tmp;
+}
+
+template <class Exec, class DV, class SV>
+void deep_copy_views(const Exec& exec, const DV& dst, const SV& src) {
+  static_assert(std::is_same_v<typename DV::non_const_value_type, typename SV::non_const_value_type>,
+                "deep_copy: the Views' value types differ");
+  static_assert(!std::is_const_v<typename DV::value_type>, "deep_copy: the destination View is const");
+  static_assert(DV::rank == SV::rank, "deep_copy: the Views' ranks differ");
+  using T = typename DV::non_const_value_type;
+  for (std::size_t r = 0; r < DV::rank; ++r) {
+    if (dst.extent(r) != src.extent(r))
+      throw_runtime_error("tessera::deep_copy: extents differ: destination " + describe_extents<DV, SV>(dst) +
+                          ", source " + describe_extents<SV, SV>(src));
+  }
+  if (dst.size() == 0) return;
+  if (!dst.data() || !src.data())
+    throw_runtime_error("tessera::deep_copy: a View of nonzero size has no data (destination '" + dst.label() +
+                        "', source '" + src.label() + "')");
+  profiling::KernelScope scope(profiling::Kind::deep_copy, "deep_copy " + src.label() + " -> " + dst.label(),
+                               Exec::name());
+  using DM = typename DV::memory_space;
+  using SM = typename SV::memory_space;
+  const bool same_layout = std::is_same_v<typename DV::array_layout, typename SV::array_layout> || DV::rank <= 1;
+  // Same element order and both contiguous: one raw copy of bytes.
+  if (dst.span_is_contiguous() && src.span_is_contiguous() && dst.span() == src.span() &&
+      (same_layout && same_strides(dst, src))) {
+    if (static_cast<const void*>(dst.data()) == static_cast<const void*>(src.data())) return;
+    MemoryCopy<DM, SM>::copy(exec, dst.data(), src.data(), dst.span() * sizeof(T));
+    return;
+  }
+  constexpr bool both_host = host_accessible<DM>::value && host_accessible<SM>::value;
+  if constexpr (std::is_same_v<DM, SM> || both_host) {
+    if (spans_overlap(dst, src)) {
+      // Aliasing copy: go through a temporary so every element reads the old value.
+      auto tmp = contiguous_copy<LayoutRight>(src);
+      elementwise_copy(exec, dst, tmp);
+    } else {
+      using Runner = std::conditional_t<SpaceAccessibility<Exec, DM>::accessible, Exec,
+                                        typename DV::execution_space>;
+      elementwise_copy(Runner(), dst, src);
+    }
+  } else {
+    // Different spaces and different element orders: make the source
+    // contiguous in the destination's order, move the bytes, then scatter.
+    using Tmp = View<typename DV::non_const_data_type, LayoutRight, typename SV::device_type>;
+    Tmp staged = contiguous_copy<LayoutRight>(src);
+    View<typename DV::non_const_data_type, LayoutRight, typename DV::device_type> landed(
+        view_alloc(std::string("deep_copy landing of ") + src.label(), WithoutInitializing), staged.layout());
+    MemoryCopy<DM, SM>::copy(exec, landed.data(), staged.data(), staged.span() * sizeof(T));
+    elementwise_copy(typename DV::execution_space(), dst, landed);
+  }
+}
+
+}  // namespace detail
+
+// Fill every element of dst with value.
+template <class DT, class... DP>
+void deep_copy(const View<DT, DP...>& dst, const typename View<DT, DP...>::non_const_value_type& value) {
+  using V = View<DT, DP...>;
+  profiling::KernelScope scope(profiling::Kind::deep_copy, "deep_copy fill " + dst.label(),
+                               V::execution_space::name());
+  detail::elementwise_fill(typename V::execution_space(), dst, value);
+  typename V::execution_space().fence();
+}
+template <class Exec, class DT, class... DP>
+  requires is_execution_space_v<Exec>
+void deep_copy(const Exec& exec, const View<DT, DP...>& dst,
+               const typename View<DT, DP...>::non_const_value_type& value) {
+  detail::elementwise_fill(exec, dst, value);
+}
+
+// Read a rank-0 View into a scalar.
+template <class T, class ST, class... SP>
+  requires(!is_view_v<T> && View<ST, SP...>::rank == 0)
+void deep_copy(T& dst, const View<ST, SP...>& src) {
+  using SM = typename View<ST, SP...>::memory_space;
+  detail::MemoryCopy<HostSpace, SM>::copy(DefaultHostExecutionSpace(), &dst, src.data(), sizeof(T));
+}
+
+template <class DT, class... DP, class ST, class... SP>
+void deep_copy(const View<DT, DP...>& dst, const View<ST, SP...>& src) {
+  using Exec = typename View<DT, DP...>::execution_space;
+  Exec exec;
+  detail::deep_copy_views(exec, dst, src);
+  fence();
+  exec.fence();
+}
+template <class Exec, class DT, class... DP, class ST, class... SP>
+  requires is_execution_space_v<Exec>
+void deep_copy(const Exec& exec, const View<DT, DP...>& dst, const View<ST, SP...>& src) {
+  detail::deep_copy_views(exec, dst, src);
+}
+
+}  // namespace tessera

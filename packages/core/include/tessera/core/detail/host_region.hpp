@@ -1,0 +1,77 @@
+#pragma once
+// Pieces shared by every host back-end's parallel patterns: running a region
+// on the pool with exception capture, splitting ranges into blocks, and
+// cache-line padded per-thread reduction storage.
+#include <tessera/core/macros.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+
+namespace tessera::detail {
+
+// Runs f(thread_id, thread_count) on every thread of the execution space's
+// pool. An exception thrown on any thread is rethrown on the caller once all
+// threads have finished (the first one thrown wins).
+template <class Exec, class F>
+void host_region(const Exec& exec, const F& f) {
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  exec.impl_parallel_region([&](int tid, int nt) {
+    try {
+      f(tid, nt);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!failed.exchange(true)) error = std::current_exception();
+    }
+  });
+  if (error) std::rethrow_exception(error);
+}
+
+// The part [first, last) of [begin, end) that thread `tid` of `nt` owns when
+// the range is cut into nt nearly equal contiguous blocks.
+template <class I>
+struct Block {
+  I first, last;
+};
+template <class I>
+inline Block<I> block_of(I begin, I end, int tid, int nt) {
+  using U = std::make_unsigned_t<std::conditional_t<std::is_signed_v<I>, std::int64_t, std::uint64_t>>;
+  const U n = static_cast<U>(end - begin);
+  const U q = n / U(nt), r = n % U(nt);
+  const U t = static_cast<U>(tid);
+  const U lo = t * q + std::min(t, r);
+  const U hi = lo + q + (t < r ? 1 : 0);
+  return {static_cast<I>(begin + static_cast<I>(lo)), static_cast<I>(begin + static_cast<I>(hi))};
+}
+
+// Contiguous storage of `slots` reduction values of `count` elements each,
+// every slot on its own cache lines so that threads never share a line.
+template <class V>
+class PaddedSlots {
+ public:
+  PaddedSlots(std::size_t slots, std::size_t count) : m_count(count) {
+    std::size_t bytes = std::max<std::size_t>(count * sizeof(V), 1);
+    m_stride = (bytes + 63) / 64 * 64;
+    std::size_t total = m_stride * std::max<std::size_t>(slots, 1);
+    m_storage.reset(static_cast<unsigned char*>(::operator new[](total, std::align_val_t(64))));
+  }
+  V* operator[](std::size_t slot) const { return reinterpret_cast<V*>(m_storage.get() + slot * m_stride); }
+  std::size_t count() const { return m_count; }
+
+ private:
+  struct Deleter {
+    void operator()(unsigned char* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<unsigned char[], Deleter> m_storage;
+  std::size_t m_stride = 0;
+  std::size_t m_count = 0;
+};
+
+}  // namespace tessera::detail

@@ -1,0 +1,40 @@
+#pragma once
+// HostSpace: ordinary CPU memory, reachable from every host execution space.
+#include <tessera/core/macros.hpp>
+
+#include <cstddef>
+#include <new>
+#include <string>
+#include <utility>
+
+namespace tessera {
+
+// Thrown when a memory space cannot provide the bytes a View or pool asked
+// for; the message names the allocation's label, the size and the space.
+class allocation_error : public std::bad_alloc {
+ public:
+  allocation_error(std::string message) : m_message(std::move(message)) {}
+  const char* what() const noexcept override { return m_message.c_str(); }
+
+ private:
+  std::string m_message;
+};
+
+class HostSpace {
+ public:
+  using memory_space = HostSpace;
+  using size_type = std::size_t;
+  // Alignment of every allocation: a cache line, and enough for AVX-512.
+  static constexpr std::size_t alignment = 64;
+
+  static constexpr const char* name() { return "Host"; }
+
+  // Allocates `bytes` aligned to `alignment`; throws allocation_error naming
+  // `label` on failure. Zero bytes gives a valid, unique, non-null pointer.
+  void* allocate(const char* label, std::size_t bytes) const;
+  void* allocate(std::size_t bytes) const { return allocate("(unlabeled)", bytes); }
+  void deallocate(const char* label, void* ptr, std::size_t bytes) const;
+  void deallocate(void* ptr, std::size_t bytes) const { deallocate("(unlabeled)", ptr, bytes); }
+};
+
+}  // namespace tessera

@@ -1,0 +1,189 @@
+#pragma once
+// parallel_for, parallel_reduce and parallel_scan: the front ends. Each
+// resolves its arguments (label, policy or count, functor, results) and hands
+// the work to the policy's execution space through detail::Backend<Exec>.
+#include <tessera/core/detail/backend.hpp>
+#include <tessera/core/detail/reduction_ops.hpp>
+#include <tessera/core/profiling.hpp>
+#include <tessera/core/range_policy.hpp>
+#include <tessera/core/reducers.hpp>
+#include <tessera/core/view_fwd.hpp>
+
+#include <string>
+#include <type_traits>
+
+namespace tessera {
+
+namespace detail {
+
+template <class T>
+concept execution_policy = requires { typename T::policy; typename T::execution_space; };
+
+template <class P>
+auto as_policy(const P& p) {
+  if constexpr (std::is_integral_v<P>) return RangePolicy<>(0, p);
+  else return p;
+}
+
+// The value type a scan functor works on: F::value_type, or the type of the
+// second parameter of a non-generic call operator.
+template <class F, class = void>
+struct scan_value_type_from_call;
+template <class C, class R, class I, class V>
+struct scan_value_type_from_call<R (C::*)(I, V&, bool) const> {
+  using type = V;
+};
+template <class C, class R, class T, class I, class V>
+struct scan_value_type_from_call<R (C::*)(T, I, V&, bool) const> {
+  using type = V;
+};
+template <class F, class Tag>
+struct scan_value_type {
+  using type = typename scan_value_type_from_call<decltype(&F::operator())>::type;
+};
+template <class F, class Tag>
+  requires has_value_type<F>
+struct scan_value_type<F, Tag> {
+  using type = typename F::value_type;
+};
+
+template <class F, class Fallback>
+struct functor_value_or {
+  using type = Fallback;
+};
+template <class F, class Fallback>
+  requires has_value_type<F>
+struct functor_value_or<F, Fallback> {
+  using type = typename F::value_type;
+};
+
+// Builds the ReduceOps for parallel_reduce(policy, functor, result).
+template <class F, class R>
+auto make_reduce_ops_one(const F& f, R& result) {
+  using Result = std::remove_cv_t<R>;
+  constexpr bool array_functor = has_value_type<F> && std::is_array_v<typename functor_value_or<F, int>::type>;
+  if constexpr (is_reducer_v<Result>) {
+    return ReducerOps<Result>{result, result.data(), result.references_scalar()};
+  } else if constexpr (is_view_v<Result>) {
+    constexpr bool memory_on_host = host_accessible<typename Result::memory_space>::value;
+    if constexpr (array_functor) {
+      using E = std::remove_extent_t<typename F::value_type>;
+      static_assert(Result::rank == 1, "an array reduction's result View must be rank 1");
+      return FunctorReduceOps<F, E, true>{&f, std::size_t(f.value_count), result.data(), memory_on_host};
+    } else {
+      static_assert(Result::rank == 0, "a scalar reduction's result View must be rank 0");
+      using V = typename functor_value_or<F, typename Result::non_const_value_type>::type;
+      return FunctorReduceOps<F, std::remove_cv_t<V>, false>{&f, 1, result.data(), memory_on_host};
+    }
+  } else if constexpr (std::is_pointer_v<Result>) {
+    if constexpr (array_functor) {
+      using E = std::remove_extent_t<typename F::value_type>;
+      return FunctorReduceOps<F, E, true>{&f, std::size_t(f.value_count), result, true};
+    } else {
+      return FunctorReduceOps<F, std::remove_pointer_t<Result>, false>{&f, 1, result, true};
+    }
+  } else {
+    static_assert(!std::is_array_v<Result>, "array reductions take a pointer or a rank-1 View as result");
+    return FunctorReduceOps<F, Result, false>{&f, 1, &result, true};
+  }
+}
+
+template <class F, class... R>
+auto make_reduce_ops(const F& f, R&... results) {
+  if constexpr (sizeof...(R) > 1) {
+    static_assert((is_reducer_v<R> && ...), "parallel_reduce with several results takes reducers only");
+    return CombinedOps<std::remove_cv_t<R>...>{ReducerList<std::remove_cv_t<R>...>{results...}, true};
+  } else {
+    return make_reduce_ops_one(f, results...);
+  }
+}
+
+inline const std::string& empty_label() {
+  static const std::string empty;
+  return empty;
+}
+
+}  // namespace detail
+
+// ---- parallel_for -----------------------------------------------------------
+
+template <class Policy, class F>
+  requires(detail::execution_policy<Policy> || std::is_integral_v<Policy>)
+void parallel_for(const std::string& label, const Policy& policy_or_count, const F& f) {
+  auto policy = detail::as_policy(policy_or_count);
+  using Exec = typename decltype(policy)::execution_space;
+  profiling::KernelScope scope(profiling::Kind::parallel_for, label, Exec::name());
+  detail::Backend<Exec>::parallel_for(policy, f);
+}
+template <class Policy, class F>
+  requires(detail::execution_policy<Policy> || std::is_integral_v<Policy>)
+void parallel_for(const Policy& policy_or_count, const F& f) {
+  parallel_for(detail::empty_label(), policy_or_count, f);
+}
+
+// ---- parallel_reduce --------------------------------------------------------
+
+// Results: a scalar (summed unless the functor defines join/init), a View
+// (rank 0, or rank 1 for array reductions; a View result does not block on
+// devices), a pointer (array reductions), one reducer, or several reducers.
+template <class Policy, class F, class... R>
+  requires((detail::execution_policy<Policy> || std::is_integral_v<Policy>) && sizeof...(R) >= 1)
+void parallel_reduce(const std::string& label, const Policy& policy_or_count, const F& f, R&&... results) {
+  auto policy = detail::as_policy(policy_or_count);
+  using Exec = typename decltype(policy)::execution_space;
+  profiling::KernelScope scope(profiling::Kind::parallel_reduce, label, Exec::name());
+  auto ops = detail::make_reduce_ops(f, results...);
+  detail::Backend<Exec>::parallel_reduce(policy, f, ops);
+}
+template <class Policy, class F, class... R>
+  requires((detail::execution_policy<Policy> || std::is_integral_v<Policy>) && sizeof...(R) >= 1)
+void parallel_reduce(const Policy& policy_or_count, const F& f, R&&... results) {
+  parallel_reduce(detail::empty_label(), policy_or_count, f, std::forward<R>(results)...);
+}
+
+// ---- parallel_scan ----------------------------------------------------------
+
+// f(i, update, final): update holds the exclusive prefix on entry; when final
+// is true the functor may write it out and must add its own contribution.
+template <class Policy, class F>
+  requires(detail::execution_policy<Policy> || std::is_integral_v<Policy>)
+void parallel_scan(const std::string& label, const Policy& policy_or_count, const F& f) {
+  auto policy = detail::as_policy(policy_or_count);
+  using P = decltype(policy);
+  using Exec = typename P::execution_space;
+  using V = typename detail::scan_value_type<F, typename P::work_tag>::type;
+  profiling::KernelScope scope(profiling::Kind::parallel_scan, label, Exec::name());
+  detail::FunctorReduceOps<F, V, false> ops{&f, 1, nullptr, true};
+  detail::Backend<Exec>::parallel_scan(policy, f, ops, static_cast<V*>(nullptr));
+}
+template <class Policy, class F, class T>
+  requires((detail::execution_policy<Policy> || std::is_integral_v<Policy>) && !is_view_v<T>)
+void parallel_scan(const std::string& label, const Policy& policy_or_count, const F& f, T& total) {
+  auto policy = detail::as_policy(policy_or_count);
+  using Exec = typename decltype(policy)::execution_space;
+  profiling::KernelScope scope(profiling::Kind::parallel_scan, label, Exec::name());
+  detail::FunctorReduceOps<F, T, false> ops{&f, 1, &total, true};
+  detail::Backend<Exec>::parallel_scan(policy, f, ops, &total);
+}
+template <class Policy, class F, class V>
+  requires((detail::execution_policy<Policy> || std::is_integral_v<Policy>) && is_view_v<V>)
+void parallel_scan(const std::string& label, const Policy& policy_or_count, const F& f, const V& total) {
+  static_assert(V::rank == 0, "parallel_scan's total View must be rank 0");
+  using T = typename V::non_const_value_type;
+  T host_total{};
+  parallel_scan(label, policy_or_count, f, host_total);
+  detail::Backend<typename decltype(detail::as_policy(policy_or_count))::execution_space>::store_scalar(total.data(),
+                                                                                                        host_total);
+}
+template <class Policy, class F>
+  requires(detail::execution_policy<Policy> || std::is_integral_v<Policy>)
+void parallel_scan(const Policy& policy_or_count, const F& f) {
+  parallel_scan(detail::empty_label(), policy_or_count, f);
+}
+template <class Policy, class F, class T>
+  requires(detail::execution_policy<Policy> || std::is_integral_v<Policy>)
+void parallel_scan(const Policy& policy_or_count, const F& f, T&& total) {
+  parallel_scan(detail::empty_label(), policy_or_count, f, std::forward<T>(total));
+}
+
+}  // namespace tessera

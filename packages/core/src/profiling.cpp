@@ -1,0 +1,253 @@
+// Profiling hooks and the two built-in tools (summary table, Chrome trace).
+#include <tessera/core/profiling.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace tessera::profiling {
+namespace detail {
+std::atomic<bool> g_active{false};
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::parallel_for: return "parallel_for";
+    case Kind::parallel_reduce: return "parallel_reduce";
+    case Kind::parallel_scan: return "parallel_scan";
+    case Kind::deep_copy: return "deep_copy";
+    case Kind::region: return "region";
+    case Kind::fence: return "fence";
+  }
+  return "?";
+}
+
+struct OpenKernel {
+  std::string name;
+  Kind kind;
+  Clock::time_point start;
+  int thread;
+};
+
+struct SummaryRow {
+  double seconds = 0;
+  std::uint64_t calls = 0;
+  Kind kind = Kind::parallel_for;
+};
+
+struct State {
+  std::mutex mutex;
+  Callbacks user;
+  bool summary = false;
+  std::string trace_path;
+  std::FILE* trace = nullptr;
+  bool trace_first = true;
+  Clock::time_point epoch = Clock::now();
+  std::uint64_t next_id = 1;
+  std::unordered_map<std::uint64_t, OpenKernel> open;
+  std::map<std::string, SummaryRow> rows;
+  std::unordered_map<std::thread::id, int> thread_ids;
+  std::vector<std::vector<std::pair<std::string, Clock::time_point>>> regions;  // per thread
+  double live_bytes = 0, peak_bytes = 0;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+bool tools_on(const State& s) {
+  return s.summary || s.trace || s.user.begin_kernel || s.user.end_kernel || s.user.push_region ||
+         s.user.pop_region || s.user.allocate || s.user.deallocate;
+}
+
+void refresh_active(State& s) { detail::g_active.store(tools_on(s), std::memory_order_relaxed); }
+
+int thread_index(State& s) {
+  auto [it, inserted] = s.thread_ids.emplace(std::this_thread::get_id(), int(s.thread_ids.size()));
+  return it->second;
+}
+
+double micros(const State& s, Clock::time_point t) {
+  return std::chrono::duration<double, std::micro>(t - s.epoch).count();
+}
+
+std::string json_escape(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void write_trace_event(State& s, const std::string& name, const char* cat, Clock::time_point start,
+                       Clock::time_point end, int tid) {
+  if (!s.trace) return;
+  std::fprintf(s.trace, "%s\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%d}",
+               s.trace_first ? "" : ",", json_escape(name).c_str(), cat, micros(s, start),
+               std::chrono::duration<double, std::micro>(end - start).count(), tid);
+  s.trace_first = false;
+}
+
+}  // namespace
+
+Callbacks set_callbacks(const Callbacks& callbacks) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  Callbacks old = s.user;
+  s.user = callbacks;
+  refresh_active(s);
+  return old;
+}
+
+namespace detail {
+
+std::uint64_t begin_kernel(Kind kind, const std::string& name, const char* space) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::uint64_t id = s.next_id++;
+  std::string full = name.empty() ? std::string("(unlabeled ") + kind_name(kind) + ")" : name;
+  s.open.emplace(id, OpenKernel{full + " [" + space + "]", kind, Clock::now(), thread_index(s)});
+  if (s.user.begin_kernel) s.user.begin_kernel(kind, full.c_str(), space, id);
+  return id;
+}
+
+void end_kernel(Kind kind, std::uint64_t id) {
+  auto end = Clock::now();
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.open.find(id);
+  if (it == s.open.end()) return;
+  OpenKernel k = std::move(it->second);
+  s.open.erase(it);
+  SummaryRow& row = s.rows[k.name];
+  row.seconds += std::chrono::duration<double>(end - k.start).count();
+  row.calls += 1;
+  row.kind = k.kind;
+  write_trace_event(s, k.name, kind_name(k.kind), k.start, end, k.thread);
+  if (s.user.end_kernel) s.user.end_kernel(kind, id);
+}
+
+void on_allocate(const char* space, const char* label, const void* ptr, std::uint64_t bytes) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.live_bytes += double(bytes);
+  s.peak_bytes = std::max(s.peak_bytes, s.live_bytes);
+  if (s.user.allocate) s.user.allocate(space, label, ptr, bytes);
+}
+
+void on_deallocate(const char* space, const char* label, const void* ptr, std::uint64_t bytes) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.live_bytes -= double(bytes);
+  if (s.user.deallocate) s.user.deallocate(space, label, ptr, bytes);
+}
+
+void initialize_tools() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.epoch = Clock::now();
+  if (const char* p = std::getenv("TESSERA_PROFILE"); p && *p) {
+    if (std::string(p) == "summary") {
+      s.summary = true;
+    } else {
+      std::cerr << "tessera: TESSERA_PROFILE='" << p << "' is not known; valid: summary\n";
+    }
+  }
+  if (const char* t = std::getenv("TESSERA_TRACE"); t && *t) {
+    s.trace_path = t;
+    s.trace = std::fopen(t, "w");
+    if (!s.trace) {
+      std::cerr << "tessera: cannot open TESSERA_TRACE file '" << t << "'; tracing is off\n";
+    } else {
+      std::fputs("{\"traceEvents\":[", s.trace);
+      s.trace_first = true;
+    }
+  }
+  refresh_active(s);
+}
+
+void finalize_tools() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.summary) {
+    std::vector<std::pair<std::string, SummaryRow>> rows(s.rows.begin(), s.rows.end());
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+    double total = 0;
+    for (auto& r : rows) total += r.second.seconds;
+    std::ostringstream out;
+    out << "\nTessera profile summary (TESSERA_PROFILE=summary)\n";
+    out << std::left << std::setw(56) << "kernel" << std::setw(16) << "type" << std::right
+        << std::setw(10) << "calls" << std::setw(14) << "total [s]" << std::setw(14) << "per call [us]"
+        << std::setw(8) << "%" << "\n";
+    for (auto& [name, row] : rows) {
+      out << std::left << std::setw(56) << (name.size() > 55 ? name.substr(0, 52) + "..." : name)
+          << std::setw(16) << kind_name(row.kind) << std::right << std::setw(10) << row.calls
+          << std::setw(14) << std::setprecision(6) << std::fixed << row.seconds << std::setw(14)
+          << std::setprecision(2) << (row.seconds / double(row.calls) * 1e6) << std::setw(8)
+          << std::setprecision(1) << (total > 0 ? 100.0 * row.seconds / total : 0.0) << "\n";
+    }
+    out << "peak bytes allocated through Tessera: " << std::setprecision(0) << s.peak_bytes << "\n";
+    std::cout << out.str() << std::flush;
+  }
+  if (s.trace) {
+    std::fputs("\n],\"displayTimeUnit\":\"ms\"}\n", s.trace);
+    std::fclose(s.trace);
+    s.trace = nullptr;
+  }
+  s.summary = false;
+  s.rows.clear();
+  s.open.clear();
+  refresh_active(s);
+}
+
+}  // namespace detail
+
+void push_region(const std::string& name) {
+  if (!active()) return;
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int tid = thread_index(s);
+  if (int(s.regions.size()) <= tid) s.regions.resize(tid + 1);
+  s.regions[tid].emplace_back(name, Clock::now());
+  if (s.user.push_region) s.user.push_region(name.c_str());
+}
+
+void pop_region() {
+  if (!active()) return;
+  auto end = Clock::now();
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int tid = thread_index(s);
+  if (int(s.regions.size()) <= tid || s.regions[tid].empty()) return;
+  auto [name, start] = s.regions[tid].back();
+  s.regions[tid].pop_back();
+  write_trace_event(s, name, "region", start, end, tid);
+  if (s.user.pop_region) s.user.pop_region();
+}
+
+}  // namespace tessera::profiling

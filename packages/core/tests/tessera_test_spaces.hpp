@@ -1,0 +1,53 @@
+#pragma once
+// The execution spaces every typed test runs on: all enabled back-ends.
+#include <gtest/gtest.h>
+#include <tessera/core.hpp>
+
+namespace tessera::test {
+
+using ExecutionSpaces = ::testing::Types<tessera::Serial
+#if TESSERA_ENABLE_THREADS
+                                         , tessera::Threads
+#endif
+#if TESSERA_ENABLE_OPENMP
+                                         , tessera::OpenMP
+#endif
+#if TESSERA_ENABLE_CUDA
+                                         , tessera::Cuda
+#endif
+                                         >;
+
+// Name printed by gtest for each typed instantiation.
+struct SpaceNames {
+  template <class T>
+  static std::string GetName(int) {
+    return T::name();
+  }
+};
+
+// Skips the current test, with the back-end's reason, when Space cannot run here.
+template <class Space>
+bool skip_if_unavailable() {
+#if TESSERA_ENABLE_CUDA
+  if constexpr (std::is_same_v<Space, tessera::Cuda>) {
+    if (!tessera::Cuda::impl_is_available()) return true;
+  }
+#endif
+  return false;
+}
+
+}  // namespace tessera::test
+
+// Fixture base: every typed test derives from this so CUDA tests skip with
+// the driver's message on machines without a GPU.
+template <class Space>
+class SpaceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#if TESSERA_ENABLE_CUDA
+    if constexpr (std::is_same_v<Space, tessera::Cuda>) {
+      if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+    }
+#endif
+  }
+};
