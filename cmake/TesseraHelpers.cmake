@@ -1,15 +1,111 @@
-# Helpers every Tessera package calls: back-end configuration, library and test declaration.
+# Helpers every Tessera package calls: options, back-end configuration, package
+# discovery and dependency resolution, library/test declaration, install/export.
+#
+# This file is used three ways: by the super-build (top-level CMakeLists.txt),
+# by packages/core/CMakeLists.txt when core is configured on its own, and --
+# installed next to TesseraCoreConfig.cmake -- by every other package configured
+# standalone against an install prefix (find_package(TesseraCore) loads it).
 include_guard(GLOBAL)
 
-# Sets up the back-end options, finds what they need and generates <tessera/config.hpp>.
-macro(tessera_configure_backends)
+set(TESSERA_HELPERS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+include(GNUInstallDirs)
+
+# The packages in dependency order, and what each one needs directly (the map
+# in ARCHITECTURE.md). Order matters: a package appears after its needs.
+set(TESSERA_KNOWN_PACKAGES core mempool tasking graph sparse analytics)
+set(TESSERA_DEPS_core "")
+set(TESSERA_DEPS_mempool core)
+set(TESSERA_DEPS_tasking mempool core)
+set(TESSERA_DEPS_graph core)
+set(TESSERA_DEPS_sparse tasking)
+set(TESSERA_DEPS_analytics graph tasking)
+set(TESSERA_BACKEND_OPTIONS SERIAL THREADS OPENMP CUDA BOUNDS_CHECK)
+
+# tessera_package_cmake_name(<pkg> <outvar>): core -> Core (TesseraCore).
+function(tessera_package_cmake_name pkg outvar)
+  string(SUBSTRING "${pkg}" 0 1 _first)
+  string(SUBSTRING "${pkg}" 1 -1 _rest)
+  string(TOUPPER "${_first}" _first)
+  set(${outvar} "${_first}${_rest}" PARENT_SCOPE)
+endfunction()
+
+# tessera_package_closure(<outvar> pkg...): the packages plus everything they
+# need, in dependency order.
+function(tessera_package_closure outvar)
+  set(_todo ${ARGN})
+  set(_seen "")
+  while(_todo)
+    list(POP_FRONT _todo _p)
+    if(NOT _p IN_LIST _seen)
+      list(APPEND _seen ${_p})
+      list(APPEND _todo ${TESSERA_DEPS_${_p}})
+    endif()
+  endwhile()
+  set(_ordered "")
+  foreach(_p IN LISTS TESSERA_KNOWN_PACKAGES)
+    if(_p IN_LIST _seen)
+      list(APPEND _ordered ${_p})
+    endif()
+  endforeach()
+  set(${outvar} ${_ordered} PARENT_SCOPE)
+endfunction()
+
+# Build options shared by the super-build and standalone packages.
+macro(tessera_declare_options)
+  option(Tessera_ENABLE_SERIAL "Serial back-end (always on)" ON)
+  option(Tessera_ENABLE_THREADS "std::thread back-end" ON)
+  option(Tessera_ENABLE_OPENMP "OpenMP back-end" ON)
+  option(Tessera_ENABLE_CUDA "CUDA back-end (needs nvcc)" OFF)
+  option(Tessera_ENABLE_TESTS "Build the GoogleTest suites" ON)
+  option(Tessera_ENABLE_BENCHMARKS "Build the benchmarks" OFF)
+  option(Tessera_ENABLE_EXAMPLES "Build the demonstration and test the examples" ON)
+  option(Tessera_ENABLE_BOUNDS_CHECK "Check every View index" OFF)
+  option(Tessera_ENABLE_WERROR "Treat compiler warnings in Tessera's own targets as errors (CI)" OFF)
+  if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+    set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+  endif()
+endmacro()
+
+macro(tessera_set_language_standards)
   set(CMAKE_CXX_STANDARD 20)
   set(CMAKE_CXX_STANDARD_REQUIRED ON)
   set(CMAKE_CXX_EXTENSIONS OFF)
+  if(Tessera_ENABLE_CUDA)
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    set(CMAKE_CUDA_EXTENSIONS OFF)
+  endif()
+endmacro()
+
+# Enables the CUDA language (needs to happen in every project that compiles
+# Tessera kernels with nvcc); a clear error if nvcc cannot be found.
+macro(tessera_enable_cuda_language)
+  if(NOT CMAKE_CUDA_COMPILER_LOADED)
+    if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+      set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+    endif()
+    include(CheckLanguage)
+    check_language(CUDA)
+    if(NOT CMAKE_CUDA_COMPILER)
+      message(FATAL_ERROR "Tessera_ENABLE_CUDA=ON but no CUDA compiler (nvcc) was found. "
+                          "Install the CUDA toolkit or set CMAKE_CUDA_COMPILER=/path/to/nvcc.")
+    endif()
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      # Hopper by default (the project's GPU); override with -DCMAKE_CUDA_ARCHITECTURES.
+      set(CMAKE_CUDA_ARCHITECTURES 90)
+    endif()
+    enable_language(CUDA)
+  endif()
+endmacro()
+
+# Finds what the enabled back-ends need and generates <tessera/config.hpp>.
+# Called once, by the super-build or by core configured on its own.
+macro(tessera_configure_backends)
+  tessera_set_language_standards()
   find_package(Threads REQUIRED)
   if(NOT Tessera_ENABLE_SERIAL)
     message(STATUS "Tessera: the Serial back-end is always built")
-    set(Tessera_ENABLE_SERIAL ON CACHE BOOL "" FORCE)
+    set(Tessera_ENABLE_SERIAL ON CACHE BOOL "Serial back-end (always on)" FORCE)
   endif()
   if(Tessera_ENABLE_OPENMP)
     find_package(OpenMP REQUIRED COMPONENTS CXX)
@@ -23,23 +119,153 @@ macro(tessera_configure_backends)
     endif()
   endif()
   if(Tessera_ENABLE_CUDA)
-    include(CheckLanguage)
-    check_language(CUDA)
-    if(NOT CMAKE_CUDA_COMPILER)
-      message(FATAL_ERROR "Tessera_ENABLE_CUDA=ON but no CUDA compiler (nvcc) was found. "
-                          "Install the CUDA toolkit or set CMAKE_CUDA_COMPILER=/path/to/nvcc.")
-    endif()
-    enable_language(CUDA)
-    set(CMAKE_CUDA_STANDARD 20)
-    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    tessera_enable_cuda_language()
     find_package(CUDAToolkit REQUIRED)
   endif()
-  foreach(_b SERIAL THREADS OPENMP CUDA BOUNDS_CHECK)
+  foreach(_b IN LISTS TESSERA_BACKEND_OPTIONS)
     set(TESSERA_ENABLE_${_b} ${Tessera_ENABLE_${_b}})
   endforeach()
-  set(TESSERA_GENERATED_INCLUDE_DIR ${PROJECT_BINARY_DIR}/generated/include)
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/cmake/config.hpp.in
+  set(TESSERA_GENERATED_INCLUDE_DIR ${CMAKE_BINARY_DIR}/generated/include)
+  configure_file(${TESSERA_HELPERS_DIR}/config.hpp.in
                  ${TESSERA_GENERATED_INCLUDE_DIR}/tessera/config.hpp)
+  set(_tessera_backends "")
+  foreach(_b SERIAL THREADS OPENMP CUDA)
+    if(Tessera_ENABLE_${_b})
+      list(APPEND _tessera_backends ${_b})
+    endif()
+  endforeach()
+  message(STATUS "Tessera back-ends: ${_tessera_backends} (hwloc: ${TESSERA_HAVE_HWLOC}, "
+                 "bounds check: ${Tessera_ENABLE_BOUNDS_CHECK})")
+endmacro()
+
+# Super-build: offers Tessera_ENABLE_<PKG> for every package present under
+# packages/, and resolves the dependency graph.
+#
+# Tessera_ENABLE_<PKG> is ON, OFF or empty (the default: follow
+# Tessera_ENABLE_ALL_PACKAGES, which is ON). Rules, as in TriBITS:
+#  - a package explicitly ON enables everything it needs;
+#  - if something it needs is explicitly OFF, configuration fails naming both;
+#  - a package left at its default is dropped (with a message) when something
+#    it needs is explicitly OFF or absent.
+# Afterwards Tessera_ENABLE_<PKG> is a normal variable ON/OFF for every known
+# package, and TESSERA_ENABLED_PACKAGES lists the enabled ones in order.
+macro(tessera_resolve_packages)
+  option(Tessera_ENABLE_ALL_PACKAGES "Enable every package not explicitly set with Tessera_ENABLE_<PKG>" ON)
+  set(TESSERA_PRESENT_PACKAGES "")
+  foreach(_p IN LISTS TESSERA_KNOWN_PACKAGES)
+    string(TOUPPER ${_p} _P)
+    if(EXISTS ${PROJECT_SOURCE_DIR}/packages/${_p}/CMakeLists.txt)
+      list(APPEND TESSERA_PRESENT_PACKAGES ${_p})
+      set(Tessera_ENABLE_${_P} "" CACHE STRING
+          "Build package ${_p}: ON, OFF, or empty to follow Tessera_ENABLE_ALL_PACKAGES")
+      set_property(CACHE Tessera_ENABLE_${_P} PROPERTY STRINGS "" ON OFF)
+    elseif(DEFINED CACHE{Tessera_ENABLE_${_P}} AND "$CACHE{Tessera_ENABLE_${_P}}")
+      message(FATAL_ERROR "Tessera_ENABLE_${_P}=$CACHE{Tessera_ENABLE_${_P}} but package '${_p}' is not "
+                          "in this source tree (no packages/${_p}/CMakeLists.txt).")
+    endif()
+  endforeach()
+  tessera_resolve_package_graph()
+endmacro()
+
+function(tessera_resolve_package_graph)
+  # 1. Classify each present package: explicit ON / explicit OFF / default.
+  set(_explicit_on "")
+  set(_explicit_off "")
+  set(_default "")
+  foreach(_p IN LISTS TESSERA_PRESENT_PACKAGES)
+    string(TOUPPER ${_p} _P)
+    set(_v "$CACHE{Tessera_ENABLE_${_P}}")
+    if(_v STREQUAL "")
+      list(APPEND _default ${_p})
+    elseif(_v)
+      list(APPEND _explicit_on ${_p})
+    else()
+      list(APPEND _explicit_off ${_p})
+    endif()
+  endforeach()
+  # 2. Explicitly enabled packages pull in what they need.
+  set(_enabled "")
+  foreach(_p IN LISTS _explicit_on)
+    string(TOUPPER ${_p} _P)
+    tessera_package_closure(_need ${_p})
+    foreach(_d IN LISTS _need)
+      string(TOUPPER ${_d} _D)
+      if(_d IN_LIST _explicit_off)
+        message(FATAL_ERROR "Tessera: package '${_p}' (Tessera_ENABLE_${_P}=ON) needs '${_d}', but "
+                            "Tessera_ENABLE_${_D}=OFF was set explicitly. Enable ${_d} (or clear "
+                            "Tessera_ENABLE_${_D}) or disable ${_p}.")
+      endif()
+      if(NOT _d IN_LIST TESSERA_PRESENT_PACKAGES)
+        message(FATAL_ERROR "Tessera: package '${_p}' needs '${_d}', which is not in this source tree.")
+      endif()
+      list(APPEND _enabled ${_d})
+    endforeach()
+  endforeach()
+  # 3. Default packages follow Tessera_ENABLE_ALL_PACKAGES unless something they
+  #    need is off or missing.
+  if(Tessera_ENABLE_ALL_PACKAGES)
+    foreach(_p IN LISTS _default)
+      tessera_package_closure(_need ${_p})
+      set(_blocked "")
+      foreach(_d IN LISTS _need)
+        if(_d IN_LIST _explicit_off OR NOT _d IN_LIST TESSERA_PRESENT_PACKAGES)
+          list(APPEND _blocked ${_d})
+        endif()
+      endforeach()
+      if(_blocked)
+        string(REPLACE ";" ", " _blocked "${_blocked}")
+        message(STATUS "Tessera: package '${_p}' disabled because it needs ${_blocked} (disabled or absent)")
+      else()
+        list(APPEND _enabled ${_need})
+      endif()
+    endforeach()
+  endif()
+  list(REMOVE_DUPLICATES _enabled)
+  set(_ordered "")
+  foreach(_p IN LISTS TESSERA_KNOWN_PACKAGES)
+    string(TOUPPER ${_p} _P)
+    if(_p IN_LIST _enabled)
+      list(APPEND _ordered ${_p})
+      set(Tessera_ENABLE_${_P} ON PARENT_SCOPE)
+    else()
+      set(Tessera_ENABLE_${_P} OFF PARENT_SCOPE)
+    endif()
+  endforeach()
+  if(NOT _ordered)
+    message(FATAL_ERROR "Tessera: no package is enabled (Tessera_ENABLE_ALL_PACKAGES=${Tessera_ENABLE_ALL_PACKAGES}, "
+                        "present: ${TESSERA_PRESENT_PACKAGES}). Enable at least one, e.g. -DTessera_ENABLE_CORE=ON.")
+  endif()
+  set(TESSERA_ENABLED_PACKAGES ${_ordered} PARENT_SCOPE)
+  set(TESSERA_PRESENT_PACKAGES ${TESSERA_PRESENT_PACKAGES} PARENT_SCOPE)
+  string(REPLACE ";" " " _msg "${_ordered}")
+  message(STATUS "Tessera packages enabled: ${_msg}")
+endfunction()
+
+# tessera_package(<pkg>): first call in every packages/<pkg>/CMakeLists.txt,
+# after project(). Inside the super-build it only records the package name.
+# Standalone it declares the options, sets the language standards, enables
+# CUDA when the installed core was built with it, turns on testing and finds
+# the Tessera packages <pkg> needs (their config files find the rest).
+macro(tessera_package pkg)
+  set(TESSERA_CURRENT_PACKAGE ${pkg})
+  if(NOT Tessera_IN_SUPERBUILD)
+    tessera_declare_options()
+    if("${pkg}" STREQUAL "core")
+      tessera_configure_backends()
+    else()
+      tessera_set_language_standards()
+      if(Tessera_ENABLE_CUDA)
+        tessera_enable_cuda_language()
+      endif()
+      foreach(_tessera_dep IN LISTS TESSERA_DEPS_${pkg})
+        tessera_package_cmake_name(${_tessera_dep} _tessera_dep_name)
+        find_package(Tessera${_tessera_dep_name} ${PROJECT_VERSION} REQUIRED)
+      endforeach()
+    endif()
+    if(Tessera_ENABLE_TESTS)
+      enable_testing()
+    endif()
+  endif()
 endmacro()
 
 # Marks sources to be compiled by nvcc when the CUDA back-end is on, so that
@@ -53,21 +279,242 @@ endfunction()
 function(tessera_target_defaults target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)
+  if(Tessera_ENABLE_WERROR)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+  endif()
   if(Tessera_ENABLE_CUDA)
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra>)
+    if(Tessera_ENABLE_WERROR)
+      target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror>)
+    endif()
   endif()
 endfunction()
 
-# tessera_add_test(NAME name SOURCES ... LIBS ...): one GoogleTest executable
-# registered with ctest.
-function(tessera_add_test)
-  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
+# Splits a source list: cuda_*.cpp and *.cu files are CUDA back-end code; they
+# are compiled by nvcc when the CUDA back-end is on and left out otherwise.
+function(tessera_filter_cuda_sources outvar)
+  set(_kept "")
+  foreach(_s IN LISTS ARGN)
+    get_filename_component(_n "${_s}" NAME)
+    if(_n MATCHES "^cuda_.*\\.cpp$" OR _n MATCHES "\\.cu$")
+      if(Tessera_ENABLE_CUDA)
+        set_source_files_properties(${_s} PROPERTIES LANGUAGE CUDA)
+        list(APPEND _kept ${_s})
+      endif()
+    else()
+      list(APPEND _kept ${_s})
+    endif()
+  endforeach()
+  set(${outvar} ${_kept} PARENT_SCOPE)
+endfunction()
+
+# tessera_add_package_library(NAME <pkg>
+#     [SOURCES src...]          compiled sources; none = header-only (INTERFACE) library
+#     [HEADERS_DIR include]     public headers, installed under include/
+#     [DEPENDS core ...]        Tessera packages linked PUBLIC (Tessera::<dep>)
+#     [PUBLIC_LIBS ...] [PRIVATE_LIBS ...]   other link dependencies
+#     [CONFIG_CODE "..."])      CMake code for the installed Tessera<Pkg>Config.cmake,
+#                               e.g. "find_dependency(BLAS)" for external libraries
+# Declares tessera_<pkg> with ALIAS Tessera::<pkg>, installs it with its
+# headers, and writes Tessera<Pkg>Config.cmake (+ version file) both into the
+# install tree and into <build>/lib/cmake/Tessera<Pkg> (build-tree export).
+function(tessera_add_package_library)
+  cmake_parse_arguments(A "" "NAME;HEADERS_DIR" "SOURCES;DEPENDS;PUBLIC_LIBS;PRIVATE_LIBS;CONFIG_CODE" ${ARGN})
+  if(NOT A_NAME)
+    message(FATAL_ERROR "tessera_add_package_library: NAME is required")
+  endif()
+  if(NOT A_HEADERS_DIR)
+    set(A_HEADERS_DIR include)
+  endif()
+  if(NOT A_DEPENDS)
+    set(A_DEPENDS ${TESSERA_DEPS_${A_NAME}})
+  endif()
+  set(_tgt tessera_${A_NAME})
+  tessera_filter_cuda_sources(_srcs ${A_SOURCES})
+  if(_srcs)
+    add_library(${_tgt} ${_srcs})
+    set(_scope PUBLIC)
+    tessera_target_defaults(${_tgt})
+    set_target_properties(${_tgt} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  else()
+    add_library(${_tgt} INTERFACE)
+    set(_scope INTERFACE)
+  endif()
+  add_library(Tessera::${A_NAME} ALIAS ${_tgt})
+  set_target_properties(${_tgt} PROPERTIES EXPORT_NAME ${A_NAME})
+  target_include_directories(${_tgt} ${_scope}
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/${A_HEADERS_DIR}>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_features(${_tgt} ${_scope} cxx_std_20)
+  foreach(_d IN LISTS A_DEPENDS)
+    target_link_libraries(${_tgt} ${_scope} Tessera::${_d})
+  endforeach()
+  if(A_PUBLIC_LIBS)
+    target_link_libraries(${_tgt} ${_scope} ${A_PUBLIC_LIBS})
+  endif()
+  if(A_PRIVATE_LIBS)
+    if(_srcs)
+      target_link_libraries(${_tgt} PRIVATE ${A_PRIVATE_LIBS})
+    else()
+      message(FATAL_ERROR "tessera_add_package_library(${A_NAME}): PRIVATE_LIBS needs SOURCES")
+    endif()
+  endif()
+
+  # Install and export.
+  tessera_package_cmake_name(${A_NAME} _Name)
+  set(_pkgname Tessera${_Name})
+  set(_destdir ${CMAKE_INSTALL_LIBDIR}/cmake/${_pkgname})
+  install(TARGETS ${_tgt} EXPORT ${_pkgname}Targets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/${A_HEADERS_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h" PATTERN "*.inl")
+  install(EXPORT ${_pkgname}Targets NAMESPACE Tessera:: DESTINATION ${_destdir})
+  set(_build_cfg_dir ${CMAKE_BINARY_DIR}/${CMAKE_INSTALL_LIBDIR}/cmake/${_pkgname})
+  export(EXPORT ${_pkgname}Targets NAMESPACE Tessera:: FILE ${_build_cfg_dir}/${_pkgname}Targets.cmake)
+
+  set(TESSERA_COMPONENT ${A_NAME})
+  set(TESSERA_COMPONENT_PACKAGE ${_pkgname})
+  set(TESSERA_COMPONENT_DEPENDS "")
+  foreach(_d IN LISTS A_DEPENDS)
+    tessera_package_cmake_name(${_d} _DName)
+    string(APPEND TESSERA_COMPONENT_DEPENDS "find_dependency(Tessera${_DName} ${PROJECT_VERSION})\n")
+  endforeach()
+  string(JOIN "\n" TESSERA_COMPONENT_CONFIG_CODE ${A_CONFIG_CODE})
+  set(TESSERA_COMPONENT_IS_CORE FALSE)
+  if(A_NAME STREQUAL "core")
+    set(TESSERA_COMPONENT_IS_CORE TRUE)
+    tessera_core_config_code(_core_code)
+    string(PREPEND TESSERA_COMPONENT_CONFIG_CODE "${_core_code}\n")
+  endif()
+  # Installed config: helpers sit next to it.
+  set(TESSERA_CONFIG_HELPERS_DIR "\${CMAKE_CURRENT_LIST_DIR}")
+  configure_file(${TESSERA_HELPERS_DIR}/TesseraComponentConfig.cmake.in
+                 ${CMAKE_CURRENT_BINARY_DIR}/install-config/${_pkgname}Config.cmake @ONLY)
+  # Build-tree config: helpers from the source tree.
+  set(TESSERA_CONFIG_HELPERS_DIR "${TESSERA_HELPERS_DIR}")
+  configure_file(${TESSERA_HELPERS_DIR}/TesseraComponentConfig.cmake.in
+                 ${_build_cfg_dir}/${_pkgname}Config.cmake @ONLY)
+  include(CMakePackageConfigHelpers)
+  write_basic_package_version_file(${_build_cfg_dir}/${_pkgname}ConfigVersion.cmake
+                                   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/install-config/${_pkgname}Config.cmake
+                ${_build_cfg_dir}/${_pkgname}ConfigVersion.cmake
+          DESTINATION ${_destdir})
+  set_property(GLOBAL APPEND PROPERTY TESSERA_BUILT_PACKAGES ${A_NAME})
+endfunction()
+
+# The part of TesseraCoreConfig.cmake that restores the back-end facts and
+# finds what core's link interface needs.
+function(tessera_core_config_code outvar)
+  set(_c "# Back-ends and facts this Tessera was built with (same as <tessera/config.hpp>).\n")
+  foreach(_b IN LISTS TESSERA_BACKEND_OPTIONS)
+    if(Tessera_ENABLE_${_b})
+      string(APPEND _c "set(Tessera_ENABLE_${_b} ON)\n")
+    else()
+      string(APPEND _c "set(Tessera_ENABLE_${_b} OFF)\n")
+    endif()
+  endforeach()
+  string(APPEND _c "set(Tessera_HAVE_HWLOC ${TESSERA_HAVE_HWLOC})\n")
+  string(APPEND _c "set(Tessera_CXX_COMPILER_ID \"${CMAKE_CXX_COMPILER_ID}\")\n")
+  string(APPEND _c "set(Tessera_CXX_STANDARD 20)\n")
+  string(APPEND _c "set(THREADS_PREFER_PTHREAD_FLAG ON)\nfind_dependency(Threads)\n")
+  if(Tessera_ENABLE_OPENMP)
+    string(APPEND _c "find_dependency(OpenMP COMPONENTS CXX)\n")
+  endif()
+  if(TESSERA_HAVE_HWLOC)
+    string(APPEND _c "find_dependency(PkgConfig)\n"
+                     "if(NOT TARGET PkgConfig::HWLOC)\n"
+                     "  pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)\n"
+                     "endif()\n")
+  endif()
+  if(Tessera_ENABLE_CUDA)
+    string(APPEND _c "find_dependency(CUDAToolkit)\n"
+                     "if(NOT CMAKE_CUDA_COMPILER_LOADED)\n"
+                     "  message(STATUS \"Tessera was built with CUDA: call enable_language(CUDA) and compile \"\n"
+                     "                 \"sources with Tessera kernels as CUDA (tessera_sources_as_cuda(...))\")\n"
+                     "endif()\n")
+  endif()
+  set(${outvar} "${_c}" PARENT_SCOPE)
+endfunction()
+
+# Called once by core: installs <tessera/config.hpp>, these helpers (so that
+# packages configure standalone against the prefix), the test support files,
+# and the umbrella TesseraConfig.cmake (build tree and install tree).
+function(tessera_install_common)
+  install(FILES ${TESSERA_GENERATED_INCLUDE_DIR}/tessera/config.hpp
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
+  set(_core_cfg ${CMAKE_INSTALL_LIBDIR}/cmake/TesseraCore)
+  install(FILES ${TESSERA_HELPERS_DIR}/TesseraHelpers.cmake
+                ${TESSERA_HELPERS_DIR}/TesseraComponentConfig.cmake.in
+                ${TESSERA_HELPERS_DIR}/TesseraConfig.cmake.in
+                ${TESSERA_HELPERS_DIR}/config.hpp.in
+          DESTINATION ${_core_cfg})
+  install(FILES ${TESSERA_TEST_SUPPORT_SOURCES} DESTINATION ${_core_cfg}/testing)
+
+  set(_dest ${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
+  set(_build_dir ${CMAKE_BINARY_DIR}/${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
+  string(REPLACE ";" " " TESSERA_KNOWN_PACKAGES_STR "${TESSERA_KNOWN_PACKAGES}")
+  configure_file(${TESSERA_HELPERS_DIR}/TesseraConfig.cmake.in ${_build_dir}/TesseraConfig.cmake @ONLY)
+  include(CMakePackageConfigHelpers)
+  write_basic_package_version_file(${_build_dir}/TesseraConfigVersion.cmake
+                                   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+  install(FILES ${_build_dir}/TesseraConfig.cmake ${_build_dir}/TesseraConfigVersion.cmake DESTINATION ${_dest})
+endfunction()
+
+# The GoogleTest main and typed-test helpers shared by every package's tests:
+# packages/core/tests in the source tree, <prefix>/lib/cmake/TesseraCore/testing
+# once installed.
+if(EXISTS ${TESSERA_HELPERS_DIR}/../packages/core/tests/test_main.cpp)
+  get_filename_component(TESSERA_TEST_SUPPORT_DIR ${TESSERA_HELPERS_DIR}/../packages/core/tests ABSOLUTE)
+else()
+  set(TESSERA_TEST_SUPPORT_DIR ${TESSERA_HELPERS_DIR}/testing)
+endif()
+set(TESSERA_TEST_SUPPORT_SOURCES ${TESSERA_TEST_SUPPORT_DIR}/test_main.cpp
+                                 ${TESSERA_TEST_SUPPORT_DIR}/tessera_test_spaces.hpp)
+
+# tessera_test_main: static library with the GoogleTest main() (initializes the
+# runtime) and tessera_test_spaces.hpp on its include path. Link it (or its
+# alias Tessera::test_main) from any package's tests; defined on first use.
+function(tessera_ensure_test_main)
+  if(TARGET tessera_test_main)
+    return()
+  endif()
   find_package(GTest REQUIRED)
+  add_library(tessera_test_main STATIC ${TESSERA_TEST_SUPPORT_DIR}/test_main.cpp)
+  tessera_sources_as_cuda(${TESSERA_TEST_SUPPORT_DIR}/test_main.cpp)
+  target_link_libraries(tessera_test_main PUBLIC Tessera::core GTest::gtest)
+  target_include_directories(tessera_test_main PUBLIC ${TESSERA_TEST_SUPPORT_DIR})
+  tessera_target_defaults(tessera_test_main)
+  set_target_properties(tessera_test_main PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+  add_library(Tessera::test_main ALIAS tessera_test_main)
+endfunction()
+
+# tessera_add_test(NAME name SOURCES ... LIBS ... [LABELS ...]): one GoogleTest
+# executable registered with ctest (each test case discovered separately).
+# Every test gets the label of its package (e.g. "core"); add "concurrency" to
+# tests that exercise threads racing each other (the ThreadSanitizer CI row
+# runs exactly those), "slow" to tests excluded from quick runs.
+function(tessera_add_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  find_package(GTest REQUIRED)
+  if("tessera_test_main" IN_LIST T_LIBS OR "Tessera::test_main" IN_LIST T_LIBS)
+    tessera_ensure_test_main()
+  endif()
   add_executable(${T_NAME} ${T_SOURCES})
   tessera_sources_as_cuda(${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest)
   tessera_target_defaults(${T_NAME})
+  set(_labels ${T_LABELS})
+  if(TESSERA_CURRENT_PACKAGE)
+    list(APPEND _labels ${TESSERA_CURRENT_PACKAGE})
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
   include(GoogleTest)
-  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${T_LABELS}")
+  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT})
 endfunction()
