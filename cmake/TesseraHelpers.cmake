@@ -70,11 +70,8 @@ macro(tessera_set_language_standards)
   set(CMAKE_CXX_STANDARD 20)
   set(CMAKE_CXX_STANDARD_REQUIRED ON)
   set(CMAKE_CXX_EXTENSIONS OFF)
-  if(Tessera_ENABLE_CUDA)
-    set(CMAKE_CUDA_STANDARD 20)
-    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-    set(CMAKE_CUDA_EXTENSIONS OFF)
-  endif()
+  # The CUDA standard is set by tessera_enable_cuda_language, after
+  # enable_language(CUDA): CMake's compiler checks must not need it.
 endmacro()
 
 # Enables the CUDA language (needs to happen in every project that compiles
@@ -96,6 +93,14 @@ macro(tessera_enable_cuda_language)
     endif()
     enable_language(CUDA)
   endif()
+  # CMake 3.25 does not know nvcc's C++20 flag (3.26 does): teach it.
+  if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+  endif()
+  set(CMAKE_CUDA_STANDARD 20)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  set(CMAKE_CUDA_EXTENSIONS OFF)
 endmacro()
 
 # Finds what the enabled back-ends need and generates <tessera/config.hpp>.

@@ -1,1 +1,115 @@
+# ctest checks of the super-build itself (label "slow": exclude with ctest -LE slow):
+#  - headers_<pkg>:     every public header of <pkg> compiles alone in its own TU;
+#  - examples_install:  installs this build into a temporary prefix, then builds
+#                       and runs every examples/*/ project against it;
+#  - find_package_all:  an outside project finds every built component, links
+#                       Tessera::all_libs and runs; unknown/unbuilt components fail;
+#  - superbuild_subset: configures and builds a super-build with only core and graph;
+#  - superbuild_option_conflict: an explicitly disabled dependency fails configure.
+# The tests that run nested builds hold the resource lock tessera_build_tree so
+# that ctest -j never runs two of them at once.
 include_guard(GLOBAL)
+
+set(_tessera_script_dir ${CMAKE_CURRENT_LIST_DIR}/scripts)
+set(TESSERA_CHECK_JOBS 2 CACHE STRING "Parallel jobs of the nested builds run by the slow super-build tests")
+
+# Flags the nested projects must share with this build (sanitizers, compilers, CUDA).
+set(_tessera_forward
+  -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
+  -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+  "-DCMAKE_CXX_FLAGS=${CMAKE_CXX_FLAGS}"
+  "-DCMAKE_EXE_LINKER_FLAGS=${CMAKE_EXE_LINKER_FLAGS}")
+if(Tessera_ENABLE_CUDA)
+  list(APPEND _tessera_forward -DCMAKE_CUDA_COMPILER=${CMAKE_CUDA_COMPILER}
+       "-DCMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}" "-DCMAKE_CUDA_FLAGS=${CMAKE_CUDA_FLAGS}")
+endif()
+string(REPLACE ";" "|" _tessera_forward_arg "${_tessera_forward}")
+# The back-end options a nested super-build must share with this one.
+set(_tessera_options "")
+foreach(_opt SERIAL THREADS OPENMP CUDA BOUNDS_CHECK WERROR)
+  list(APPEND _tessera_options -DTessera_ENABLE_${_opt}=${Tessera_ENABLE_${_opt}})
+endforeach()
+string(REPLACE ";" "|" _tessera_options_arg "${_tessera_options}")
+string(REPLACE ";" "|" _tessera_enabled_arg "${TESSERA_ENABLED_PACKAGES}")
+string(REPLACE ";" "|" _tessera_present_arg "${TESSERA_PRESENT_PACKAGES}")
+
+# --- header self-containment -------------------------------------------------
+foreach(_pkg IN LISTS TESSERA_ENABLED_PACKAGES)
+  set(_inc ${PROJECT_SOURCE_DIR}/packages/${_pkg}/include)
+  file(GLOB_RECURSE _headers CONFIGURE_DEPENDS RELATIVE ${_inc} ${_inc}/*.hpp)
+  set(_tus "")
+  foreach(_h IN LISTS _headers)
+    # Back-end headers are only valid when their back-end is built.
+    if((_h MATCHES "/backends/cuda/" AND NOT Tessera_ENABLE_CUDA)
+       OR (_h MATCHES "/backends/openmp/" AND NOT Tessera_ENABLE_OPENMP)
+       OR (_h MATCHES "/backends/threads/" AND NOT Tessera_ENABLE_THREADS))
+      continue()
+    endif()
+    string(REGEX REPLACE "[/.]" "_" _stem "${_h}")
+    set(_tu ${CMAKE_BINARY_DIR}/header_check/${_pkg}/${_stem}.cpp)
+    # Included twice: the second inclusion checks the include guard.
+    file(CONFIGURE OUTPUT ${_tu} CONTENT
+         "// Generated: ${_h} must compile on its own.\n#include <${_h}>\n#include <${_h}>\n")
+    list(APPEND _tus ${_tu})
+  endforeach()
+  if(_tus)
+    add_library(tessera_header_check_${_pkg} OBJECT EXCLUDE_FROM_ALL ${_tus})
+    tessera_sources_as_cuda(${_tus})
+    target_link_libraries(tessera_header_check_${_pkg} PRIVATE Tessera::${_pkg})
+    tessera_target_defaults(tessera_header_check_${_pkg})
+    add_test(NAME headers_${_pkg}
+             COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target tessera_header_check_${_pkg}
+                     --parallel ${TESSERA_CHECK_JOBS})
+    set_tests_properties(headers_${_pkg} PROPERTIES LABELS "slow;headers;${_pkg}" TIMEOUT 1800
+                         RESOURCE_LOCK tessera_build_tree)
+  endif()
+endforeach()
+
+# --- install + examples, find_package of every component -----------------------
+foreach(_mode examples find_package)
+  if(_mode STREQUAL "examples")
+    set(_name examples_install)
+  else()
+    set(_name find_package_all)
+  endif()
+  add_test(NAME ${_name}
+           COMMAND ${CMAKE_COMMAND}
+                   -DMODE=${_mode}
+                   -DBUILD_DIR=${CMAKE_BINARY_DIR}
+                   -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                   -DWORK_DIR=${CMAKE_BINARY_DIR}/check-${_mode}
+                   -DGENERATOR=${CMAKE_GENERATOR}
+                   -DMAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
+                   -DJOBS=${TESSERA_CHECK_JOBS}
+                   "-DENABLED=${_tessera_enabled_arg}"
+                   "-DFORWARD=${_tessera_forward_arg}"
+                   -P ${_tessera_script_dir}/TesseraCheckInstall.cmake)
+  set_tests_properties(${_name} PROPERTIES LABELS "slow;install" TIMEOUT 2400 RESOURCE_LOCK tessera_build_tree)
+endforeach()
+
+# --- super-build subset and option conflict -------------------------------------
+add_test(NAME superbuild_subset
+         COMMAND ${CMAKE_COMMAND}
+                 -DMODE=subset
+                 -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -DWORK_DIR=${CMAKE_BINARY_DIR}/check-subset
+                 -DGENERATOR=${CMAKE_GENERATOR}
+                 -DMAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
+                 -DJOBS=${TESSERA_CHECK_JOBS}
+                 "-DOPTIONS=${_tessera_options_arg}"
+                 "-DPRESENT=${_tessera_present_arg}"
+                 "-DFORWARD=${_tessera_forward_arg}"
+                 -P ${_tessera_script_dir}/TesseraCheckSuperbuild.cmake)
+set_tests_properties(superbuild_subset PROPERTIES LABELS "slow;superbuild" TIMEOUT 2400
+                     RESOURCE_LOCK tessera_build_tree)
+add_test(NAME superbuild_option_conflict
+         COMMAND ${CMAKE_COMMAND}
+                 -DMODE=conflict
+                 -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -DWORK_DIR=${CMAKE_BINARY_DIR}/check-conflict
+                 -DGENERATOR=${CMAKE_GENERATOR}
+                 -DMAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
+                 "-DPRESENT=${_tessera_present_arg}"
+                 "-DFORWARD=${_tessera_forward_arg}"
+                 -P ${_tessera_script_dir}/TesseraCheckSuperbuild.cmake)
+set_tests_properties(superbuild_option_conflict PROPERTIES LABELS "slow;superbuild" TIMEOUT 600)
