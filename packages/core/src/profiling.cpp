@@ -127,43 +127,61 @@ namespace detail {
 
 std::uint64_t begin_kernel(Kind kind, const std::string& name, const char* space) {
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  std::uint64_t id = s.next_id++;
   std::string full = name.empty() ? std::string("(unlabeled ") + kind_name(kind) + ")" : name;
-  s.open.emplace(id, OpenKernel{full + " [" + space + "]", kind, Clock::now(), thread_index(s)});
-  if (s.user.begin_kernel) s.user.begin_kernel(kind, full.c_str(), space, id);
+  decltype(s.user.begin_kernel) callback;
+  std::uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    id = s.next_id++;
+    s.open.emplace(id, OpenKernel{full + " [" + space + "]", kind, Clock::now(), thread_index(s)});
+    callback = s.user.begin_kernel;
+  }
+  // User callbacks run outside the lock: they may call back into Tessera.
+  if (callback) callback(kind, full.c_str(), space, id);
   return id;
 }
 
 void end_kernel(Kind kind, std::uint64_t id) {
   auto end = Clock::now();
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  auto it = s.open.find(id);
-  if (it == s.open.end()) return;
-  OpenKernel k = std::move(it->second);
-  s.open.erase(it);
-  SummaryRow& row = s.rows[k.name];
-  row.seconds += std::chrono::duration<double>(end - k.start).count();
-  row.calls += 1;
-  row.kind = k.kind;
-  write_trace_event(s, k.name, kind_name(k.kind), k.start, end, k.thread);
-  if (s.user.end_kernel) s.user.end_kernel(kind, id);
+  decltype(s.user.end_kernel) callback;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.open.find(id);
+    if (it == s.open.end()) return;
+    OpenKernel k = std::move(it->second);
+    s.open.erase(it);
+    SummaryRow& row = s.rows[k.name];
+    row.seconds += std::chrono::duration<double>(end - k.start).count();
+    row.calls += 1;
+    row.kind = k.kind;
+    write_trace_event(s, k.name, kind_name(k.kind), k.start, end, k.thread);
+    callback = s.user.end_kernel;
+  }
+  if (callback) callback(kind, id);
 }
 
 void on_allocate(const char* space, const char* label, const void* ptr, std::uint64_t bytes) {
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.live_bytes += double(bytes);
-  s.peak_bytes = std::max(s.peak_bytes, s.live_bytes);
-  if (s.user.allocate) s.user.allocate(space, label, ptr, bytes);
+  decltype(s.user.allocate) callback;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.live_bytes += double(bytes);
+    s.peak_bytes = std::max(s.peak_bytes, s.live_bytes);
+    callback = s.user.allocate;
+  }
+  if (callback) callback(space, label, ptr, bytes);
 }
 
 void on_deallocate(const char* space, const char* label, const void* ptr, std::uint64_t bytes) {
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.live_bytes -= double(bytes);
-  if (s.user.deallocate) s.user.deallocate(space, label, ptr, bytes);
+  decltype(s.user.deallocate) callback;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.live_bytes -= double(bytes);
+    callback = s.user.deallocate;
+  }
+  if (callback) callback(space, label, ptr, bytes);
 }
 
 void initialize_tools() {
@@ -230,24 +248,32 @@ void finalize_tools() {
 void push_region(const std::string& name) {
   if (!active()) return;
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  int tid = thread_index(s);
-  if (int(s.regions.size()) <= tid) s.regions.resize(tid + 1);
-  s.regions[tid].emplace_back(name, Clock::now());
-  if (s.user.push_region) s.user.push_region(name.c_str());
+  decltype(s.user.push_region) callback;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    int tid = thread_index(s);
+    if (int(s.regions.size()) <= tid) s.regions.resize(tid + 1);
+    s.regions[tid].emplace_back(name, Clock::now());
+    callback = s.user.push_region;
+  }
+  if (callback) callback(name.c_str());
 }
 
 void pop_region() {
   if (!active()) return;
   auto end = Clock::now();
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  int tid = thread_index(s);
-  if (int(s.regions.size()) <= tid || s.regions[tid].empty()) return;
-  auto [name, start] = s.regions[tid].back();
-  s.regions[tid].pop_back();
-  write_trace_event(s, name, "region", start, end, tid);
-  if (s.user.pop_region) s.user.pop_region();
+  decltype(s.user.pop_region) callback;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    int tid = thread_index(s);
+    if (int(s.regions.size()) <= tid || s.regions[tid].empty()) return;
+    auto [name, start] = s.regions[tid].back();
+    s.regions[tid].pop_back();
+    write_trace_event(s, name, "region", start, end, tid);
+    callback = s.user.pop_region;
+  }
+  if (callback) callback();
 }
 
 }  // namespace tessera::profiling

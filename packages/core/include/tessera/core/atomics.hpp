@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 namespace tessera {
 
@@ -26,6 +27,11 @@ template <>
 struct uint_of_size<4> { using type = std::uint32_t; };
 template <>
 struct uint_of_size<8> { using type = std::uint64_t; };
+
+// The value parameter of every atomic is not deduced (as in Kokkos), so
+// atomic_add(&double_value, 1) works.
+template <class T>
+using arg_t = std::type_identity_t<const T>;
 
 template <class T>
 inline constexpr bool cas_able = std::is_trivially_copyable_v<T> &&
@@ -45,9 +51,12 @@ struct HostLockArray {
 };
 
 #if defined(__CUDACC__)
-// Device lock array: one per translation unit is enough, since a kernel and
-// every atomic it performs live in one translation unit (no relocatable code).
-__device__ inline int g_device_locks[4096];
+// Device lock array, one per translation unit: without relocatable device
+// code a __device__ variable cannot be shared across translation units (an
+// inline one is rejected by nvcc), and a kernel and every atomic it performs
+// live in one translation unit. Kernels of different translation units that
+// run at the same time do not exclude each other on types wider than 8 bytes.
+static __device__ int g_device_locks[4096];
 #endif
 
 // Applies `op` atomically: *p = op(*p); returns the old value.
@@ -141,30 +150,53 @@ TESSERA_INLINE_FUNCTION T atomic_load(const T* p) {
 }
 
 template <class T>
-TESSERA_INLINE_FUNCTION void atomic_store(T* p, const T val) {
+TESSERA_INLINE_FUNCTION void atomic_store(T* p, detail::arg_t<T> val) {
+#if !TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::cas_able<T>) {
+    using U = typename detail::uint_of_size<sizeof(T)>::type;
+    U bits;
+    std::memcpy(&bits, &val, sizeof(T));
+    __atomic_store_n(reinterpret_cast<U*>(p), bits, __ATOMIC_SEQ_CST);
+    return;
+  }
+#endif
   detail::atomic_fetch_oper(p, [val](T) { return val; });
 }
 
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_exchange(T* p, const T val) {
+TESSERA_INLINE_FUNCTION T atomic_exchange(T* p, detail::arg_t<T> val) {
   return detail::atomic_fetch_oper(p, [val](T) { return val; });
 }
 
 // Kokkos semantics: stores `desired` if *p == expected; returns the old value.
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_compare_exchange(T* p, const T expected, const T desired) {
+TESSERA_INLINE_FUNCTION T atomic_compare_exchange(T* p, detail::arg_t<T> expected, detail::arg_t<T> desired) {
+#if !TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::cas_able<T>) {
+    // One hardware compare-and-swap: never writes when the comparison fails.
+    using U = typename detail::uint_of_size<sizeof(T)>::type;
+    U exp_bits, des_bits;
+    std::memcpy(&exp_bits, &expected, sizeof(T));
+    std::memcpy(&des_bits, &desired, sizeof(T));
+    __atomic_compare_exchange_n(reinterpret_cast<U*>(p), &exp_bits, des_bits, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    T old;
+    std::memcpy(&old, &exp_bits, sizeof(T));
+    return old;
+  }
+#endif
   return detail::atomic_fetch_oper(p, [expected, desired](T old) {
     return detail::bitwise_equal(old, expected) ? desired : old;
   });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION bool atomic_compare_exchange_strong(T* p, const T expected, const T desired) {
+TESSERA_INLINE_FUNCTION bool atomic_compare_exchange_strong(T* p, detail::arg_t<T> expected, detail::arg_t<T> desired) {
   T old = atomic_compare_exchange(p, expected, desired);
   return detail::bitwise_equal(old, expected);
 }
 
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_add(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_add(T* p, detail::arg_t<T> v) {
 #if TESSERA_IMPL_ON_DEVICE
   if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, unsigned long long> ||
                 std::is_same_v<T, float> || std::is_same_v<T, double>) {
@@ -178,44 +210,44 @@ TESSERA_INLINE_FUNCTION T atomic_fetch_add(T* p, const T v) {
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a + v); });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_sub(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_sub(T* p, detail::arg_t<T> v) {
 #if !TESSERA_IMPL_ON_DEVICE
   if constexpr (detail::native_add<T>) return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);
 #endif
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a - v); });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_mul(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_mul(T* p, detail::arg_t<T> v) {
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a * v); });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_div(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_div(T* p, detail::arg_t<T> v) {
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a / v); });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_min(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_min(T* p, detail::arg_t<T> v) {
   return detail::atomic_fetch_oper(p, [v](T a) { return v < a ? v : a; });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_max(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_max(T* p, detail::arg_t<T> v) {
   return detail::atomic_fetch_oper(p, [v](T a) { return v > a ? v : a; });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_and(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_and(T* p, detail::arg_t<T> v) {
 #if !TESSERA_IMPL_ON_DEVICE
   if constexpr (detail::native_add<T>) return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
 #endif
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a & v); });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_or(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_or(T* p, detail::arg_t<T> v) {
 #if !TESSERA_IMPL_ON_DEVICE
   if constexpr (detail::native_add<T>) return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
 #endif
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a | v); });
 }
 template <class T>
-TESSERA_INLINE_FUNCTION T atomic_fetch_xor(T* p, const T v) {
+TESSERA_INLINE_FUNCTION T atomic_fetch_xor(T* p, detail::arg_t<T> v) {
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a ^ v); });
 }
 template <class T>
@@ -225,12 +257,12 @@ TESSERA_INLINE_FUNCTION T atomic_fetch_dec(T* p) { return atomic_fetch_sub(p, T(
 
 #define TESSERA_IMPL_OP_FETCH(NAME, EXPR)                                         \
   template <class T>                                                              \
-  TESSERA_INLINE_FUNCTION T atomic_##NAME##_fetch(T* p, const T v) {              \
+  TESSERA_INLINE_FUNCTION T atomic_##NAME##_fetch(T* p, detail::arg_t<T> v) {              \
     const T a = atomic_fetch_##NAME(p, v);                                        \
     return EXPR;                                                                  \
   }                                                                               \
   template <class T>                                                              \
-  TESSERA_INLINE_FUNCTION void atomic_##NAME(T* p, const T v) { (void)atomic_fetch_##NAME(p, v); }
+  TESSERA_INLINE_FUNCTION void atomic_##NAME(T* p, detail::arg_t<T> v) { (void)atomic_fetch_##NAME(p, v); }
 TESSERA_IMPL_OP_FETCH(add, T(a + v))
 TESSERA_IMPL_OP_FETCH(sub, T(a - v))
 TESSERA_IMPL_OP_FETCH(mul, T(a * v))
@@ -246,6 +278,10 @@ template <class T>
 TESSERA_INLINE_FUNCTION void atomic_inc(T* p) { (void)atomic_fetch_add(p, T(1)); }
 template <class T>
 TESSERA_INLINE_FUNCTION void atomic_dec(T* p) { (void)atomic_fetch_sub(p, T(1)); }
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_inc_fetch(T* p) { return T(atomic_fetch_add(p, T(1)) + T(1)); }
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_dec_fetch(T* p) { return T(atomic_fetch_sub(p, T(1)) - T(1)); }
 template <class T>
 TESSERA_INLINE_FUNCTION void atomic_increment(T* p) { atomic_inc(p); }
 template <class T>
@@ -266,6 +302,14 @@ template <class T>
 class AtomicRef {
  public:
   TESSERA_INLINE_FUNCTION explicit AtomicRef(T* p) : m_ptr(p) {}
+  TESSERA_INLINE_FUNCTION AtomicRef(const AtomicRef&) = default;
+  // Assigning one element to another copies the value (atomically read, then
+  // atomically written); it never rebinds the reference.
+  TESSERA_INLINE_FUNCTION T operator=(const AtomicRef& o) const {
+    const T v = o;
+    atomic_store(m_ptr, v);
+    return v;
+  }
   TESSERA_INLINE_FUNCTION operator T() const { return atomic_load(m_ptr); }
   TESSERA_INLINE_FUNCTION T operator=(const T v) const { atomic_store(m_ptr, v); return v; }
   TESSERA_INLINE_FUNCTION T operator+=(const T v) const { return atomic_add_fetch(m_ptr, v); }

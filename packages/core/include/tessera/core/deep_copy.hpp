@@ -63,10 +63,10 @@ void elementwise_fill(const Exec& exec, const DV& dst, const typename DV::non_co
   });
 }
 
-template <class DV, class SV>
-std::string describe_extents(const DV& v) {
+template <class V>
+std::string describe_extents(const V& v) {
   std::string s = "'" + v.label() + "' (";
-  for (std::size_t r = 0; r < DV::rank; ++r) s += (r ? " x " : "") + std::to_string(v.extent(r));
+  for (std::size_t r = 0; r < V::rank; ++r) s += (r ? " x " : "") + std::to_string(v.extent(r));
   return s + ")";
 }
 
@@ -93,7 +93,9 @@ auto contiguous_copy(const SV& src) {
   Layout layout;
   for (std::size_t r = 0; r < 8; ++r) layout.dimension[r] = r < SV::rank ? src.extent(r) : TESSERA_IMPL_CTOR_DEFAULT_ARG;
   Tmp tmp(view_alloc(std::string("deep_copy temporary of ") + src.label(), WithoutInitializing), layout);
-  elementwise_copy(typename SV::execution_space(), tmp, src);
+  using Exec = typename SV::execution_space;
+  elementwise_copy(Exec(), tmp, src);
+  Exec().fence();
   return tmp;
 }
 
@@ -106,8 +108,8 @@ void deep_copy_views(const Exec& exec, const DV& dst, const SV& src) {
   using T = typename DV::non_const_value_type;
   for (std::size_t r = 0; r < DV::rank; ++r) {
     if (dst.extent(r) != src.extent(r))
-      throw_runtime_error("tessera::deep_copy: extents differ: destination " + describe_extents<DV, SV>(dst) +
-                          ", source " + describe_extents<SV, SV>(src));
+      throw_runtime_error("tessera::deep_copy: extents differ: destination " + describe_extents(dst) +
+                          ", source " + describe_extents(src));
   }
   if (dst.size() == 0) return;
   if (!dst.data() || !src.data())
@@ -117,24 +119,39 @@ void deep_copy_views(const Exec& exec, const DV& dst, const SV& src) {
                                Exec::name());
   using DM = typename DV::memory_space;
   using SM = typename SV::memory_space;
-  const bool same_layout = std::is_same_v<typename DV::array_layout, typename SV::array_layout> || DV::rank <= 1;
-  // Same element order and both contiguous: one raw copy of bytes.
-  if (dst.span_is_contiguous() && src.span_is_contiguous() && dst.span() == src.span() &&
-      (same_layout && same_strides(dst, src))) {
-    if (static_cast<const void*>(dst.data()) == static_cast<const void*>(src.data())) return;
+  constexpr bool same_layout =
+      std::is_same_v<typename DV::array_layout, typename SV::array_layout> || DV::rank <= 1 ||
+      (!is_layout_tiled<typename DV::array_layout>::value && !is_layout_tiled<typename SV::array_layout>::value);
+  const bool same_order = same_layout && same_strides(dst, src);
+  const bool overlap = std::is_same_v<DM, SM> && spans_overlap(dst, src);
+  // Copying a View onto itself (same memory, same map) changes nothing.
+  if (overlap && static_cast<const void*>(dst.data()) == static_cast<const void*>(src.data()) && same_order &&
+      (!is_layout_tiled<typename DV::array_layout>::value ||
+       std::is_same_v<typename DV::array_layout, typename SV::array_layout>))
+    return;
+  // Same element order and both contiguous: one raw copy of bytes. Host
+  // memory copies overlapping ranges like memmove; other spaces go through a
+  // temporary below.
+  if (dst.span_is_contiguous() && src.span_is_contiguous() && dst.span() == src.span() && same_order &&
+      (!overlap || host_accessible<DM>::value)) {
     MemoryCopy<DM, SM>::copy(exec, dst.data(), src.data(), dst.span() * sizeof(T));
     return;
   }
   constexpr bool both_host = host_accessible<DM>::value && host_accessible<SM>::value;
   if constexpr (std::is_same_v<DM, SM> || both_host) {
-    if (spans_overlap(dst, src)) {
-      // Aliasing copy: go through a temporary so every element reads the old value.
+    using Runner = std::conditional_t<SpaceAccessibility<Exec, DM>::accessible &&
+                                          SpaceAccessibility<Exec, SM>::accessible,
+                                      Exec, typename DV::execution_space>;
+    Runner runner{};
+    if constexpr (std::is_same_v<Runner, Exec>) runner = exec;
+    if (overlap) {
+      // Aliasing copy: read every element from a snapshot so that the result
+      // is what copying from an untouched source would give.
       auto tmp = contiguous_copy<LayoutRight>(src);
-      elementwise_copy(exec, dst, tmp);
+      elementwise_copy(runner, dst, tmp);
+      runner.fence();  // `tmp` is released on return
     } else {
-      using Runner = std::conditional_t<SpaceAccessibility<Exec, DM>::accessible, Exec,
-                                        typename DV::execution_space>;
-      elementwise_copy(Runner(), dst, src);
+      elementwise_copy(runner, dst, src);
     }
   } else {
     // Different spaces and different element orders: make the source
@@ -144,7 +161,10 @@ void deep_copy_views(const Exec& exec, const DV& dst, const SV& src) {
     View<typename DV::non_const_data_type, LayoutRight, typename DV::device_type> landed(
         view_alloc(std::string("deep_copy landing of ") + src.label(), WithoutInitializing), staged.layout());
     MemoryCopy<DM, SM>::copy(exec, landed.data(), staged.data(), staged.span() * sizeof(T));
-    elementwise_copy(typename DV::execution_space(), dst, landed);
+    exec.fence();
+    using DExec = typename DV::execution_space;
+    elementwise_copy(DExec(), dst, landed);
+    DExec().fence();
   }
 }
 
@@ -154,15 +174,18 @@ void deep_copy_views(const Exec& exec, const DV& dst, const SV& src) {
 template <class DT, class... DP>
 void deep_copy(const View<DT, DP...>& dst, const typename View<DT, DP...>::non_const_value_type& value) {
   using V = View<DT, DP...>;
-  profiling::KernelScope scope(profiling::Kind::deep_copy, "deep_copy fill " + dst.label(),
-                               V::execution_space::name());
-  detail::elementwise_fill(typename V::execution_space(), dst, value);
-  typename V::execution_space().fence();
+  static_assert(!std::is_const_v<typename V::value_type>, "deep_copy: the destination View is const");
+  using Exec = typename V::execution_space;
+  profiling::KernelScope scope(profiling::Kind::deep_copy, "deep_copy fill " + dst.label(), Exec::name());
+  detail::elementwise_fill(Exec(), dst, value);
+  Exec().fence();
 }
 template <class Exec, class DT, class... DP>
   requires is_execution_space_v<Exec>
 void deep_copy(const Exec& exec, const View<DT, DP...>& dst,
                const typename View<DT, DP...>::non_const_value_type& value) {
+  static_assert(!std::is_const_v<typename View<DT, DP...>::value_type>, "deep_copy: the destination View is const");
+  profiling::KernelScope scope(profiling::Kind::deep_copy, "deep_copy fill " + dst.label(), Exec::name());
   detail::elementwise_fill(exec, dst, value);
 }
 
@@ -170,17 +193,29 @@ void deep_copy(const Exec& exec, const View<DT, DP...>& dst,
 template <class T, class ST, class... SP>
   requires(!is_view_v<T> && View<ST, SP...>::rank == 0)
 void deep_copy(T& dst, const View<ST, SP...>& src) {
+  static_assert(std::is_same_v<T, typename View<ST, SP...>::non_const_value_type>,
+                "deep_copy: the scalar's type differs from the View's value type");
   using SM = typename View<ST, SP...>::memory_space;
+  if (!src.data())
+    detail::throw_runtime_error("tessera::deep_copy: the source rank-0 View '" + src.label() + "' has no data");
+  fence();
   detail::MemoryCopy<HostSpace, SM>::copy(DefaultHostExecutionSpace(), &dst, src.data(), sizeof(T));
+}
+template <class Exec, class T, class ST, class... SP>
+  requires(is_execution_space_v<Exec> && !is_view_v<T> && View<ST, SP...>::rank == 0)
+void deep_copy(const Exec& exec, T& dst, const View<ST, SP...>& src) {
+  exec.fence();
+  deep_copy(dst, src);
 }
 
 template <class DT, class... DP, class ST, class... SP>
 void deep_copy(const View<DT, DP...>& dst, const View<ST, SP...>& src) {
   using Exec = typename View<DT, DP...>::execution_space;
   Exec exec;
+  fence();  // all earlier work on either View is complete
   detail::deep_copy_views(exec, dst, src);
-  fence();
   exec.fence();
+  fence();
 }
 template <class Exec, class DT, class... DP, class ST, class... SP>
   requires is_execution_space_v<Exec>

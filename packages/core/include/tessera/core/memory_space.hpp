@@ -35,6 +35,12 @@ class HostSpace {
   void* allocate(std::size_t bytes) const { return allocate("(unlabeled)", bytes); }
   void deallocate(const char* label, void* ptr, std::size_t bytes) const;
   void deallocate(void* ptr, std::size_t bytes) const { deallocate("(unlabeled)", ptr, bytes); }
+
+  // For allocation records that put a header before the data: allocates
+  // `total_bytes` but reports `logical_bytes` (what the user asked for) to
+  // the profiling tools and in error messages, as Kokkos does.
+  void* impl_allocate(const char* label, std::size_t total_bytes, std::size_t logical_bytes) const;
+  void impl_deallocate(const char* label, void* ptr, std::size_t total_bytes, std::size_t logical_bytes) const;
 };
 
 }  // namespace tessera

@@ -114,47 +114,84 @@ auto create_mirror_view_and_copy(const Space& space, const View<D, P...>& v) {
   }
 }
 
-// resize: new extents, keeping the values of the overlapping region (new
-// elements value-initialized). realloc: new extents, old values dropped.
-template <class D, class... P, class... N>
-  requires((std::is_integral_v<N> && ...))
-void resize(View<D, P...>& v, N... n) {
-  using V = View<D, P...>;
-  V fresh(v.label(), static_cast<std::size_t>(n)...);
+namespace detail {
+
+template <class V, class... N>
+bool extents_equal(const V& v, N... n) {
+  const std::size_t given[] = {static_cast<std::size_t>(n)..., 0};
+  std::size_t e[8];
+  V::impl_extents_from(given, sizeof...(N), e);
+  for (std::size_t r = 0; r < V::rank; ++r)
+    if (v.extent(r) != e[r]) return false;
+  return true;
+}
+
+template <class V, class... N>
+void resize_impl(bool initialize, V& v, N... n) {
+  static_assert(!V::memory_traits::is_unmanaged, "resize: an Unmanaged View cannot be resized");
+  if (v.data() && extents_equal(v, n...)) return;  // nothing to do, as in Kokkos
+  const std::string label = v.label();
+  V fresh(initialize ? view_alloc(label) : view_alloc(label, WithoutInitializing), static_cast<std::size_t>(n)...);
   if (v.data()) {
     constexpr std::size_t R = V::rank;
-    std::size_t common[8];
-    for (std::size_t r = 0; r < 8; ++r) common[r] = std::min(v.extent(r), fresh.extent(r));
-    auto old_view = v;
     std::size_t count = 1;
-    for (std::size_t r = 0; r < R; ++r) count *= common[r];
-    detail::ExtentArray<V> ext(fresh);
-    for (std::size_t r = 0; r < 8; ++r) ext.e[r] = common[r];
+    ExtentArray<V> ext(fresh);
+    for (std::size_t r = 0; r < R; ++r) {
+      ext.e[r] = std::min(v.extent(r), fresh.extent(r));
+      count *= ext.e[r];
+    }
+    auto old_view = v;
     using Exec = typename V::execution_space;
-    parallel_for("tessera::resize", RangePolicy<Exec>(0, count), TESSERA_LAMBDA(std::size_t k) {
+    parallel_for("tessera::resize [" + label + "]", RangePolicy<Exec>(0, count), TESSERA_LAMBDA(std::size_t k) {
       std::size_t idx[R > 0 ? R : 1] = {};
-      detail::unflatten<R>(k, ext.e, idx);
+      unflatten<R>(k, ext.e, idx);
       fresh.access_array(idx) = old_view.access_array(idx);
     });
     Exec().fence();
   }
   v = fresh;
 }
+
+template <class V, class... N>
+void realloc_impl(bool initialize, V& v, N... n) {
+  static_assert(!V::memory_traits::is_unmanaged, "realloc: an Unmanaged View cannot be reallocated");
+  const std::string label = v.label();
+  if (v.data() && v.use_count() == 1 && extents_equal(v, n...)) {
+    // Same shape and nobody else holds the memory: reuse it, re-initializing
+    // the values as a fresh allocation would.
+    if (initialize) deep_copy(v, typename V::non_const_value_type());
+    return;
+  }
+  v = V();  // release first, so peak memory is the new size only
+  v = V(initialize ? view_alloc(label) : view_alloc(label, WithoutInitializing), static_cast<std::size_t>(n)...);
+}
+
+}  // namespace detail
+
+// resize: new extents, keeping the values of the overlapping region (new
+// elements value-initialized, unless WithoutInitializing). Other copies of
+// the View keep the old allocation. Same extents: nothing happens.
+template <class D, class... P, class... N>
+  requires((std::is_integral_v<N> && ...))
+void resize(View<D, P...>& v, N... n) {
+  detail::resize_impl(true, v, n...);
+}
+template <class D, class... P, class... N>
+  requires((std::is_integral_v<N> && ...))
+void resize(WithoutInitializing_t, View<D, P...>& v, N... n) {
+  detail::resize_impl(false, v, n...);
+}
+// realloc: new extents, old values dropped (the memory is released before
+// the new allocation, so peak memory is the larger of the two sizes).
 template <class D, class... P, class... N>
   requires((std::is_integral_v<N> && ...))
 void realloc(View<D, P...>& v, N... n) {
-  using V = View<D, P...>;
-  std::string label = v.label();
-  v = V();  // release first, so peak memory is the new size only
-  v = V(label, static_cast<std::size_t>(n)...);
+  detail::realloc_impl(true, v, n...);
 }
 template <class D, class... P, class... N>
   requires((std::is_integral_v<N> && ...))
 void realloc(WithoutInitializing_t, View<D, P...>& v, N... n) {
-  using V = View<D, P...>;
-  std::string label = v.label();
-  v = V();
-  v = V(view_alloc(label, WithoutInitializing), static_cast<std::size_t>(n)...);
+  detail::realloc_impl(false, v, n...);
 }
 
 }  // namespace tessera

@@ -1,6 +1,7 @@
 #pragma once
 // View: a reference-counted multidimensional array in a memory space.
 #include <tessera/core/atomics.hpp>
+#include <tessera/core/detail/memory_copy.hpp>
 #include <tessera/core/detail/shared_allocation.hpp>
 #include <tessera/core/detail/view_mapping.hpp>
 #include <tessera/core/detail/view_traits.hpp>
@@ -8,6 +9,7 @@
 #include <tessera/core/parallel.hpp>
 #include <tessera/core/view_fwd.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -98,18 +100,12 @@ struct dynamic_data<V, 0> {
   using type = V;
 };
 
-// Fixed copy of the label for bounds-check messages printed on a device.
-struct LabelCopy {
-  char text[48] = {};
-  void set(const std::string& s) {
-    std::size_t n = s.size() < sizeof(text) - 1 ? s.size() : sizeof(text) - 1;
-    std::memcpy(text, s.data(), n);
-    text[n] = '\0';
-  }
-};
-
+// Prints a bounds error naming the View, the dimension, the index and the
+// extent, then aborts (on a device: traps, ending the kernel with an error
+// the host sees at the next fence). `label` may be null for unmanaged Views.
 TESSERA_INLINE_FUNCTION void report_bounds_error(const char* label, std::size_t dim, long long index,
                                                  std::size_t extent, std::size_t rank) {
+  if (!label) label = "(unmanaged)";
 #if TESSERA_IMPL_ON_DEVICE
   ::printf("tessera: View bounds error in View '%s': index %lld of dimension %llu is outside [0, %llu) (rank %llu)\n",
            label, index, (unsigned long long)dim, (unsigned long long)extent, (unsigned long long)rank);
@@ -123,46 +119,95 @@ TESSERA_INLINE_FUNCTION void report_bounds_error(const char* label, std::size_t 
 #endif
 }
 
+// Whether MemSpace offers impl_allocate(label, total, logical) (HostSpace
+// does): then profiling tools see the size the user asked for, not the header.
+template <class M>
+concept has_impl_allocate = requires(const M& m, const char* l, void* p, std::size_t n) {
+  m.impl_allocate(l, n, n);
+  m.impl_deallocate(l, p, n, n);
+};
+
+template <class MemSpace>
+void* space_allocate(const char* label, std::size_t total, std::size_t logical) {
+  if constexpr (has_impl_allocate<MemSpace>) return MemSpace().impl_allocate(label, total, logical);
+  else return MemSpace().allocate(label, total);
+}
+template <class MemSpace>
+void space_deallocate(const char* label, void* base, std::size_t total, std::size_t logical) {
+  if constexpr (has_impl_allocate<MemSpace>) MemSpace().impl_deallocate(label, base, total, logical);
+  else MemSpace().deallocate(label, base, total);
+}
+
 template <class MemSpace, class Exec, class T>
 void destroy_record(SharedAllocationRecord* rec) {
   T* data = static_cast<T*>(rec->data);
-  const std::size_t n = rec->bytes / (sizeof(T) > 0 ? sizeof(T) : 1);
+  const std::size_t n = rec->bytes / sizeof(T);
   if constexpr (!std::is_trivially_destructible_v<T>) {
-    if constexpr (std::is_same_v<MemSpace, HostSpace>) {
+    if constexpr (host_accessible<MemSpace>::value) {
       for (std::size_t i = 0; i < n; ++i) data[i].~T();
     } else {
-      parallel_for("tessera::View::destroy", RangePolicy<Exec>(0, n),
+      parallel_for("tessera::View::destroy [" + rec->label + "]", RangePolicy<Exec>(0, n),
                    TESSERA_LAMBDA(std::size_t i) { data[i].~T(); });
       Exec().fence();
     }
   }
   (void)n;
-  MemSpace().deallocate(rec->label.c_str(), rec->data, rec->bytes);
+  (void)data;
+  space_deallocate<MemSpace>(rec->label.c_str(), rec->base, rec->bytes + label_header_bytes, rec->bytes);
   delete rec;
 }
 
-// Allocates `n` elements of T in MemSpace, value-initialized in parallel on
-// `exec` (first touch) unless `initialize` is false.
+// Allocates `n` elements of T in MemSpace behind a label header. The
+// elements are value-initialized in parallel on `exec` (first touch: each
+// page is first written by the thread that will use it) unless `initialize`
+// is false; types with a non-trivial default constructor are constructed
+// (default-initialized) even then, since a View never holds unconstructed objects.
 template <class MemSpace, class Exec, class T>
 SharedAllocationRecord* allocate_record(const std::string& label, std::size_t n, bool initialize, const Exec& exec) {
-  if (n > std::numeric_limits<std::size_t>::max() / (sizeof(T) > 0 ? sizeof(T) : 1))
+  constexpr std::size_t max_bytes = std::numeric_limits<std::size_t>::max() - label_header_bytes;
+  if (n > max_bytes / sizeof(T))
     throw allocation_error("tessera::View '" + label + "': " + std::to_string(n) + " elements of " +
                            std::to_string(sizeof(T)) + " bytes overflow the address space");
   auto* rec = new SharedAllocationRecord;
   rec->label = label;
   rec->bytes = n * sizeof(T);
   try {
-    rec->data = MemSpace().allocate(rec->label.c_str(), rec->bytes);
+    rec->base = space_allocate<MemSpace>(rec->label.c_str(), rec->bytes + label_header_bytes, rec->bytes);
   } catch (...) {
     delete rec;
     throw;
   }
+  char* header = static_cast<char*>(rec->base);
+  rec->data = header + label_header_bytes;
+  rec->label_in_space = header;
   rec->destroy = &destroy_record<MemSpace, Exec, T>;
+  {
+    char text[label_header_bytes] = {};
+    const std::size_t len = std::min(label.size(), label_header_bytes - 1);
+    std::memcpy(text, label.data(), len);
+    if constexpr (host_accessible<MemSpace>::value) {
+      std::memcpy(header, text, label_header_bytes);
+    } else {
+      MemoryCopy<MemSpace, HostSpace>::copy(exec, header, text, label_header_bytes);
+      exec.fence();  // `text` dies at the end of this block
+    }
+  }
   if (initialize || !std::is_trivially_default_constructible_v<T>) {
     T* data = static_cast<T*>(rec->data);
-    parallel_for("tessera::View::initialization [" + label + "]", RangePolicy<Exec>(exec, 0, n),
-                 TESSERA_LAMBDA(std::size_t i) { new (data + i) T(); });
-    exec.fence();
+    try {
+      if (initialize) {
+        parallel_for("tessera::View::initialization [" + label + "]", RangePolicy<Exec>(exec, 0, n),
+                     TESSERA_LAMBDA(std::size_t i) { new (data + i) T(); });
+      } else {
+        parallel_for("tessera::View::construction [" + label + "]", RangePolicy<Exec>(exec, 0, n),
+                     TESSERA_LAMBDA(std::size_t i) { new (data + i) T; });
+      }
+      exec.fence();
+    } catch (...) {
+      space_deallocate<MemSpace>(rec->label.c_str(), rec->base, rec->bytes + label_header_bytes, rec->bytes);
+      delete rec;
+      throw;
+    }
   }
   return rec;
 }
@@ -172,10 +217,29 @@ constexpr bool is_regular_layout_v =
     std::is_same_v<L, LayoutRight> || std::is_same_v<L, LayoutLeft> || std::is_same_v<L, LayoutStride>;
 
 // Whether a View of layout `From` converts to one of layout `To` at rank R.
+// LayoutStride -> LayoutRight/LayoutLeft is allowed as in Kokkos and checked
+// at run time (the unit stride must be where the target layout expects it).
 template <class To, class From, std::size_t R>
 constexpr bool layout_convertible_v =
-    std::is_same_v<To, From> || (std::is_same_v<To, LayoutStride> && is_regular_layout_v<From>) ||
-    (R <= 1 && is_regular_layout_v<To> && is_regular_layout_v<From> && !std::is_same_v<From, LayoutStride>);
+    std::is_same_v<To, From> || (is_regular_layout_v<To> && is_regular_layout_v<From>);
+
+// Whether View type Src converts implicitly to Dst: same rank, value type
+// and memory space, no const dropped, compatible layouts (the static extents
+// and strides are then checked at run time).
+template <class Dst, class Src>
+constexpr bool view_assignable_v = [] {
+  using DT = typename Dst::traits;
+  using ST = typename Src::traits;
+  if constexpr (std::is_same_v<Dst, Src>) {
+    return false;  // the copy constructor
+  } else {
+    return DT::rank == ST::rank &&
+           std::is_same_v<typename DT::non_const_value_type, typename ST::non_const_value_type> &&
+           (std::is_const_v<typename DT::value_type> || !std::is_const_v<typename ST::value_type>) &&
+           std::is_same_v<typename DT::memory_space, typename ST::memory_space> &&
+           layout_convertible_v<typename DT::array_layout, typename ST::array_layout, DT::rank>;
+  }
+}();
 
 }  // namespace detail
 
@@ -227,17 +291,33 @@ class View {
   using host_mirror_type = HostMirror;
   using map_type = detail::ViewOffset<array_layout, traits::rank>;
 
-  static constexpr std::size_t rank = traits::rank;
-  static constexpr std::size_t rank_dynamic = traits::rank_dynamic;
+  // As in Kokkos 4, both `V::rank` and `V::rank()` work.
+  static constexpr std::integral_constant<std::size_t, traits::rank> rank{};
+  static constexpr std::integral_constant<std::size_t, traits::rank_dynamic> rank_dynamic{};
   static constexpr bool reference_type_is_lvalue_reference = !memory_traits::is_atomic;
 
   // --- construction -------------------------------------------------------
 
   TESSERA_INLINE_FUNCTION View() = default;
   TESSERA_INLINE_FUNCTION View(const View&) = default;
-  TESSERA_INLINE_FUNCTION View(View&&) = default;
+  // A moved-from View is null on the host (Kokkos leaves it pointing at
+  // memory it no longer owns). In device code a move is a copy.
+  TESSERA_INLINE_FUNCTION View(View&& o) noexcept
+      : m_data(o.m_data), m_map(o.m_map), m_track(static_cast<detail::SharedAllocationTracker&&>(o.m_track)),
+        m_label(o.m_label) {
+    TESSERA_IF_ON_HOST(o.impl_clear_fields();)
+  }
   TESSERA_INLINE_FUNCTION View& operator=(const View&) = default;
-  TESSERA_INLINE_FUNCTION View& operator=(View&&) = default;
+  TESSERA_INLINE_FUNCTION View& operator=(View&& o) noexcept {
+    if (this != &o) {
+      m_track = static_cast<detail::SharedAllocationTracker&&>(o.m_track);
+      m_data = o.m_data;
+      m_map = o.m_map;
+      m_label = o.m_label;
+      TESSERA_IF_ON_HOST(o.impl_clear_fields();)
+    }
+    return *this;
+  }
   TESSERA_INLINE_FUNCTION ~View() = default;
 
   // Allocating constructors: give the runtime extents (or all extents).
@@ -277,7 +357,7 @@ class View {
   View(const std::string& label, const array_layout& layout) : View(view_alloc(label), layout) {}
   View(const char* label, const array_layout& layout) : View(view_alloc(std::string(label)), layout) {}
 
-  // Unmanaged views over memory the caller owns (no reference count).
+  // Views over memory the caller owns: never reference counted, never freed.
   TESSERA_INLINE_FUNCTION explicit View(pointer_type ptr, std::size_t n0 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
                                         std::size_t n1 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
                                         std::size_t n2 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
@@ -289,7 +369,8 @@ class View {
       : m_data(ptr) {
     const std::size_t given[8] = {n0, n1, n2, n3, n4, n5, n6, n7};
     std::size_t n[8];
-    resolve_extents_device_safe(given, n);
+    TESSERA_IF_ON_HOST(resolve_extents("(unmanaged)", given, n);)
+    TESSERA_IF_ON_DEVICE(resolve_extents_device(given, n);)
     m_map.set_compact(n);
   }
   View(pointer_type ptr, const array_layout& layout) : m_data(ptr) {
@@ -298,44 +379,55 @@ class View {
     set_map_from_layout(layout, n);
   }
 
-  // Conversion from a compatible View: T -> const T, Right/Left -> Stride,
-  // runtime -> compile-time extents (checked), same memory space.
+  // Conversion from a compatible View: T -> const T, Right/Left <-> Stride
+  // (checked), runtime -> compile-time extents (checked), another execution
+  // space or memory traits over the same memory space. A target with the
+  // Unmanaged trait does not hold a reference.
   template <class D2, class... P2,
-            std::enable_if_t<detail::layout_convertible_v<array_layout, typename View<D2, P2...>::array_layout, rank> &&
-                                 !std::is_same_v<View, View<D2, P2...>>,
-                             int> = 0>
+            std::enable_if_t<detail::view_assignable_v<View, View<D2, P2...>>, int> = 0>
   TESSERA_INLINE_FUNCTION View(const View<D2, P2...>& other)
-      : m_data(other.data()), m_track(other.impl_track()) {
+      : m_data(other.data()), m_label(other.impl_label()) {
     using Other = View<D2, P2...>;
-    static_assert(Other::rank == rank, "View conversion: ranks differ");
+    static_assert(Other::rank == traits::rank, "View conversion: ranks differ");
     static_assert(std::is_same_v<non_const_value_type, typename Other::non_const_value_type>,
                   "View conversion: value types differ");
     static_assert(std::is_const_v<value_type> || !std::is_const_v<typename Other::value_type>,
                   "View conversion: cannot drop const");
     static_assert(std::is_same_v<memory_space, typename Other::memory_space>,
                   "View conversion: memory spaces differ (use deep_copy or create_mirror_view)");
-    for (std::size_t r = 0; r < rank; ++r) {
-      m_map.m_extent[r] = other.impl_map().m_extent[r];
-      m_map.m_stride[r] = other.impl_map().m_stride[r];
-      if constexpr (rank > 0) {
-        const std::size_t s = traits::extents::values[r];
-        if (s != detail::dynamic_extent && s != m_map.m_extent[r]) {
-          TESSERA_IF_ON_HOST(detail::throw_runtime_error("tessera::View conversion: extent " + std::to_string(r) +
-                                                         " of '" + other.label() + "' is " +
-                                                         std::to_string(m_map.m_extent[r]) +
-                                                         " but the target type fixes it to " + std::to_string(s));)
-          TESSERA_IF_ON_DEVICE(tessera::abort("tessera::View conversion: static extent mismatch");)
+    if constexpr (!memory_traits::is_unmanaged) m_track = other.impl_track();
+    if constexpr (is_layout_tiled<array_layout>::value) {
+      m_map = other.impl_map();
+    } else {
+      for (std::size_t r = 0; r < traits::rank; ++r) {
+        m_map.m_extent[r] = other.impl_map().m_extent[r];
+        m_map.m_stride[r] = other.impl_map().m_stride[r];
+        if constexpr (traits::rank > 0) {
+          const std::size_t s = traits::extents::values[r];
+          if (s != detail::dynamic_extent && s != m_map.m_extent[r]) {
+            TESSERA_IF_ON_HOST(detail::throw_runtime_error(
+                                   "tessera::View conversion: extent " + std::to_string(r) + " of '" + other.label() +
+                                   "' is " + std::to_string(m_map.m_extent[r]) +
+                                   " but the target type fixes it to " + std::to_string(s));)
+            TESSERA_IF_ON_DEVICE(tessera::abort("tessera::View conversion: static extent mismatch");)
+          }
         }
       }
+      if constexpr (traits::rank > 0 && !std::is_same_v<array_layout, LayoutStride> &&
+                    !std::is_same_v<array_layout, typename Other::array_layout>) {
+        // The target layout assumes a unit stride in its last (Right) or
+        // first (Left) dimension; that dimension may also be of extent <= 1.
+        constexpr std::size_t unit = std::is_same_v<array_layout, LayoutRight> ? traits::rank - 1 : 0;
+        if (m_map.m_extent[unit] > 1 && m_map.m_stride[unit] != 1) {
+          TESSERA_IF_ON_HOST(detail::throw_runtime_error(
+                                 "tessera::View conversion: '" + other.label() + "' has stride " +
+                                 std::to_string(m_map.m_stride[unit]) + " in dimension " + std::to_string(unit) +
+                                 ", but the target layout needs stride 1 there");)
+          TESSERA_IF_ON_DEVICE(tessera::abort("tessera::View conversion: incompatible strides");)
+        }
+        if (m_map.m_extent[unit] <= 1) m_map.m_stride[unit] = 1;
+      }
     }
-    if constexpr (std::is_same_v<array_layout, typename Other::array_layout> &&
-                  is_layout_tiled<array_layout>::value) {
-      m_map = other.impl_map();
-    }
-#if TESSERA_ENABLE_BOUNDS_CHECK
-    m_label_copy = other.impl_label_copy();
-#endif
-    if constexpr (rank == 1 && std::is_same_v<array_layout, LayoutRight>) m_map.m_stride[0] = other.impl_map().m_stride[0];
   }
   template <class D2, class... P2>
   TESSERA_INLINE_FUNCTION View& operator=(const View<D2, P2...>& other) {
@@ -347,9 +439,17 @@ class View {
   template <class D2, class... P2, class A0, class... Args>
   View(const View<D2, P2...>& src, A0 a0, Args... args);
 
-  // Internal: assemble from parts (used by subview, tile, mirrors).
+  // Internal: assemble from parts (used by subview, tile, mirrors and other
+  // packages' containers). `label` is the label text in the allocation's
+  // memory space (for bounds errors on a device); the 3-argument form takes it
+  // from the tracker, on the host only.
+  TESSERA_INLINE_FUNCTION View(pointer_type data, const map_type& map, const detail::SharedAllocationTracker& track,
+                               const char* label)
+      : m_data(data), m_map(map), m_track(track), m_label(label) {}
   TESSERA_INLINE_FUNCTION View(pointer_type data, const map_type& map, const detail::SharedAllocationTracker& track)
-      : m_data(data), m_map(map), m_track(track) {}
+      : m_data(data), m_map(map), m_track(track) {
+    TESSERA_IF_ON_HOST(m_label = track.label_in_space();)
+  }
 
   // --- queries --------------------------------------------------------------
 
@@ -357,24 +457,26 @@ class View {
   TESSERA_FORCEINLINE_FUNCTION std::size_t extent(std::size_t r) const { return m_map.extent(r); }
   TESSERA_FORCEINLINE_FUNCTION int extent_int(std::size_t r) const { return static_cast<int>(m_map.extent(r)); }
   static constexpr std::size_t static_extent(std::size_t r) {
-    return r < rank && traits::extents::values[r] != detail::dynamic_extent ? traits::extents::values[r] : 0;
+    return r < traits::rank && traits::extents::values[r] != detail::dynamic_extent ? traits::extents::values[r] : 0;
   }
   TESSERA_FORCEINLINE_FUNCTION std::size_t stride(std::size_t r) const { return m_map.stride(r); }
   template <class I>
   TESSERA_INLINE_FUNCTION void stride(I* s) const {
-    for (std::size_t r = 0; r < rank; ++r) s[r] = static_cast<I>(m_map.stride(r));
-    if constexpr (rank < 8) s[rank] = static_cast<I>(span());
+    for (std::size_t r = 0; r < traits::rank; ++r) s[r] = static_cast<I>(m_map.stride(r));
+    if constexpr (traits::rank < 8) s[traits::rank] = static_cast<I>(span());
   }
   TESSERA_FORCEINLINE_FUNCTION std::size_t stride_0() const { return stride(0); }
   TESSERA_FORCEINLINE_FUNCTION std::size_t stride_1() const { return stride(1); }
   TESSERA_FORCEINLINE_FUNCTION std::size_t stride_2() const { return stride(2); }
   TESSERA_FORCEINLINE_FUNCTION std::size_t stride_3() const { return stride(3); }
+  TESSERA_FORCEINLINE_FUNCTION std::size_t stride_4() const { return stride(4); }
+  TESSERA_FORCEINLINE_FUNCTION std::size_t stride_5() const { return stride(5); }
+  TESSERA_FORCEINLINE_FUNCTION std::size_t stride_6() const { return stride(6); }
+  TESSERA_FORCEINLINE_FUNCTION std::size_t stride_7() const { return stride(7); }
   TESSERA_FORCEINLINE_FUNCTION std::size_t size() const { return m_map.size(); }
+  // Elements between the first and one past the last reachable element (0 for a null View).
   TESSERA_FORCEINLINE_FUNCTION std::size_t span() const { return m_data ? m_map.span() : 0; }
-  TESSERA_INLINE_FUNCTION bool span_is_contiguous() const {
-    if constexpr (is_layout_tiled<array_layout>::value) return m_map.span() == size();
-    else return span() == size();
-  }
+  TESSERA_INLINE_FUNCTION bool span_is_contiguous() const { return m_map.span() == size(); }
   TESSERA_INLINE_FUNCTION bool is_allocated() const { return m_data != nullptr; }
   std::string label() const { return m_track.label(); }
   int use_count() const { return m_track.use_count(); }
@@ -382,36 +484,51 @@ class View {
 
   TESSERA_FORCEINLINE_FUNCTION const map_type& impl_map() const { return m_map; }
   TESSERA_FORCEINLINE_FUNCTION const detail::SharedAllocationTracker& impl_track() const { return m_track; }
-#if TESSERA_ENABLE_BOUNDS_CHECK
-  TESSERA_INLINE_FUNCTION const detail::LabelCopy& impl_label_copy() const { return m_label_copy; }
-#endif
+  // Extents a constructor given `count` extents would produce (runtime
+  // extents only, or all of them).
+  TESSERA_INLINE_FUNCTION static void impl_extents_from(const std::size_t* given, std::size_t count, std::size_t* n) {
+    fill_extents(given, count, n);
+  }
+  // The label text in the View's memory space (null for user-owned memory).
+  TESSERA_FORCEINLINE_FUNCTION const char* impl_label() const { return m_label; }
 
   // --- element access -------------------------------------------------------
+  //
+  // Bounds checking is decided per translation unit by the macro
+  // TESSERA_ENABLE_BOUNDS_CHECK (from <tessera/config.hpp> unless defined
+  // before it). The choice is a defaulted template parameter, so checked and
+  // unchecked accessors are different functions and translation units built
+  // either way link together; the View's members never depend on it.
 
-  template <class... I>
-    requires(sizeof...(I) == rank && (std::is_integral_v<I> && ...))
+  template <class... I, bool Check = (TESSERA_ENABLE_BOUNDS_CHECK != 0)>
+    requires(sizeof...(I) == traits::rank && (std::is_integral_v<I> && ...))
   TESSERA_FORCEINLINE_FUNCTION reference_type operator()(I... i) const {
-    check_bounds(i...);
+    if constexpr (Check) check_bounds(i...);
     return make_ref(m_data + m_map(i...));
   }
-  template <class I>
-    requires(rank == 1 && std::is_integral_v<I>)
+  template <class I, bool Check = (TESSERA_ENABLE_BOUNDS_CHECK != 0)>
+    requires(traits::rank == 1 && std::is_integral_v<I>)
   TESSERA_FORCEINLINE_FUNCTION reference_type operator[](I i) const {
-    check_bounds(i);
+    if constexpr (Check) check_bounds(i);
     return make_ref(m_data + m_map(i));
   }
-  // Kokkos' access(): missing trailing indices are zero.
-  template <class... I>
+  // Kokkos' access(): missing trailing indices are zero; extra ones are ignored.
+  template <class... I, bool Check = (TESSERA_ENABLE_BOUNDS_CHECK != 0)>
     requires(sizeof...(I) <= 8 && (std::is_integral_v<I> && ...))
   TESSERA_FORCEINLINE_FUNCTION reference_type access(I... i) const {
     const std::size_t idx[9] = {std::size_t(i)..., 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if constexpr (Check) {
+      const long long given[9] = {static_cast<long long>(i)..., 0, 0, 0, 0, 0, 0, 0, 0, 0};
+      check_bounds_array(given);
+    }
     return access_array(idx);
   }
-  // Element at the multi-index idx[0..rank).
+  // Element at the multi-index idx[0..rank) (unchecked: for library code
+  // whose indices are in range by construction).
   TESSERA_FORCEINLINE_FUNCTION reference_type access_array(const std::size_t* idx) const {
     return [&]<std::size_t... R>(std::index_sequence<R...>) -> reference_type {
       return make_ref(m_data + m_map(idx[R]...));
-    }(std::make_index_sequence<rank>());
+    }(std::make_index_sequence<traits::rank>());
   }
 
   // For LayoutTiled: an unmanaged view of tile (i, j), clipped to the extents.
@@ -420,20 +537,19 @@ class View {
   {
     using TileView = View<value_type**, LayoutStride, device_type, MemoryTraits<memory_traits::flags | Unmanaged>>;
     constexpr std::size_t TR = array_layout::tile_rows, TC = array_layout::tile_cols;
-    std::size_t rows = ti * TR < extent(0) ? std::min(TR, extent(0) - ti * TR) : 0;
-    std::size_t cols = tj * TC < extent(1) ? std::min(TC, extent(1) - tj * TC) : 0;
     if (ti >= m_map.tiles(0) || tj >= m_map.tiles(1)) {
-      TESSERA_IF_ON_HOST(detail::throw_runtime_error("tessera::View::tile(" + std::to_string(ti) + ", " +
-                                                     std::to_string(tj) + ") of '" + label() + "': only " +
-                                                     std::to_string(m_map.tiles(0)) + " x " +
-                                                     std::to_string(m_map.tiles(1)) + " tiles");)
+      detail::throw_runtime_error("tessera::View::tile(" + std::to_string(ti) + ", " + std::to_string(tj) +
+                                  ") of '" + label() + "': the View has only " + std::to_string(m_map.tiles(0)) +
+                                  " x " + std::to_string(m_map.tiles(1)) + " tiles");
     }
+    const std::size_t rows = std::min(TR, extent(0) - ti * TR);
+    const std::size_t cols = std::min(TC, extent(1) - tj * TC);
     typename TileView::map_type map;
     map.m_extent[0] = rows;
     map.m_extent[1] = cols;
     map.m_stride[0] = TC;
     map.m_stride[1] = 1;
-    return TileView(m_data + (ti * m_map.tiles(1) + tj) * TR * TC, map, detail::SharedAllocationTracker());
+    return TileView(m_data + (ti * m_map.tiles(1) + tj) * TR * TC, map, detail::SharedAllocationTracker(), m_label);
   }
   std::size_t tiles(std::size_t r) const
     requires(is_layout_tiled<array_layout>::value)
@@ -442,105 +558,114 @@ class View {
   }
 
  private:
+  TESSERA_INLINE_FUNCTION void impl_clear_fields() {
+    m_data = nullptr;
+    m_map = map_type{};
+    m_label = nullptr;
+  }
   TESSERA_FORCEINLINE_FUNCTION static reference_type make_ref(pointer_type p) {
     if constexpr (memory_traits::is_atomic) return AtomicRef<value_type>(p);
     else return *p;
   }
 
   template <class... I>
-  TESSERA_FORCEINLINE_FUNCTION void check_bounds(I... i) const {
-#if TESSERA_ENABLE_BOUNDS_CHECK
+  TESSERA_INLINE_FUNCTION void check_bounds(I... i) const {
     const long long idx[] = {static_cast<long long>(i)..., 0};
-    for (std::size_t r = 0; r < sizeof...(I); ++r) {
-      if (idx[r] < 0 || static_cast<std::size_t>(idx[r]) >= m_map.extent(r))
-        detail::report_bounds_error(m_label_copy.text, r, idx[r], m_map.extent(r), rank);
+    check_bounds_array(idx);
+  }
+  TESSERA_INLINE_FUNCTION void check_bounds_array(const long long* idx) const {
+    for (std::size_t r = 0; r < traits::rank; ++r) {
+      // Indices are compared as unsigned so that negative values (and
+      // unsigned values beyond the signed range) are caught too.
+      if (static_cast<unsigned long long>(idx[r]) >= m_map.extent(r))
+        detail::report_bounds_error(m_label, r, idx[r], m_map.extent(r), traits::rank);
     }
-#else
-    ((void)i, ...);
-#endif
   }
 
+  // Extents from constructor arguments: either the runtime extents only or
+  // all extents (the compile-time ones must then match the type).
   void resolve_extents(const std::string& label, const std::size_t* given, std::size_t* n) const {
     std::size_t count = 0;
     while (count < 8 && given[count] != TESSERA_IMPL_CTOR_DEFAULT_ARG) ++count;
     for (std::size_t r = count; r < 8; ++r)
       if (given[r] != TESSERA_IMPL_CTOR_DEFAULT_ARG)
         detail::throw_runtime_error("tessera::View '" + label + "': extents must be given without gaps");
-    if (count != rank_dynamic && count != rank)
+    if (count != traits::rank_dynamic && count != traits::rank)
       detail::throw_runtime_error("tessera::View '" + label + "': got " + std::to_string(count) +
-                                  " extents, expected " + std::to_string(rank_dynamic) + " (the runtime extents)" +
-                                  (rank != rank_dynamic ? " or " + std::to_string(rank) + " (all extents)" : ""));
+                                  " extents, expected " + std::to_string(traits::rank_dynamic) + " (the runtime extents)" +
+                                  (traits::rank != traits::rank_dynamic ? " or " + std::to_string(traits::rank) + " (all extents)" : ""));
     fill_extents(given, count, n);
-    if (count == rank)
-      for (std::size_t r = rank_dynamic; r < rank; ++r)
-        if (given[r] != traits::extents::values[r])
-          detail::throw_runtime_error("tessera::View '" + label + "': extent " + std::to_string(r) + " given as " +
-                                      std::to_string(given[r]) + " but the type fixes it to " +
-                                      std::to_string(traits::extents::values[r]));
+    if (count == traits::rank && count != traits::rank_dynamic) check_static_extents(label, given);
   }
-  TESSERA_INLINE_FUNCTION void resolve_extents_device_safe(const std::size_t* given, std::size_t* n) const {
+  TESSERA_INLINE_FUNCTION static void resolve_extents_device(const std::size_t* given, std::size_t* n) {
     std::size_t count = 0;
     while (count < 8 && given[count] != TESSERA_IMPL_CTOR_DEFAULT_ARG) ++count;
-    fill_extents(given, count < rank_dynamic ? count : (count == rank ? rank : rank_dynamic), n);
-    for (std::size_t r = count; r < rank_dynamic; ++r) n[r] = 0;
+    fill_extents(given, count, n);
   }
   TESSERA_INLINE_FUNCTION static void fill_extents(const std::size_t* given, std::size_t count, std::size_t* n) {
     for (std::size_t r = 0; r < 8; ++r) n[r] = 1;
-    for (std::size_t r = 0; r < rank; ++r) {
-      if (r < rank_dynamic) n[r] = r < count ? given[r] : 0;
+    for (std::size_t r = 0; r < traits::rank; ++r) {
+      if (r < traits::rank_dynamic) n[r] = r < count ? given[r] : 0;
       else n[r] = traits::extents::values[r];
     }
   }
+  void check_static_extents(const std::string& label, const std::size_t* given) const {
+    for (std::size_t r = traits::rank_dynamic; r < traits::rank; ++r)
+      if (given[r] != traits::extents::values[r])
+        detail::throw_runtime_error("tessera::View '" + label + "': extent " + std::to_string(r) + " given as " +
+                                    std::to_string(given[r]) + " but the type fixes it to " +
+                                    std::to_string(traits::extents::values[r]));
+  }
+  // Extents from a layout object: at least the runtime extents; extents
+  // given for compile-time dimensions must match the type.
   void layout_extents(const std::string& label, const array_layout& layout, std::size_t* n) const {
     std::size_t given[8];
     std::size_t count = 0;
     for (std::size_t r = 0; r < 8; ++r) given[r] = layout.dimension[r];
-    while (count < 8 && given[count] != TESSERA_IMPL_CTOR_DEFAULT_ARG) ++count;
-    if (count < rank_dynamic)
+    while (count < traits::rank && given[count] != TESSERA_IMPL_CTOR_DEFAULT_ARG) ++count;
+    if (count < traits::rank_dynamic)
       detail::throw_runtime_error("tessera::View '" + label + "': the layout gives " + std::to_string(count) +
-                                  " extents but the View has " + std::to_string(rank_dynamic) + " runtime extents");
-    for (std::size_t r = count; r < 8; ++r) given[r] = TESSERA_IMPL_CTOR_DEFAULT_ARG;
-    fill_extents(given, count >= rank ? rank : count, n);
-    if (count >= rank)
-      for (std::size_t r = 0; r < rank; ++r) n[r] = given[r];
+                                  " extents but the View has " + std::to_string(traits::rank_dynamic) + " runtime extents");
+    fill_extents(given, count, n);
+    for (std::size_t r = traits::rank_dynamic; r < count; ++r)
+      if (given[r] != traits::extents::values[r])
+        detail::throw_runtime_error("tessera::View '" + label + "': the layout gives extent " + std::to_string(r) +
+                                    " as " + std::to_string(given[r]) + " but the type fixes it to " +
+                                    std::to_string(traits::extents::values[r]));
   }
   void set_map_from_layout(const array_layout& layout, const std::size_t* n) {
     m_map.set_compact(n);
     if constexpr (std::is_same_v<array_layout, LayoutStride>) {
-      for (std::size_t r = 0; r < rank; ++r) m_map.m_stride[r] = layout.stride[r];
+      for (std::size_t r = 0; r < traits::rank; ++r) m_map.m_stride[r] = layout.stride[r];
     }
   }
 
   template <class E>
   void allocate(const detail::ViewAllocProp<E>& prop, const std::size_t* n, const array_layout* layout) {
-    if (layout) set_map_from_layout(*layout, n);
-    else m_map.set_compact(n);
     // Guard the element count against overflow before asking for memory.
     std::size_t elements = 1;
-    for (std::size_t r = 0; r < rank; ++r) {
+    for (std::size_t r = 0; r < traits::rank; ++r) {
       if (n[r] != 0 && elements > std::numeric_limits<std::size_t>::max() / n[r])
         throw allocation_error("tessera::View '" + prop.label + "': extents overflow the address space");
       elements *= n[r];
     }
+    if (layout) set_map_from_layout(*layout, n);
+    else m_map.set_compact(n);
     const std::size_t span_elems = m_map.span();
     using Exec = std::conditional_t<std::is_void_v<E>, execution_space, E>;
     Exec exec{};
     if constexpr (!std::is_void_v<E>) exec = prop.exec;
-    auto* rec = detail::allocate_record<memory_space, Exec, non_const_value_type>(
-        prop.label, rank == 0 ? 1 : span_elems, prop.initialize, exec);
+    auto* rec = detail::allocate_record<memory_space, Exec, non_const_value_type>(prop.label, span_elems,
+                                                                                  prop.initialize, exec);
     m_data = static_cast<pointer_type>(rec->data);
     m_track = detail::SharedAllocationTracker(rec);
-#if TESSERA_ENABLE_BOUNDS_CHECK
-    m_label_copy.set(prop.label);
-#endif
+    m_label = rec->label_in_space;
   }
 
   pointer_type m_data = nullptr;
   map_type m_map{};
   detail::SharedAllocationTracker m_track{};
-#if TESSERA_ENABLE_BOUNDS_CHECK
-  detail::LabelCopy m_label_copy{};
-#endif
+  const char* m_label = nullptr;  // label text in the memory space, for bounds errors
 
   template <class, class...>
   friend class View;

@@ -2,6 +2,11 @@
 // Reference-counted allocation records behind managed Views. The count is
 // touched only by host code: copies of a View made inside a kernel on a
 // device never reach the host's counter.
+//
+// Every allocation starts with a header of `label_header_bytes` in the
+// allocation's own memory space that holds a NUL-terminated copy of the
+// label. Views keep a pointer to that text, so a bounds error raised inside a
+// kernel (on any device) can name the View without touching host memory.
 #include <tessera/core/macros.hpp>
 
 #include <atomic>
@@ -10,11 +15,18 @@
 
 namespace tessera::detail {
 
+// Bytes before the data of every managed allocation: the label text, padded
+// so that the data keeps the memory space's alignment (a multiple of 64).
+// Longer labels are truncated in the header only; label() returns them whole.
+inline constexpr std::size_t label_header_bytes = 128;
+
 struct SharedAllocationRecord {
   std::atomic<int> count{1};
   std::string label;
-  void* data = nullptr;
-  std::size_t bytes = 0;
+  void* base = nullptr;             // what the memory space returned (header first)
+  void* data = nullptr;             // base + label_header_bytes
+  std::size_t bytes = 0;            // bytes of data (without the header)
+  const char* label_in_space = nullptr;  // the header's text, in the allocation's memory space
   // Destroys the elements and frees the memory and the record itself.
   void (*destroy)(SharedAllocationRecord*) = nullptr;
 };
@@ -41,8 +53,10 @@ class SharedAllocationTracker {
     return *this;
   }
   TESSERA_INLINE_FUNCTION SharedAllocationTracker& operator=(SharedAllocationTracker&& o) noexcept {
-    SharedAllocationTracker tmp(static_cast<SharedAllocationTracker&&>(o));
-    swap(tmp);
+    if (this != &o) {
+      SharedAllocationTracker tmp(static_cast<SharedAllocationTracker&&>(o));
+      swap(tmp);
+    }
     return *this;
   }
   TESSERA_INLINE_FUNCTION ~SharedAllocationTracker() { decrement(); }
@@ -58,6 +72,8 @@ class SharedAllocationTracker {
     static const std::string empty;
     return m_record ? m_record->label : empty;
   }
+  // The label text inside the allocation (nullptr for untracked memory).
+  const char* label_in_space() const { return m_record ? m_record->label_in_space : nullptr; }
 
  private:
   TESSERA_INLINE_FUNCTION void increment() const {
