@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <tessera/core.hpp>
 
+#include "tessera_test_nvcc_gtest.hpp"  // public TestBody() under nvcc, for TESSERA_LAMBDA
+
 namespace tessera::test {
 
 using ExecutionSpaces = ::testing::Types<tessera::Serial

@@ -37,12 +37,24 @@ template <class MemSpace>
 struct default_execution_space_for {
   using type = DefaultHostExecutionSpace;
 };
+#if TESSERA_ENABLE_CUDA
+// Device and managed memory are initialized and copied by kernels; pinned
+// memory is host memory, worked on by the host (as in Kokkos).
+template <>
+struct default_execution_space_for<CudaSpace> {
+  using type = Cuda;
+};
+template <>
+struct default_execution_space_for<CudaUVMSpace> {
+  using type = Cuda;
+};
+#endif
 }  // namespace detail
 
 // Fences every enabled execution space.
 inline void fence(const std::string& label = "") {
 #if TESSERA_ENABLE_CUDA
-  Cuda().fence(label);
+  Cuda::impl_static_fence(label);  // every instance; a no-op when CUDA is unavailable
 #endif
   (void)label;
 }

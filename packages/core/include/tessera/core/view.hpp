@@ -403,7 +403,7 @@ class View {
         m_map.m_extent[r] = other.impl_map().m_extent[r];
         m_map.m_stride[r] = other.impl_map().m_stride[r];
         if constexpr (traits::rank > 0) {
-          const std::size_t s = traits::extents::values[r];
+          const std::size_t s = traits::extents::at(r);
           if (s != detail::dynamic_extent && s != m_map.m_extent[r]) {
             TESSERA_IF_ON_HOST(detail::throw_runtime_error(
                                    "tessera::View conversion: extent " + std::to_string(r) + " of '" + other.label() +
@@ -606,7 +606,7 @@ class View {
     for (std::size_t r = 0; r < 8; ++r) n[r] = 1;
     for (std::size_t r = 0; r < traits::rank; ++r) {
       if (r < traits::rank_dynamic) n[r] = r < count ? given[r] : 0;
-      else n[r] = traits::extents::values[r];
+      else n[r] = traits::extents::at(r);
     }
   }
   void check_static_extents(const std::string& label, const std::size_t* given) const {

@@ -36,3 +36,7 @@ struct Backend<Exec, std::enable_if_t<is_host_execution_space<Exec>::value>> {
 };
 
 }  // namespace tessera::detail
+
+#if TESSERA_ENABLE_CUDA
+#include <tessera/core/backends/cuda/cuda_backend.hpp>
+#endif

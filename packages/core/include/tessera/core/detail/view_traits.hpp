@@ -17,6 +17,12 @@ template <std::size_t... E>
 struct ExtentList {
   static constexpr std::size_t size = sizeof...(E);
   static constexpr std::size_t values[size > 0 ? size : 1] = {E...};
+  // values[r] for code that also runs on a GPU: a static member array read at
+  // a runtime index has no device definition under nvcc.
+  TESSERA_FORCEINLINE_FUNCTION static constexpr std::size_t at(std::size_t r) {
+    const std::size_t v[size > 0 ? size : 1] = {E...};
+    return v[r];
+  }
 };
 template <class A, class B>
 struct concat_extents;

@@ -1,0 +1,98 @@
+#pragma once
+// The CUDA memory spaces:
+//   CudaSpace            device memory (cudaMalloc); reachable from Cuda only
+//   CudaHostPinnedSpace  page-locked host memory (cudaMallocHost); reachable
+//                        from host code and from Cuda (over the bus)
+//   CudaUVMSpace         managed memory (cudaMallocManaged); reachable from both,
+//                        pages migrate on demand
+// Every allocation throws allocation_error naming the label, the size, the
+// space and the CUDA error; when the CUDA back-end is unavailable (no driver,
+// no device) it throws std::runtime_error carrying the back-end's reason.
+#include <tessera/core/memory_space.hpp>
+#include <tessera/core/space_traits.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tessera {
+
+class Cuda;
+
+class CudaSpace {
+ public:
+  using memory_space = CudaSpace;
+  using execution_space = Cuda;
+  using device_type = Device<Cuda, CudaSpace>;
+  using size_type = std::size_t;
+  // cudaMalloc returns 256-byte aligned memory.
+  static constexpr std::size_t alignment = 256;
+
+  static constexpr const char* name() { return "Cuda"; }
+
+  void* allocate(const char* label, std::size_t bytes) const;
+  void* allocate(std::size_t bytes) const { return allocate("(unlabeled)", bytes); }
+  void deallocate(const char* label, void* ptr, std::size_t bytes) const;
+  void deallocate(void* ptr, std::size_t bytes) const { deallocate("(unlabeled)", ptr, bytes); }
+};
+
+class CudaHostPinnedSpace {
+ public:
+  using memory_space = CudaHostPinnedSpace;
+  using size_type = std::size_t;
+  static constexpr std::size_t alignment = 256;
+
+  static constexpr const char* name() { return "CudaHostPinned"; }
+
+  void* allocate(const char* label, std::size_t bytes) const;
+  void* allocate(std::size_t bytes) const { return allocate("(unlabeled)", bytes); }
+  void deallocate(const char* label, void* ptr, std::size_t bytes) const;
+  void deallocate(void* ptr, std::size_t bytes) const { deallocate("(unlabeled)", ptr, bytes); }
+};
+
+class CudaUVMSpace {
+ public:
+  using memory_space = CudaUVMSpace;
+  using execution_space = Cuda;
+  using device_type = Device<Cuda, CudaUVMSpace>;
+  using size_type = std::size_t;
+  static constexpr std::size_t alignment = 256;
+
+  static constexpr const char* name() { return "CudaUVM"; }
+
+  void* allocate(const char* label, std::size_t bytes) const;
+  void* allocate(std::size_t bytes) const { return allocate("(unlabeled)", bytes); }
+  void deallocate(const char* label, void* ptr, std::size_t bytes) const;
+  void deallocate(void* ptr, std::size_t bytes) const { deallocate("(unlabeled)", ptr, bytes); }
+};
+
+namespace detail {
+
+template <class M>
+struct is_cuda_memory_space : std::false_type {};
+template <>
+struct is_cuda_memory_space<CudaSpace> : std::true_type {};
+template <>
+struct is_cuda_memory_space<CudaHostPinnedSpace> : std::true_type {};
+template <>
+struct is_cuda_memory_space<CudaUVMSpace> : std::true_type {};
+
+// Host code may dereference pinned and managed memory, never CudaSpace.
+template <>
+struct host_accessible<CudaHostPinnedSpace> : std::true_type {};
+template <>
+struct host_accessible<CudaUVMSpace> : std::true_type {};
+
+// Host execution spaces (memory HostSpace) reach pinned and managed memory.
+template <>
+struct memory_reachable<HostSpace, CudaHostPinnedSpace> : std::true_type {};
+template <>
+struct memory_reachable<HostSpace, CudaUVMSpace> : std::true_type {};
+// Cuda (memory CudaSpace) reaches managed memory and, through the bus,
+// pinned host memory; plain HostSpace stays out of reach.
+template <>
+struct memory_reachable<CudaSpace, CudaUVMSpace> : std::true_type {};
+template <>
+struct memory_reachable<CudaSpace, CudaHostPinnedSpace> : std::true_type {};
+
+}  // namespace detail
+}  // namespace tessera
