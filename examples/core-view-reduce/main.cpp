@@ -14,14 +14,16 @@ int main(int argc, char* argv[]) {
 
   // x(i) = i by a kernel on the default execution space, y = 2 by deep_copy's fill.
   tessera::View<double*, Space> x("x", n), y("y", n);
-  tessera::parallel_for("fill", tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(std::int64_t i) { x(i) = double(i); });
+  tessera::parallel_for(
+      "fill", tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(std::int64_t i) { x(i) = double(i); });
   tessera::deep_copy(y, 2.0);
 
   // dot(x, y) = 2 * sum i = n (n - 1): every partial sum is an integer below
   // 2^53, so the result is exact whatever order the threads add in.
   double dot = 0;
-  tessera::parallel_reduce("dot", tessera::RangePolicy<Space>(0, n),
-                           TESSERA_LAMBDA(std::int64_t i, double& s) { s += x(i) * y(i); }, dot);
+  tessera::parallel_reduce(
+      "dot", tessera::RangePolicy<Space>(0, n),
+      TESSERA_LAMBDA(std::int64_t i, double& s) { s += x(i) * y(i); }, dot);
   const double expected = double(n) * double(n - 1);
   if (dot != expected) {
     std::printf("FAIL dot: got %.17g, expected %.17g\n", dot, expected);

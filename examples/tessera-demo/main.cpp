@@ -75,10 +75,11 @@ void Report::print(std::FILE* out) const {
 namespace {
 
 void usage(const char* argv0) {
-  std::printf("usage: %s [--quick] [--data DIR] [--tessera-num-threads=N] [--help]\n"
-              "  --quick       small problem sizes (seconds instead of tens of seconds)\n"
-              "  --data DIR    the shared test data (graphs/, matrices/); default %s\n",
-              argv0, TESSERA_DEMO_DEFAULT_DATA_DIR);
+  std::printf(
+      "usage: %s [--quick] [--data DIR] [--tessera-num-threads=N] [--help]\n"
+      "  --quick       small problem sizes (seconds instead of tens of seconds)\n"
+      "  --data DIR    the shared test data (graphs/, matrices/); default %s\n",
+      argv0, TESSERA_DEMO_DEFAULT_DATA_DIR);
 }
 
 }  // namespace
@@ -107,7 +108,8 @@ int main(int argc, char* argv[]) {
   }
   argc = kept;
   std::error_code ec;
-  if (!data.empty() && std::filesystem::is_directory(data, ec)) ctx.data_dir = std::filesystem::canonical(data, ec);
+  if (!data.empty() && std::filesystem::is_directory(data, ec))
+    ctx.data_dir = std::filesystem::canonical(data, ec);
 
   tessera::ScopeGuard guard(argc, argv);
   std::printf("Tessera %s demo: packages:", TESSERA_VERSION_STRING);

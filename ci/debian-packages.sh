@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Prints the Debian 12 packages Tessera needs, one line, for the packages
+# present under packages/ (and the extras named as arguments: "format",
+# "benchmarks"). Sourced knowledge lives here so that quickstart.sh, matrix.sh
+# and .ci/run agree. A package that needs more adds its line below.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+pkgs=(cmake ninja-build g++ make pkg-config libgtest-dev libbenchmark-dev libhwloc-dev)
+have() { [[ -f "$root/packages/$1/CMakeLists.txt" ]]; }
+# sparse: dense-block kernels and nested-dissection orderings.
+if have sparse; then pkgs+=(libopenblas-dev liblapacke-dev libscotch-dev libmetis-dev); fi
+for extra in "$@"; do
+  case "$extra" in
+    # Peers compared against in the benchmarks (memory pools, task runtimes, graph and sparse libraries).
+    benchmarks) pkgs+=(libtbb-dev libmimalloc-dev libjemalloc-dev libopenblas-dev liblapacke-dev
+                       libsuitesparse-dev libgraphblas-dev libscotch-dev libmetis-dev) ;;
+    format) pkgs+=(clang-format) ;;
+    clang) pkgs+=(clang libomp-dev) ;;
+    git) pkgs+=(git ca-certificates) ;;
+    *) echo "debian-packages.sh: unknown extra '$extra'" >&2; exit 2 ;;
+  esac
+done
+printf '%s\n' "${pkgs[@]}" | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ $/\n/'

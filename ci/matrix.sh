@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Tessera back-end matrix, each row in its own build directory under $BUILD_ROOT.
+#
+#   bash ci/matrix.sh [row...]      (no row = all rows except the *-quick ones)
+#
+# rows:
+#   release     (a) Serial+Threads+OpenMP, Release, -Werror, every test (slow ones included)
+#   asan        (b) Debug, Tessera_ENABLE_BOUNDS_CHECK, AddressSanitizer+UndefinedBehaviorSanitizer, tests but the slow ones
+#   asan-quick  (b) the same on the core package only
+#   tsan        (c) ThreadSanitizer (Serial+Threads; OpenMP off: libgomp is not instrumented), tests labelled "concurrency"
+#   cuda        (d) Tessera_ENABLE_CUDA=ON with nvcc: every package's CUDA code and tests built; tests run
+#                   (CUDA tests skip themselves without a GPU)
+#   cuda-quick  (d) the core library and one core test built with nvcc, and run
+#   chain       (e) package by package: core installed alone, then each package configured standalone
+#                   against the prefix, built, tested, installed, up the dependency chain
+#   subset      (f) super-build with only core and graph (only core until graph exists), its tests
+#   clang       Clang 14, Release, -Werror, build + tests but the slow ones
+#   format      clang-format check (reports every file; fails only for files in ci/format-enforced.txt)
+#
+# Environment: BUILD_ROOT (default build-ci), JOBS (build jobs, default 2),
+# CTEST_JOBS (default 1), CUDA_ARCHS (default 90), NVCC (default /usr/local/cuda/bin/nvcc),
+# TESSERA_CI_INSTALL_DEPS=1 to apt-get install what rows need (as root).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+BUILD_ROOT="${BUILD_ROOT:-build-ci}"
+case "$BUILD_ROOT" in /*) ;; *) BUILD_ROOT="$root/$BUILD_ROOT" ;; esac
+JOBS="${JOBS:-2}"
+CTEST_JOBS="${CTEST_JOBS:-1}"
+CUDA_ARCHS="${CUDA_ARCHS:-90}"
+NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
+all_rows=(release asan tsan cuda chain subset clang format)
+
+present_packages() {
+  for p in core mempool tasking graph sparse analytics; do
+    [[ -f "packages/$p/CMakeLists.txt" ]] && echo "$p"
+  done
+}
+
+# Runs a command, echoing it first.
+x() {
+  echo "+ $*"
+  "$@"
+}
+
+configure() {  # configure <dir> <cmake args...>
+  local dir="$1"; shift
+  x cmake -S "$root" -B "$dir" -G Ninja -DTessera_ENABLE_WERROR=ON "$@"
+}
+
+ctest_run() {  # ctest_run <dir> <ctest args...>
+  local dir="$1"; shift
+  x ctest --test-dir "$dir" --output-on-failure -j "$CTEST_JOBS" "$@"
+}
+
+sanitizer_flags() {
+  echo "-fsanitize=$1 -fno-omit-frame-pointer -fno-sanitize-recover=all -g"
+}
+
+row_release() {
+  local b="$BUILD_ROOT/release"
+  configure "$b" -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_TESTS=ON -DTessera_ENABLE_EXAMPLES=ON &&
+    x cmake --build "$b" --parallel "$JOBS" &&
+    ctest_run "$b" --no-tests=error
+}
+
+row_asan_common() {  # row_asan_common <dir> <extra cmake args...>
+  local b="$1"; shift
+  local f; f="$(sanitizer_flags address,undefined)"
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  configure "$b" -DCMAKE_BUILD_TYPE=Debug -DTessera_ENABLE_BOUNDS_CHECK=ON -DTessera_ENABLE_TESTS=ON \
+    "-DCMAKE_CXX_FLAGS=$f" "-DCMAKE_EXE_LINKER_FLAGS=$f" "$@" &&
+    x cmake --build "$b" --parallel "$JOBS" &&
+    ctest_run "$b" --no-tests=error -LE slow
+}
+row_asan() { row_asan_common "$BUILD_ROOT/asan"; }
+row_asan-quick() {
+  row_asan_common "$BUILD_ROOT/asan-quick" -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_CORE=ON \
+    -DTessera_ENABLE_EXAMPLES=OFF
+}
+
+row_tsan() {
+  local b="$BUILD_ROOT/tsan"
+  local f; f="$(sanitizer_flags thread)"
+  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+  configure "$b" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_TESTS=ON \
+    -DTessera_ENABLE_EXAMPLES=OFF "-DCMAKE_CXX_FLAGS=$f" "-DCMAKE_EXE_LINKER_FLAGS=$f" || return 1
+  x cmake --build "$b" --parallel "$JOBS" || return 1
+  if [[ -z "$(ctest --test-dir "$b" -N -L concurrency | grep 'Test *#')" ]]; then
+    echo "tsan: no test carries the ctest label 'concurrency' yet; nothing to run"
+    return 0
+  fi
+  ctest_run "$b" -L concurrency
+}
+
+cuda_configure() {  # cuda_configure <dir> <extra cmake args...>
+  local b="$1"; shift
+  if [[ ! -x "$NVCC" ]] && ! command -v nvcc >/dev/null; then
+    echo "cuda: no nvcc at $NVCC (set NVCC=/path/to/nvcc)"
+    return 1
+  fi
+  [[ -x "$NVCC" ]] || NVCC="$(command -v nvcc)"
+  configure "$b" -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_CUDA=ON "-DCMAKE_CUDA_COMPILER=$NVCC" \
+    "-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS" -DTessera_ENABLE_TESTS=ON "$@"
+}
+gpu_note() {
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    echo "cuda: GPU present: $(nvidia-smi -L | head -1)"
+  else
+    echo "cuda: no usable GPU here: the Cuda test instantiations skip themselves"
+  fi
+}
+row_cuda() {
+  local b="$BUILD_ROOT/cuda"
+  gpu_note
+  cuda_configure "$b" -DTessera_ENABLE_EXAMPLES=ON &&
+    x cmake --build "$b" --parallel "$JOBS" &&
+    ctest_run "$b" --no-tests=error -LE slow
+}
+row_cuda-quick() {
+  local b="$BUILD_ROOT/cuda-quick"
+  gpu_note
+  cuda_configure "$b" -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_CORE=ON -DTessera_ENABLE_EXAMPLES=OFF &&
+    x cmake --build "$b" --parallel "$JOBS" --target tessera_core core_test_parallel_range &&
+    x "$b/packages/core/tests/core_test_parallel_range" --gtest_brief=1
+}
+
+row_chain() {
+  local prefix="$BUILD_ROOT/chain/prefix"
+  rm -rf "$BUILD_ROOT/chain"
+  local p
+  for p in $(present_packages); do
+    echo "---- chain: $p against $prefix"
+    local b="$BUILD_ROOT/chain/$p"
+    x cmake -S "packages/$p" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_WERROR=ON \
+      -DTessera_ENABLE_TESTS=ON "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_INSTALL_PREFIX=$prefix" || return 1
+    x cmake --build "$b" --parallel "$JOBS" || return 1
+    ctest_run "$b" --no-tests=error || return 1
+    x cmake --install "$b" || return 1
+  done
+  # The installed chain must serve an outside project too: the core example.
+  x cmake -S examples/core-view-reduce -B "$BUILD_ROOT/chain/example" -G Ninja "-DCMAKE_PREFIX_PATH=$prefix" &&
+    x cmake --build "$BUILD_ROOT/chain/example" --parallel "$JOBS" &&
+    ctest_run "$BUILD_ROOT/chain/example" --no-tests=error
+}
+
+row_subset() {
+  local b="$BUILD_ROOT/subset"
+  local args=(-DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_CORE=ON)
+  if [[ -f packages/graph/CMakeLists.txt ]]; then
+    args=(-DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_GRAPH=ON)
+  fi
+  configure "$b" -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_TESTS=ON -DTessera_ENABLE_EXAMPLES=ON "${args[@]}" &&
+    x cmake --build "$b" --parallel "$JOBS" &&
+    ctest_run "$b" --no-tests=error -LE slow &&
+    x "$b/examples/tessera-demo/tessera-demo" --quick
+}
+
+row_clang() {
+  local b="$BUILD_ROOT/clang"
+  local cxx; cxx="$(command -v clang++-14 || command -v clang++ || true)"
+  if [[ -z "$cxx" ]]; then
+    echo "clang: no clang++ found (apt-get install clang libomp-dev)"
+    return 1
+  fi
+  configure "$b" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=$cxx" -DTessera_ENABLE_TESTS=ON \
+    -DTessera_ENABLE_EXAMPLES=ON &&
+    x cmake --build "$b" --parallel "$JOBS" &&
+    ctest_run "$b" --no-tests=error -LE slow
+}
+
+row_format() {
+  local cf; cf="$(command -v clang-format-14 || command -v clang-format || true)"
+  if [[ -z "$cf" ]]; then
+    echo "format: clang-format not found (apt-get install clang-format)"
+    return 1
+  fi
+  local enforced=() bad=0 enforced_bad=0 total=0 f
+  if [[ -f ci/format-enforced.txt ]]; then
+    mapfile -t enforced < <(grep -v '^\s*#' ci/format-enforced.txt | sed '/^\s*$/d')
+  fi
+  while IFS= read -r f; do
+    total=$((total + 1))
+    if ! "$cf" --style=file --dry-run --Werror "$f" >/dev/null 2>&1; then
+      bad=$((bad + 1))
+      local mark=""
+      local e
+      for e in "${enforced[@]}"; do
+        if [[ "$e" == "$f" ]]; then mark=" (ENFORCED)"; enforced_bad=$((enforced_bad + 1)); fi
+      done
+      echo "format: needs clang-format: $f$mark"
+    fi
+  done < <(git ls-files '*.hpp' '*.cpp' '*.h' '*.cu' '*.cuh')
+  echo "format: $bad of $total files differ from .clang-format; $enforced_bad of them enforced (ci/format-enforced.txt)"
+  ((enforced_bad == 0))
+}
+
+usage() {
+  sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+}
+
+rows=("$@")
+if ((${#rows[@]} == 0)); then rows=("${all_rows[@]}"); fi
+for r in "${rows[@]}"; do
+  case "$r" in
+    -h|--help) usage; exit 0 ;;
+    a) r=release ;; b) r=asan ;; c) r=tsan ;; d) r=cuda ;; e) r=chain ;; f) r=subset ;;
+  esac
+  if ! declare -F "row_$r" >/dev/null; then
+    echo "matrix.sh: unknown row '$r'" >&2
+    usage >&2
+    exit 2
+  fi
+done
+
+if [[ "${TESSERA_CI_INSTALL_DEPS:-0}" == 1 ]]; then
+  extras=()
+  for r in "${rows[@]}"; do
+    case "$r" in format) extras+=(format) ;; clang) extras+=(clang) ;; esac
+  done
+  bash ci/quickstart.sh deps "${extras[@]}" || exit 1
+fi
+
+declare -a summary
+status=0
+for r in "${rows[@]}"; do
+  case "$r" in a) r=release ;; b) r=asan ;; c) r=tsan ;; d) r=cuda ;; e) r=chain ;; f) r=subset ;; esac
+  echo
+  echo "======== row $r ========"
+  t0=$(date +%s)
+  # Each row in a subshell: a row's exports (sanitizer options) stay in it.
+  (row_"$r")
+  rc=$?
+  t1=$(date +%s)
+  if ((rc == 0)); then res=pass; else res="FAIL (exit $rc)"; status=1; fi
+  summary+=("$(printf '%-12s %-16s %4dm%02ds' "$r" "$res" $(((t1 - t0) / 60)) $(((t1 - t0) % 60)))")
+  echo "======== row $r: $res in $((t1 - t0)) s ========"
+done
+echo
+echo "matrix summary (row, result, wall time):"
+printf '  %s\n' "${summary[@]}"
+exit $status
