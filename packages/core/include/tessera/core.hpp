@@ -12,7 +12,9 @@
 #include <tessera/core/layout.hpp>
 #include <tessera/core/memory_space.hpp>
 #include <tessera/core/memory_traits.hpp>
+#include <tessera/core/md_range_policy.hpp>
 #include <tessera/core/mirror.hpp>
+#include <tessera/core/nested_policies.hpp>
 #include <tessera/core/pair.hpp>
 #include <tessera/core/printf.hpp>
 #include <tessera/core/parallel.hpp>
@@ -20,9 +22,11 @@
 #include <tessera/core/random.hpp>
 #include <tessera/core/range_policy.hpp>
 #include <tessera/core/reducers.hpp>
+#include <tessera/core/scratch_memory_space.hpp>
 #include <tessera/core/scatter_view.hpp>
 #include <tessera/core/sort.hpp>
 #include <tessera/core/space_traits.hpp>
 #include <tessera/core/subview.hpp>
+#include <tessera/core/team_policy.hpp>
 #include <tessera/core/timer.hpp>
 #include <tessera/core/view.hpp>

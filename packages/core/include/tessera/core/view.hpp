@@ -379,6 +379,38 @@ class View {
     set_map_from_layout(layout, n);
   }
 
+  // Views in team scratch memory (Kokkos style), carved from a scratch handle
+  // such as member.team_scratch(0) (scratch_memory_space.hpp):
+  //   View<double*, Exec::scratch_memory_space, MemoryUnmanaged> a(member.team_scratch(0), n);
+  // shmem_size(n...) is what to reserve for one such View with set_scratch_size.
+  template <class Scratch>
+    requires requires(const Scratch& s) { s.get_shmem_aligned(std::size_t(1), std::size_t(8)); }
+  TESSERA_INLINE_FUNCTION View(const Scratch& scratch, std::size_t n0 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                               std::size_t n1 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                               std::size_t n2 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                               std::size_t n3 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                               std::size_t n4 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                               std::size_t n5 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                               std::size_t n6 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                               std::size_t n7 = TESSERA_IMPL_CTOR_DEFAULT_ARG)
+      : View(static_cast<pointer_type>(scratch.get_shmem_aligned(
+                 shmem_bytes(n0, n1, n2, n3, n4, n5, n6, n7),
+                 alignof(value_type) > 8 ? alignof(value_type) : std::size_t(8))),
+             n0, n1, n2, n3, n4, n5, n6, n7) {}
+  TESSERA_INLINE_FUNCTION static std::size_t shmem_size(std::size_t n0 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                                                        std::size_t n1 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                                                        std::size_t n2 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                                                        std::size_t n3 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                                                        std::size_t n4 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                                                        std::size_t n5 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                                                        std::size_t n6 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+                                                        std::size_t n7 = TESSERA_IMPL_CTOR_DEFAULT_ARG) {
+    // Scratch handles hand out 8-byte multiples on 8-byte boundaries; a wider
+    // alignment may cost up to its size in padding.
+    const std::size_t bytes = (shmem_bytes(n0, n1, n2, n3, n4, n5, n6, n7) + 7) / 8 * 8;
+    return bytes + (alignof(value_type) > 8 ? alignof(value_type) - 8 : 0);
+  }
+
   // Conversion from a compatible View: T -> const T, Right/Left <-> Stride
   // (checked), runtime -> compile-time extents (checked), another execution
   // space or memory traits over the same memory space. A target with the
@@ -601,6 +633,17 @@ class View {
     std::size_t count = 0;
     while (count < 8 && given[count] != TESSERA_IMPL_CTOR_DEFAULT_ARG) ++count;
     fill_extents(given, count, n);
+  }
+  // Bytes of a compact View with these extents (scratch allocation).
+  TESSERA_INLINE_FUNCTION static std::size_t shmem_bytes(std::size_t n0, std::size_t n1, std::size_t n2,
+                                                         std::size_t n3, std::size_t n4, std::size_t n5,
+                                                         std::size_t n6, std::size_t n7) {
+    const std::size_t given[8] = {n0, n1, n2, n3, n4, n5, n6, n7};
+    std::size_t n[8];
+    resolve_extents_device(given, n);
+    map_type map{};
+    map.set_compact(n);
+    return (traits::rank == 0 ? 1 : map.span()) * sizeof(value_type);
   }
   TESSERA_INLINE_FUNCTION static void fill_extents(const std::size_t* given, std::size_t count, std::size_t* n) {
     for (std::size_t r = 0; r < 8; ++r) n[r] = 1;

@@ -3,7 +3,9 @@
 // back-ends. Every host execution space shares one implementation (the
 // host_* functions); the CUDA back-end specializes Backend<Cuda> in its own
 // folder.
+#include <tessera/core/detail/host_mdrange.hpp>
 #include <tessera/core/detail/host_range.hpp>
+#include <tessera/core/detail/host_team.hpp>
 #include <tessera/core/space_traits.hpp>
 
 #include <type_traits>
