@@ -109,6 +109,7 @@ template <class R, class... Rest>
 struct ReducerList<R, Rest...> {
   R head;
   ReducerList<Rest...> tail;
+  TESSERA_INLINE_FUNCTION ReducerList(const R& h, const Rest&... rest) : head(h), tail(rest...) {}
 };
 
 template <class... Reducers>

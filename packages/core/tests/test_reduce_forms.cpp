@@ -1,0 +1,176 @@
+// The forms of parallel_reduce: a functor with value_type/init/join/final,
+// array reductions of runtime length (value_type T[] with value_count),
+// several reducers at once, and bit-identical results across repeated runs.
+#include "tessera_test_spaces.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+struct MeanAndCount {
+  double sum;
+  long count;
+};
+
+// A Kokkos-style reduction functor: a non-zero init, a custom join and a
+// final step that turns the sum into a mean.
+template <class Space>
+struct Mean {
+  using value_type = MeanAndCount;
+  using execution_space = Space;
+  tessera::View<const double*, Space> x;
+  TESSERA_INLINE_FUNCTION void operator()(int i, value_type& v) const {
+    v.sum += x(i);
+    v.count += 1;
+  }
+  TESSERA_INLINE_FUNCTION void init(value_type& v) const {
+    v.sum = 0;
+    v.count = 0;
+  }
+  TESSERA_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const {
+    dst.sum += src.sum;
+    dst.count += src.count;
+  }
+  TESSERA_INLINE_FUNCTION void final(value_type& v) const {
+    if (v.count > 0) v.sum /= double(v.count);
+  }
+};
+
+// Histogram of i % value_count: an array reduction of runtime length.
+template <class Space>
+struct Histogram {
+  using value_type = long[];
+  using size_type = std::size_t;
+  unsigned value_count;
+  TESSERA_INLINE_FUNCTION void operator()(int i, long* bins) const { bins[i % int(value_count)] += i; }
+};
+
+// Array reduction with its own init/join: per-bin maximum.
+template <class Space>
+struct BinMax {
+  using value_type = int[];
+  unsigned value_count;
+  TESSERA_INLINE_FUNCTION void operator()(int i, int* m) const {
+    const int b = i % int(value_count);
+    const int v = (i * 37) % 1000 - 500;
+    if (v > m[b]) m[b] = v;
+  }
+  TESSERA_INLINE_FUNCTION void init(int* m) const {
+    for (unsigned b = 0; b < value_count; ++b) m[b] = -1000000;
+  }
+  TESSERA_INLINE_FUNCTION void join(int* dst, const int* src) const {
+    for (unsigned b = 0; b < value_count; ++b)
+      if (src[b] > dst[b]) dst[b] = src[b];
+  }
+};
+
+}  // namespace
+
+template <class Space>
+class ReduceForms : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(ReduceForms, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+
+TYPED_TEST(ReduceForms, FunctorWithInitJoinFinal) {
+  using Space = TypeParam;
+  const int n = 5001;
+  tessera::View<double*, Space> x("x", n);
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(int i) { x(i) = i % 2 ? -3.0 : 5.0; });
+  MeanAndCount result{-1, -1};
+  tessera::parallel_reduce("mean", tessera::RangePolicy<Space>(0, n), Mean<Space>{x}, result);
+  EXPECT_EQ(result.count, n);
+  EXPECT_DOUBLE_EQ(result.sum, (2501 * 5.0 - 2500 * 3.0) / n);
+  // Into a rank-0 View; and an empty range runs init and final only.
+  tessera::View<MeanAndCount, Space> rv("rv");
+  tessera::parallel_reduce(tessera::RangePolicy<Space>(0, 0), Mean<Space>{x}, rv);
+  MeanAndCount empty{};
+  tessera::deep_copy(empty, rv);
+  EXPECT_EQ(empty.count, 0);
+  EXPECT_EQ(empty.sum, 0.0);
+}
+
+TYPED_TEST(ReduceForms, ArrayReductionsOfRuntimeLength) {
+  using Space = TypeParam;
+  const int n = 10000;
+  for (unsigned bins : {1u, 3u, 17u, 64u}) {
+    std::vector<long> out(bins, -1);
+    tessera::parallel_reduce(tessera::RangePolicy<Space>(0, n), Histogram<Space>{bins}, out.data());
+    for (unsigned b = 0; b < bins; ++b) {
+      long expected = 0;
+      for (int i = int(b); i < n; i += int(bins)) expected += i;
+      EXPECT_EQ(out[b], expected) << bins << " bins, bin " << b;
+    }
+    tessera::View<int*, tessera::HostSpace> mx("mx", bins);
+    tessera::parallel_reduce(tessera::RangePolicy<Space>(0, n), BinMax<Space>{bins}, mx);
+    for (unsigned b = 0; b < bins; ++b) {
+      int expected = -1000000;
+      for (int i = int(b); i < n; i += int(bins)) expected = std::max(expected, (i * 37) % 1000 - 500);
+      EXPECT_EQ(mx(b), expected) << bins << " bins, bin " << b;
+    }
+  }
+}
+
+TYPED_TEST(ReduceForms, SeveralReducersAtOnce) {
+  using Space = TypeParam;
+  const int n = 4099;
+  double sum = 0, mn = 0;
+  tessera::ValLocScalar<double, int> mxl{};
+  long count = 0;
+  tessera::parallel_reduce(
+      "several", tessera::RangePolicy<Space>(0, n),
+      TESSERA_LAMBDA(int i, double& s, double& m, tessera::ValLocScalar<double, int>& ml, long& c) {
+        const double v = std::cos(0.1 * i) * i;
+        s += v;
+        if (v < m) m = v;
+        if (v > ml.val || (v == ml.val && i < ml.loc)) {
+          ml.val = v;
+          ml.loc = i;
+        }
+        c += (v < 0);
+      },
+      tessera::Sum<double>(sum), tessera::Min<double>(mn), tessera::MaxLoc<double, int>(mxl), tessera::Sum<long>(count));
+  double se = 0, me = 1e300, xe = -1e300;
+  int at = -1;
+  long ce = 0;
+  for (int i = 0; i < n; ++i) {
+    const double v = std::cos(0.1 * i) * i;
+    se += v;
+    me = std::min(me, v);
+    if (v > xe) {
+      xe = v;
+      at = i;
+    }
+    ce += (v < 0);
+  }
+  EXPECT_NEAR(sum, se, 1e-9 * std::abs(se) + 1e-6);
+  EXPECT_EQ(mn, me);
+  EXPECT_EQ(mxl.val, xe);
+  EXPECT_EQ(mxl.loc, at);
+  EXPECT_EQ(count, ce);
+}
+
+// Partial results are joined in a fixed order, so a floating-point sum is
+// bit-identical across runs for a given back-end and thread count.
+TYPED_TEST(ReduceForms, DeterministicAcrossRuns) {
+  using Space = TypeParam;
+  const int n = 1 << 18;
+  tessera::View<double*, Space> x("x", n);
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(int i) {
+    x(i) = std::sin(1e-3 * i) * 1e6 + 1e-6 * i;  // magnitudes vary: order matters
+  });
+  auto run = [&](auto policy) {
+    double s = 0;
+    tessera::parallel_reduce(policy, TESSERA_LAMBDA(int i, double& a) { a += x(i); }, s);
+    return s;
+  };
+  using Dyn = tessera::RangePolicy<Space, tessera::Schedule<tessera::Dynamic>>;
+  const double first_static = run(tessera::RangePolicy<Space>(0, n));
+  const double first_dynamic = run(Dyn(0, n, 1000));
+  for (int rep = 0; rep < 10; ++rep) {
+    const double s = run(tessera::RangePolicy<Space>(0, n));
+    const double d = run(Dyn(0, n, 1000));
+    EXPECT_EQ(std::memcmp(&s, &first_static, sizeof s), 0) << "static run " << rep;
+    EXPECT_EQ(std::memcmp(&d, &first_dynamic, sizeof d), 0) << "dynamic run " << rep;
+  }
+}
