@@ -1,0 +1,223 @@
+#pragma once
+// Per-thread caches of free blocks in front of a MemoryPool's bitsets (host
+// back-ends only; never compiled into device code paths).
+//
+// Each host thread that uses a cache claims a process-wide slot index (0..255)
+// at first use and gives it back when it exits. A pool keeps, per slot, a
+// small stack of free blocks per block size. Cached blocks stay reserved in
+// their superblock (their bits stay set), so the bitsets never hand them out
+// twice; the pool's statistics subtract them from the blocks in use.
+//
+// The owner's fast path performs no atomic read-modify-write. Other threads
+// ("thieves": a thread whose allocation the bitsets could not serve, or a
+// deallocation that suspects a double free) reach into every cache with an
+// asymmetric Dekker handshake:
+//
+//   owner:  busy = 1; light fence; if (steal) { busy = 0; bypass the cache }
+//           ... pop or push ...; busy = 0 (release)
+//   thief:  steal = 1 (every slot); heavy fence; wait until busy == 0 (every slot)
+//           ... take or inspect blocks ...; steal = 0 (release)
+//
+// The heavy fence is membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which runs
+// a full barrier on every running thread of the process, so the owner's light
+// fence only has to stop the compiler. Either the owner sees `steal` and stays
+// out, or the thief sees `busy` and waits for the owner's short, non-blocking
+// section to end. Where membarrier is unavailable (or under ThreadSanitizer,
+// which does not model it) both sides use a sequentially consistent fence.
+#include <tessera/mempool/detail/pool_atomics.hpp>
+#include <tessera/mempool/detail/pool_geometry.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <new>
+
+namespace tessera::detail::mempool {
+
+inline constexpr std::uint32_t kMaxCacheSlots = 256;
+inline constexpr std::uint32_t kMaxCachedPerClass = 64;
+inline constexpr std::uint32_t kSlotUnclaimed = 0xffffffffu;
+inline constexpr std::uint32_t kSlotNone = 0xfffffffeu;
+
+// ---- process-wide slot registry ------------------------------------------------
+
+inline std::atomic<std::uint8_t> g_slot_taken[kMaxCacheSlots] = {};
+inline thread_local std::uint32_t t_cache_slot = kSlotUnclaimed;
+
+// Gives the slot back when the thread exits (its cached blocks stay in the
+// pools, free for the next owner of the slot or for thieves).
+struct SlotReleaser {
+  bool armed = false;
+  ~SlotReleaser() {
+    if (armed && t_cache_slot < kMaxCacheSlots) g_slot_taken[t_cache_slot].store(0, std::memory_order_release);
+  }
+};
+inline thread_local SlotReleaser t_slot_releaser;
+
+inline std::uint32_t claim_cache_slot() {
+  for (std::uint32_t i = 0; i < kMaxCacheSlots; ++i) {
+    if (g_slot_taken[i].load(std::memory_order_relaxed) == 0 &&
+        g_slot_taken[i].exchange(1, std::memory_order_acq_rel) == 0) {
+      t_slot_releaser.armed = true;
+      return t_cache_slot = i;
+    }
+  }
+  return t_cache_slot = kSlotNone;  // more than 256 threads: this one uses the bitsets directly
+}
+
+inline std::uint32_t my_cache_slot() {
+  const std::uint32_t s = t_cache_slot;
+  return s == kSlotUnclaimed ? claim_cache_slot() : s;
+}
+
+// ---- fences --------------------------------------------------------------------
+
+// True when the heavy side can use membarrier (decided once per process).
+bool asymmetric_fences();
+// The thief's side of the handshake.
+void heavy_fence();
+
+inline void light_fence(bool asymmetric) {
+  if (asymmetric) std::atomic_signal_fence(std::memory_order_seq_cst);
+  else std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+// ---- one thread's cache in one pool ------------------------------------------------
+
+struct alignas(64) CacheSlot {
+  std::atomic<std::uint32_t> busy{0};
+  std::atomic<std::uint32_t> steal{0};
+  // Followed in the same allocation by: u32 counts[num_classes] (atomic:
+  // the statistics read them), then void* entries[sum of capacities].
+  std::atomic<std::uint32_t>* counts() { return reinterpret_cast<std::atomic<std::uint32_t>*>(this + 1); }
+};
+
+class ThreadCache {
+ public:
+  ThreadCache(const Geometry& g, std::size_t cache_bytes) : m_num_classes(g.num_classes) {
+    std::uint32_t offset = 0;
+    for (std::uint32_t c = 0; c < m_num_classes; ++c) {
+      const std::size_t block = std::size_t(1) << (g.min_lg + c);
+      std::size_t cap = block <= (std::size_t(64) << 10) ? cache_bytes / block : 0;
+      // Tiny caches (1 block) only add a handshake without saving bitset work.
+      if (cap < 2) cap = 0;
+      m_cap[c] = static_cast<std::uint32_t>(std::min<std::size_t>(cap, kMaxCachedPerClass));
+      m_offset[c] = offset;
+      offset += m_cap[c];
+    }
+    const std::size_t counts_bytes = (m_num_classes * sizeof(std::uint32_t) + 63) / 64 * 64;
+    m_entries_offset = sizeof(CacheSlot) + counts_bytes;
+    m_slot_bytes = (m_entries_offset + offset * sizeof(void*) + 63) / 64 * 64;
+    m_asymmetric = asymmetric_fences();
+  }
+  ~ThreadCache() {
+    for (auto& s : m_slots) {
+      if (CacheSlot* p = s.load(std::memory_order_acquire)) {
+        p->~CacheSlot();
+        ::operator delete(static_cast<void*>(p), std::align_val_t(64));
+      }
+    }
+  }
+  ThreadCache(const ThreadCache&) = delete;
+  ThreadCache& operator=(const ThreadCache&) = delete;
+
+  std::uint32_t capacity(std::uint32_t cls) const { return m_cap[cls]; }
+  std::uint32_t num_classes() const { return m_num_classes; }
+  void** entries(CacheSlot* s, std::uint32_t cls) const {
+    return reinterpret_cast<void**>(reinterpret_cast<char*>(s) + m_entries_offset) + m_offset[cls];
+  }
+
+  // The calling thread's slot in this pool (created on first use), or nullptr
+  // when the process has more than kMaxCacheSlots threads using caches.
+  CacheSlot* my_slot() {
+    const std::uint32_t i = my_cache_slot();
+    if (i >= kMaxCacheSlots) return nullptr;
+    CacheSlot* s = m_slots[i].load(std::memory_order_acquire);
+    return s ? s : create_slot(i);
+  }
+
+  // Owner side of the handshake. false: a thief is at work, bypass the cache.
+  bool enter(CacheSlot* s) const {
+    s->busy.store(1, std::memory_order_relaxed);
+    light_fence(m_asymmetric);
+    if (s->steal.load(std::memory_order_acquire) != 0) {
+      s->busy.store(0, std::memory_order_release);
+      return false;
+    }
+    return true;
+  }
+  static void leave(CacheSlot* s) { s->busy.store(0, std::memory_order_release); }
+
+  // Thief side: runs f() while no owner is inside its cache in this pool
+  // (owners arriving meanwhile bypass their caches; they never wait).
+  // Serialized by a mutex. f may visit the slots with for_each_slot.
+  template <class F>
+  void with_all_frozen(F&& f) {
+    std::lock_guard<std::mutex> guard(m_thief_mutex);
+    const std::uint32_t n = m_slot_limit.load(std::memory_order_acquire);
+    for_each_slot(n, [](CacheSlot* s) { s->steal.store(1, std::memory_order_relaxed); });
+    if (m_asymmetric) heavy_fence();
+    else std::atomic_thread_fence(std::memory_order_seq_cst);
+    for_each_slot(n, [](CacheSlot* s) {
+      while (s->busy.load(std::memory_order_acquire) != 0) spin_pause();
+    });
+    // Slots created after the freeze started belong to threads that have not
+    // cached anything yet; visiting only the first n is enough.
+    f(n);
+    for_each_slot(n, [](CacheSlot* s) { s->steal.store(0, std::memory_order_release); });
+  }
+
+  template <class F>
+  void for_each_slot(std::uint32_t n, F&& f) const {
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (CacheSlot* s = m_slots[i].load(std::memory_order_acquire)) f(s);
+  }
+
+  // Blocks cached per size class, summed over threads (exact when no thread
+  // is allocating or freeing).
+  void cached_blocks(std::size_t* per_class) const {
+    for (std::uint32_t c = 0; c < m_num_classes; ++c) per_class[c] = 0;
+    const std::uint32_t n = m_slot_limit.load(std::memory_order_acquire);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      CacheSlot* s = m_slots[i].load(std::memory_order_acquire);
+      if (!s) continue;
+      for (std::uint32_t c = 0; c < m_num_classes; ++c) per_class[c] += s->counts()[c].load(std::memory_order_relaxed);
+    }
+  }
+  bool any_cached() const {
+    std::size_t per_class[32];
+    cached_blocks(per_class);
+    for (std::uint32_t c = 0; c < m_num_classes; ++c)
+      if (per_class[c]) return true;
+    return false;
+  }
+
+ private:
+  CacheSlot* create_slot(std::uint32_t i) {
+    void* raw = ::operator new(m_slot_bytes, std::align_val_t(64));
+    std::fill_n(static_cast<char*>(raw), m_slot_bytes, char(0));
+    auto* s = new (raw) CacheSlot();
+    for (std::uint32_t c = 0; c < m_num_classes; ++c) new (s->counts() + c) std::atomic<std::uint32_t>(0);
+    // Only the thread owning index i creates its slot, so this cannot race
+    // with another creation; the release publishes the zeroed storage to thieves.
+    m_slots[i].store(s, std::memory_order_release);
+    std::uint32_t lim = m_slot_limit.load(std::memory_order_relaxed);
+    while (lim < i + 1 && !m_slot_limit.compare_exchange_weak(lim, i + 1, std::memory_order_acq_rel)) {
+    }
+    return s;
+  }
+
+  std::uint32_t m_num_classes;
+  std::uint32_t m_cap[32] = {};
+  std::uint32_t m_offset[32] = {};
+  std::size_t m_entries_offset = 0;
+  std::size_t m_slot_bytes = 0;
+  bool m_asymmetric = false;
+  std::atomic<CacheSlot*> m_slots[kMaxCacheSlots] = {};
+  std::atomic<std::uint32_t> m_slot_limit{0};
+  std::mutex m_thief_mutex;
+};
+
+}  // namespace tessera::detail::mempool
