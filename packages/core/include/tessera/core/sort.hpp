@@ -71,14 +71,25 @@ std::unique_ptr<T[]> scratch(std::size_t n) {
   else return std::unique_ptr<T[]>(new T[n]());
 }
 
+// Runs f(b) for every block b in [0, nb) on the pool; one block runs on the
+// caller without waking the pool (small inputs, nested calls).
+template <class Exec, class F>
+void for_blocks(const Exec& exec, int nb, const F& f) {
+  if (nb == 1) {
+    f(0);
+    return;
+  }
+  host_region(exec, [&](int tid, int nth) {
+    for (int b = tid; b < nb; b += nth) f(b);
+  });
+}
+
 template <class Exec, class T>
 void host_parallel_copy(const Exec& exec, T* dst, const T* src, std::size_t n) {
-  const int nb = exec.impl_thread_pool_size();
-  host_region(exec, [&](int tid, int nth) {
-    for (int b = tid; b < nb; b += nth) {
-      auto blk = block_of<std::size_t>(0, n, b, nb);
-      std::copy(src + blk.first, src + blk.last, dst + blk.first);
-    }
+  const int nb = n < (std::size_t(1) << 15) ? 1 : exec.impl_thread_pool_size();
+  for_blocks(exec, nb, [&](int b) {
+    auto blk = block_of<std::size_t>(0, n, b, nb);
+    std::copy(src + blk.first, src + blk.last, dst + blk.first);
   });
 }
 
@@ -92,13 +103,11 @@ void host_radix_sort(const Exec& exec, K* keys, V* vals, std::size_t n) {
   // Pre-pass: which bits differ from the first key anywhere.
   std::vector<U> diff_part(nb, 0);
   const U first = radix_bits(keys[0]);
-  host_region(exec, [&](int tid, int nth) {
-    for (int b = tid; b < nb; b += nth) {
-      auto blk = block_of<std::size_t>(0, n, b, nb);
-      U d = 0;
-      for (std::size_t i = blk.first; i < blk.last; ++i) d |= U(radix_bits(keys[i]) ^ first);
-      diff_part[b] = d;
-    }
+  for_blocks(exec, nb, [&](int b) {
+    auto blk = block_of<std::size_t>(0, n, b, nb);
+    U d = 0;
+    for (std::size_t i = blk.first; i < blk.last; ++i) d |= U(radix_bits(keys[i]) ^ first);
+    diff_part[b] = d;
   });
   U diff = 0;
   for (U d : diff_part) diff |= d;
@@ -116,12 +125,10 @@ void host_radix_sort(const Exec& exec, K* keys, V* vals, std::size_t n) {
   for (unsigned shift = 0; shift < sizeof(K) * 8; shift += 8) {
     if (((diff >> shift) & U(0xff)) == 0) continue;  // every key has the same byte here
     std::fill(hist.begin(), hist.end(), 0);
-    host_region(exec, [&](int tid, int nth) {
-      for (int b = tid; b < nb; b += nth) {
-        auto blk = block_of<std::size_t>(0, n, b, nb);
-        std::size_t* h = &hist[std::size_t(b) * 256];
-        for (std::size_t i = blk.first; i < blk.last; ++i) ++h[(radix_bits(ks[i]) >> shift) & 0xff];
-      }
+    for_blocks(exec, nb, [&](int b) {
+      auto blk = block_of<std::size_t>(0, n, b, nb);
+      std::size_t* h = &hist[std::size_t(b) * 256];
+      for (std::size_t i = blk.first; i < blk.last; ++i) ++h[(radix_bits(ks[i]) >> shift) & 0xff];
     });
     // Exclusive offsets, digit-major then block order: stable.
     std::size_t running = 0;
@@ -131,15 +138,13 @@ void host_radix_sort(const Exec& exec, K* keys, V* vals, std::size_t n) {
         hist[std::size_t(b) * 256 + d] = running;
         running += c;
       }
-    host_region(exec, [&](int tid, int nth) {
-      for (int b = tid; b < nb; b += nth) {
-        auto blk = block_of<std::size_t>(0, n, b, nb);
-        std::size_t* off = &hist[std::size_t(b) * 256];
-        for (std::size_t i = blk.first; i < blk.last; ++i) {
-          const std::size_t pos = off[(radix_bits(ks[i]) >> shift) & 0xff]++;
-          kd[pos] = ks[i];
-          if constexpr (has_vals) vd[pos] = vs[i];
-        }
+    for_blocks(exec, nb, [&](int b) {
+      auto blk = block_of<std::size_t>(0, n, b, nb);
+      std::size_t* off = &hist[std::size_t(b) * 256];
+      for (std::size_t i = blk.first; i < blk.last; ++i) {
+        const std::size_t pos = off[(radix_bits(ks[i]) >> shift) & 0xff]++;
+        kd[pos] = ks[i];
+        if constexpr (has_vals) vd[pos] = vs[i];
       }
     });
     std::swap(ks, kd);
@@ -176,11 +181,9 @@ void host_merge_sort(const Exec& exec, T* a, std::size_t n, const Comp& comp, bo
   std::vector<std::size_t> bounds(std::size_t(nt) + 1);
   for (int b = 0; b < nt; ++b) bounds[b] = block_of<std::size_t>(0, n, b, nt).first;
   bounds[nt] = n;
-  host_region(exec, [&](int tid, int nth) {
-    for (int b = tid; b < nt; b += nth) {
-      if (stable) std::stable_sort(a + bounds[b], a + bounds[b + 1], comp);
-      else std::sort(a + bounds[b], a + bounds[b + 1], comp);
-    }
+  for_blocks(exec, nt, [&](int b) {
+    if (stable) std::stable_sort(a + bounds[b], a + bounds[b + 1], comp);
+    else std::sort(a + bounds[b], a + bounds[b + 1], comp);
   });
 
   auto buf = scratch<T>(n);
@@ -255,22 +258,18 @@ void host_sort_by_key_array(const Exec& exec, K* k, V* v, std::size_t n, const C
     if (n < 2) return;
     auto kv = scratch<KeyValue<K, V>>(n);
     KeyValue<K, V>* p = kv.get();
-    const int nb = exec.impl_thread_pool_size();
-    host_region(exec, [&](int tid, int nth) {
-      for (int b = tid; b < nb; b += nth) {
-        auto blk = block_of<std::size_t>(0, n, b, nb);
-        for (std::size_t i = blk.first; i < blk.last; ++i) p[i] = {k[i], v[i]};
-      }
+    const int nb = n < (std::size_t(1) << 15) ? 1 : exec.impl_thread_pool_size();
+    for_blocks(exec, nb, [&](int b) {
+      auto blk = block_of<std::size_t>(0, n, b, nb);
+      for (std::size_t i = blk.first; i < blk.last; ++i) p[i] = {k[i], v[i]};
     });
     host_merge_sort(
         exec, p, n, [&comp](const KeyValue<K, V>& x, const KeyValue<K, V>& y) { return comp(x.key, y.key); }, true);
-    host_region(exec, [&](int tid, int nth) {
-      for (int b = tid; b < nb; b += nth) {
-        auto blk = block_of<std::size_t>(0, n, b, nb);
-        for (std::size_t i = blk.first; i < blk.last; ++i) {
-          k[i] = p[i].key;
-          v[i] = p[i].value;
-        }
+    for_blocks(exec, nb, [&](int b) {
+      auto blk = block_of<std::size_t>(0, n, b, nb);
+      for (std::size_t i = blk.first; i < blk.last; ++i) {
+        k[i] = p[i].key;
+        v[i] = p[i].value;
       }
     });
   }
