@@ -411,7 +411,7 @@ void fill_random_impl(const Exec& exec, const ViewType& a, const Pool& pool,
       "tessera::fill_random", RangePolicy<Exec>(exec, 0, parts), TESSERA_LAMBDA(std::size_t c) {
         auto g = pool.impl_load(int(c));
         std::size_t first, last, step;
-        if constexpr (interleave) {
+        if (interleave) {  // not if constexpr: nvcc forbids first captures inside one
           first = c, last = n, step = parts;
         } else {
           const std::size_t q = n / parts, r = n % parts;

@@ -445,6 +445,9 @@ class ScatterView {
     m_dup = View<value_type*, device_type>(view_alloc(label, WithoutInitializing), m_copy_stride * std::size_t(m_copies));
   }
 
+ public:
+  // Implementation details, public only because nvcc rejects device lambdas
+  // (TESSERA_LAMBDA) inside private member functions.
   static void copy_overlap(const ScatterView& from, const ScatterView& to) {
     constexpr std::size_t R = rank;
     std::size_t common[8] = {1, 1, 1, 1, 1, 1, 1, 1};
@@ -485,6 +488,7 @@ class ScatterView {
     execution_space().fence();
   }
 
+ private:
   // Non-duplicated: the View contributions go to.
   original_view_type m_view;
   // Duplicated: m_copies copies of the compact layout m_map, m_copy_stride apart.
