@@ -92,8 +92,9 @@ struct HostTeamAborted {};
 
 // Centralized barrier for a few threads: an arrival counter and a generation
 // number. Waiters spin briefly (a team's threads share a core or cache, and
-// the next arrival is usually close) and then yield, so that an
-// oversubscribed machine still makes progress.
+// the next arrival is usually close), then yield, then sleep on the
+// generation (futex) so that an oversubscribed machine still makes progress;
+// the last arrival only pays for a wake-up call when someone sleeps.
 class HostTeamBarrier {
  public:
   explicit HostTeamBarrier(int size = 1) : m_size(size) {}
@@ -105,17 +106,29 @@ class HostTeamBarrier {
     if (m_aborted.load(std::memory_order_relaxed)) throw HostTeamAborted{};
     if (m_arrived.fetch_add(1, std::memory_order_acq_rel) == m_size - 1) {
       m_arrived.store(0, std::memory_order_relaxed);
-      m_generation.store(gen + 1, std::memory_order_release);
+      m_generation.fetch_add(1, std::memory_order_seq_cst);
+      if (m_sleepers.load(std::memory_order_seq_cst) > 0) m_generation.notify_all();
       return;
     }
-    int spins = 0;
-    while (m_generation.load(std::memory_order_acquire) == gen) {
-      if (m_aborted.load(std::memory_order_relaxed)) throw HostTeamAborted{};
-      if (++spins < kSpins) host_cpu_relax();
-      else std::this_thread::yield();
+    for (int spins = 0; m_generation.load(std::memory_order_acquire) == gen; ++spins) {
+      if (spins < kSpins) {
+        host_cpu_relax();
+      } else if (spins < kSpins + kYields) {
+        std::this_thread::yield();
+      } else {
+        m_sleepers.fetch_add(1, std::memory_order_seq_cst);
+        m_generation.wait(gen, std::memory_order_seq_cst);
+        m_sleepers.fetch_sub(1, std::memory_order_seq_cst);
+      }
     }
+    if (m_aborted.load(std::memory_order_acquire)) throw HostTeamAborted{};
   }
-  void abort() { m_aborted.store(true, std::memory_order_release); }
+  // Wakes every waiter; they (and later arrivals) throw HostTeamAborted.
+  void abort() {
+    m_aborted.store(true, std::memory_order_seq_cst);
+    m_generation.fetch_add(1, std::memory_order_seq_cst);
+    m_generation.notify_all();
+  }
   bool aborted() const { return m_aborted.load(std::memory_order_acquire); }
   void reset() {
     m_arrived.store(0);
@@ -124,8 +137,10 @@ class HostTeamBarrier {
 
  private:
   static constexpr int kSpins = 2000;
+  static constexpr int kYields = 50;
   alignas(64) std::atomic<int> m_arrived{0};
   alignas(64) std::atomic<unsigned> m_generation{0};
+  std::atomic<int> m_sleepers{0};
   std::atomic<bool> m_aborted{false};
   int m_size;
 };
