@@ -548,11 +548,11 @@ class View {
   template <class... I, bool Check = (TESSERA_ENABLE_BOUNDS_CHECK != 0)>
     requires(sizeof...(I) <= 8 && (std::is_integral_v<I> && ...))
   TESSERA_FORCEINLINE_FUNCTION reference_type access(I... i) const {
-    const std::size_t idx[9] = {std::size_t(i)..., 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if constexpr (Check) {
-      const long long given[9] = {static_cast<long long>(i)..., 0, 0, 0, 0, 0, 0, 0, 0, 0};
-      check_bounds_array(given);
-    }
+    std::size_t idx[8] = {};
+    long long given[8] = {};
+    std::size_t k = 0;
+    ((idx[k] = static_cast<std::size_t>(i), given[k] = static_cast<long long>(i), ++k), ...);
+    if constexpr (Check) check_bounds_array(given);
     return access_array(idx);
   }
   // Element at the multi-index idx[0..rank) (unchecked: for library code
