@@ -245,6 +245,8 @@ class ScatterView {
     if constexpr (is_duplicated) {
       allocate_copies("duplicated_" + label, e);
     } else {
+      // Extents past the rank must be left unspecified for the View constructor.
+      for (std::size_t r = rank; r < 8; ++r) e[r] = TESSERA_IMPL_CTOR_DEFAULT_ARG;
       m_view = original_view_type(view_alloc(label, WithoutInitializing), e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]);
     }
     reset();
