@@ -82,12 +82,13 @@ InitializationSettings parse_flags(int& argc, char* argv[]) {
       s.set_num_threads(parse_int(key, need_value("--tessera-num-threads").c_str(), 1));
     } else if (key == "--tessera-device-id") {
       s.set_device_id(parse_int(key, need_value("--tessera-device-id").c_str(), 0));
-    } else if (key == "--tessera-print-configuration" && !has_value) {
-      s.set_print_configuration(true);
-    } else if (key == "--tessera-disable-binding" && !has_value) {
-      s.set_bind_threads(false);
-    } else if (key == "--tessera-help" && !has_value) {
-      s.set_print_configuration(true);
+    } else if (key == "--tessera-print-configuration" || key == "--tessera-disable-binding" ||
+               key == "--tessera-help") {
+      if (has_value)
+        throw std::invalid_argument("tessera: flag " + key + " takes no value (got '" + arg + "')");
+      if (key == "--tessera-print-configuration") s.set_print_configuration(true);
+      else if (key == "--tessera-disable-binding") s.set_bind_threads(false);
+      else s.set_print_help(true);
     } else {
       throw std::invalid_argument("tessera: unknown flag '" + arg + "'; valid flags are " +
                                   kValidFlags);
@@ -96,6 +97,17 @@ InitializationSettings parse_flags(int& argc, char* argv[]) {
   argc = out;
   if (argc >= 0) argv[argc] = nullptr;
   return s;
+}
+
+const char* help_text() {
+  return "Tessera options (removed from argv by tessera::initialize):\n"
+         "  --tessera-num-threads=N        threads of the host back-ends (env TESSERA_NUM_THREADS)\n"
+         "  --tessera-device-id=N          CUDA device to use (env TESSERA_DEVICE_ID)\n"
+         "  --tessera-print-configuration  print the configuration at initialize\n"
+         "  --tessera-disable-binding      do not pin the Threads back-end's threads\n"
+         "  --tessera-help                 print this text\n"
+         "Environment: TESSERA_PROFILE=summary prints a kernel table at finalize;\n"
+         "             TESSERA_TRACE=file.json writes a Chrome trace.\n";
 }
 
 void initialize(int& argc, char* argv[]) { initialize(parse_flags(argc, argv)); }
@@ -118,6 +130,7 @@ void initialize(const InitializationSettings& given) {
   Cuda::impl_initialize(s);
 #endif
   g_state = State::running;
+  if (s.get_print_help()) std::cout << help_text();
   if (s.get_print_configuration()) print_configuration(std::cout);
 }
 

@@ -23,6 +23,10 @@ class InitializationSettings {
   bool has_print_configuration() const { return m_print_configuration.has_value(); }
   bool get_print_configuration() const { return m_print_configuration.value_or(false); }
 
+  // --tessera-help: print the valid flags and environment variables at initialize().
+  InitializationSettings& set_print_help(bool on) { m_print_help = on; return *this; }
+  bool get_print_help() const { return m_print_help.value_or(false); }
+
   // Thread pinning on the Threads back-end (on by default).
   InitializationSettings& set_bind_threads(bool on) { m_bind_threads = on; return *this; }
   bool has_bind_threads() const { return m_bind_threads.has_value(); }
@@ -33,7 +37,11 @@ class InitializationSettings {
   std::optional<int> m_device_id;
   std::optional<bool> m_print_configuration;
   std::optional<bool> m_bind_threads;
+  std::optional<bool> m_print_help;
 };
+
+// The text --tessera-help prints: every flag and environment variable.
+const char* help_text();
 
 // Parses and removes the --tessera-* flags from argv (argc is updated), then
 // initializes. Unknown --tessera-* flags and malformed values throw

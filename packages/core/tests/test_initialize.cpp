@@ -1,0 +1,254 @@
+// initialize / finalize / is_initialized / ScopeGuard / print_configuration
+// and the --tessera-* flags.
+//
+// This file has its own main() that does NOT initialize Tessera (so the
+// shared test main, a static library, is not linked in). Flag parsing is
+// tested directly; every full initialize/finalize cycle runs in a child
+// process (a gtest death test in "threadsafe" style re-executes this
+// binary), because Tessera, like Kokkos, cannot be initialized again after
+// finalize().
+#include <gtest/gtest.h>
+#include <tessera/core.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+// argv built from strings; keeps the storage alive.
+struct Args {
+  std::vector<std::string> store;
+  std::vector<char*> ptrs;
+  int argc;
+  explicit Args(std::initializer_list<std::string> a) : store(a) {
+    for (auto& s : store) ptrs.push_back(s.data());
+    ptrs.push_back(nullptr);
+    argc = int(store.size());
+  }
+  char** argv() { return ptrs.data(); }
+};
+
+std::string parse_error(std::initializer_list<std::string> a) {
+  Args args(a);
+  try {
+    tessera::parse_flags(args.argc, args.argv());
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// In a child process: report a failed check on stderr and exit with 1.
+#define CHILD_CHECK(cond)                                                              \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
+      std::fprintf(stderr, "child check failed: %s (line %d)\n", #cond, __LINE__);    \
+      std::fflush(stderr);                                                             \
+      std::_Exit(1);                                                                   \
+    }                                                                                  \
+  } while (0)
+
+// The bodies of the child processes (directives cannot sit inside macro arguments).
+void child_flags_and_full_cycle() {
+    Args a({"prog", "--tessera-num-threads=3", "keep"});
+    tessera::initialize(a.argc, a.argv());
+    CHILD_CHECK(tessera::is_initialized());
+    CHILD_CHECK(a.argc == 2);
+#if TESSERA_ENABLE_THREADS
+    CHILD_CHECK(tessera::Threads().concurrency() == 3);
+#endif
+#if TESSERA_ENABLE_OPENMP
+    CHILD_CHECK(tessera::OpenMP().concurrency() == 3);
+#endif
+    std::ostringstream out;
+    tessera::print_configuration(out);
+    CHILD_CHECK(out.str().find("Serial") != std::string::npos);
+    CHILD_CHECK(out.str().find("(not initialized)") == std::string::npos);
+    // Work runs between initialize and finalize.
+    tessera::View<int*> v("v", 100);
+    int sum = 0;
+    tessera::parallel_reduce(100, TESSERA_LAMBDA(int i, int& s) { s += v(i) + 1; }, sum);
+    CHILD_CHECK(sum == 100);
+    v = tessera::View<int*>();
+    bool threw = false;
+    try {
+      tessera::initialize();
+    } catch (const std::runtime_error& e) {
+      threw = std::string(e.what()).find("already initialized") != std::string::npos;
+    }
+    CHILD_CHECK(threw);
+    tessera::finalize();
+    CHILD_CHECK(!tessera::is_initialized());
+    CHILD_CHECK(tessera::is_finalized());
+    threw = false;
+    try {
+      tessera::initialize();
+    } catch (const std::runtime_error&) {
+      threw = true;
+    }
+    CHILD_CHECK(threw);
+    std::exit(0);
+}
+
+void child_environment_threads() {
+    setenv("TESSERA_NUM_THREADS", "2", 1);
+    tessera::initialize();
+#if TESSERA_ENABLE_OPENMP
+    CHILD_CHECK(tessera::OpenMP().concurrency() == 2);
+#endif
+#if TESSERA_ENABLE_THREADS
+    CHILD_CHECK(tessera::Threads().concurrency() == 2);
+#endif
+    tessera::finalize();
+    std::exit(0);
+}
+
+void child_flag_beats_environment() {
+    setenv("TESSERA_NUM_THREADS", "2", 1);
+    Args a({"prog", "--tessera-num-threads=1"});
+    tessera::initialize(a.argc, a.argv());
+#if TESSERA_ENABLE_OPENMP
+    CHILD_CHECK(tessera::OpenMP().concurrency() == 1);
+#endif
+    tessera::finalize();
+    std::exit(0);
+}
+
+void child_malformed_environment() {
+    setenv("TESSERA_NUM_THREADS", "lots", 1);
+    try {
+      tessera::initialize();
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::exit(3);
+    }
+    std::exit(0);
+}
+
+void child_scope_guard() {
+    {
+      tessera::ScopeGuard guard(tessera::InitializationSettings().set_num_threads(2).set_device_id(0));
+      CHILD_CHECK(tessera::is_initialized());
+#if TESSERA_ENABLE_THREADS
+      CHILD_CHECK(tessera::Threads().concurrency() == 2);
+#endif
+    }
+    CHILD_CHECK(tessera::is_finalized());
+    std::exit(0);
+}
+
+void child_print_flags() {
+    ::testing::internal::CaptureStdout();
+    Args a({"prog", "--tessera-print-configuration", "--tessera-help"});
+    tessera::ScopeGuard guard(a.argc, a.argv());
+    const std::string out = ::testing::internal::GetCapturedStdout();
+    CHILD_CHECK(out.find("Tessera " TESSERA_VERSION_STRING) != std::string::npos);
+    CHILD_CHECK(out.find("back-ends: Serial") != std::string::npos);
+    CHILD_CHECK(out.find("--tessera-num-threads=N") != std::string::npos);
+    CHILD_CHECK(out.find("TESSERA_NUM_THREADS") != std::string::npos);
+    std::exit(0);
+}
+
+class Lifecycle : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+}  // namespace
+
+TEST(ParseFlags, RecognizedFlagsAreRemovedOthersKept) {
+  Args a({"prog", "--gtest_color=no", "--tessera-num-threads=4", "input.mtx", "--tessera-device-id=1",
+          "--tessera-print-configuration", "--tessera-disable-binding", "-v"});
+  auto s = tessera::parse_flags(a.argc, a.argv());
+  EXPECT_TRUE(s.has_num_threads());
+  EXPECT_EQ(s.get_num_threads(), 4);
+  EXPECT_TRUE(s.has_device_id());
+  EXPECT_EQ(s.get_device_id(), 1);
+  EXPECT_TRUE(s.get_print_configuration());
+  EXPECT_FALSE(s.get_bind_threads());
+  ASSERT_EQ(a.argc, 4);
+  EXPECT_STREQ(a.argv()[0], "prog");
+  EXPECT_STREQ(a.argv()[1], "--gtest_color=no");
+  EXPECT_STREQ(a.argv()[2], "input.mtx");
+  EXPECT_STREQ(a.argv()[3], "-v");
+  EXPECT_EQ(a.argv()[4], nullptr);
+}
+
+TEST(ParseFlags, ValueInTheNextArgument) {
+  Args a({"prog", "--tessera-num-threads", "3", "x"});
+  auto s = tessera::parse_flags(a.argc, a.argv());
+  EXPECT_EQ(s.get_num_threads(), 3);
+  EXPECT_EQ(a.argc, 2);
+  EXPECT_STREQ(a.argv()[1], "x");
+}
+
+TEST(ParseFlags, NothingGivenMeansNothingSet) {
+  Args a({"prog"});
+  auto s = tessera::parse_flags(a.argc, a.argv());
+  EXPECT_FALSE(s.has_num_threads());
+  EXPECT_FALSE(s.has_device_id());
+  EXPECT_EQ(a.argc, 1);
+}
+
+TEST(ParseFlags, UnknownFlagListsTheValidOnes) {
+  const std::string e = parse_error({"prog", "--tessera-threads=4"});
+  EXPECT_NE(e.find("unknown flag '--tessera-threads=4'"), std::string::npos) << e;
+  for (const char* valid : {"--tessera-num-threads=N", "--tessera-device-id=N", "--tessera-print-configuration",
+                            "--tessera-disable-binding", "--tessera-help"})
+    EXPECT_NE(e.find(valid), std::string::npos) << valid << " not listed in: " << e;
+}
+
+TEST(ParseFlags, MalformedValues) {
+  for (const char* bad : {"abc", "0", "-2", "4x", "", "99999999999"}) {
+    const std::string e = parse_error({"prog", std::string("--tessera-num-threads=") + bad});
+    EXPECT_NE(e.find("invalid value '" + std::string(bad) + "' for --tessera-num-threads"), std::string::npos) << e;
+    EXPECT_NE(e.find("integer >= 1"), std::string::npos) << e;
+  }
+  const std::string dev = parse_error({"prog", "--tessera-device-id=-1"});
+  EXPECT_NE(dev.find("--tessera-device-id"), std::string::npos) << dev;
+  EXPECT_NE(dev.find("integer >= 0"), std::string::npos) << dev;
+  const std::string missing = parse_error({"prog", "--tessera-num-threads"});
+  EXPECT_NE(missing.find("needs a value"), std::string::npos) << missing;
+  const std::string valued = parse_error({"prog", "--tessera-help=yes"});
+  EXPECT_NE(valued.find("--tessera-help takes no value"), std::string::npos) << valued;
+}
+
+TEST(NotInitialized, StateAndConfiguration) {
+  EXPECT_FALSE(tessera::is_initialized());
+  EXPECT_FALSE(tessera::is_finalized());
+  std::ostringstream out;
+  tessera::print_configuration(out);
+  EXPECT_NE(out.str().find("Tessera " TESSERA_VERSION_STRING), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("(not initialized)"), std::string::npos) << out.str();
+  EXPECT_THROW(tessera::finalize(), std::runtime_error);
+}
+
+TEST_F(Lifecycle, FlagsSetTheThreadCountAndAreRemoved) {
+  EXPECT_EXIT(child_flags_and_full_cycle(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(Lifecycle, EnvironmentSetsTheThreadCountAndFlagsWin) {
+  EXPECT_EXIT(child_environment_threads(), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(child_flag_beats_environment(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(Lifecycle, MalformedEnvironmentIsAnError) {
+  EXPECT_EXIT(child_malformed_environment(), ::testing::ExitedWithCode(3), "invalid value 'lots' for TESSERA_NUM_THREADS");
+}
+
+TEST_F(Lifecycle, ScopeGuardAndSettings) {
+  EXPECT_EXIT(child_scope_guard(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(Lifecycle, PrintConfigurationAndHelpFlags) {
+  EXPECT_EXIT(child_print_flags(), ::testing::ExitedWithCode(0), "");
+}
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
