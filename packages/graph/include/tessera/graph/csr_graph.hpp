@@ -1,0 +1,421 @@
+#pragma once
+// compressed_sparse_row_graph<DirectedS, Space, Vertex, EdgeIndex>: an
+// immutable CSR graph, built in parallel on its space from an edge list.
+//
+//   using G = tessera::graph::compressed_sparse_row_graph<tessera::graph::undirectedS>;
+//   G g(el, tessera::graph::build_options::simple());   // from an edge_list
+//   G g(n, src_view, dst_view, opts);                   // from Views (any integer type)
+//
+// Storage: row_map (n+1 offsets) and entries (targets, sorted within each
+// row). undirectedS stores each edge in both directions and an edge_ids
+// array giving both slots the same index in [0, num_edges); directedS uses
+// the slot as the index; bidirectionalS also keeps the transpose
+// (transpose_row_map, transpose_entries, and for each in-slot the index of
+// its out-edge). The object is a handle: copies share the arrays, and it is
+// captured by value in kernels, where every accessor is callable.
+#include <tessera/graph/detail/util.hpp>
+#include <tessera/graph/edge_list.hpp>
+#include <tessera/graph/graph_traits.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace tessera::graph {
+
+namespace detail {
+
+// Iterates a CSR row as edge descriptors. Reversed: the row holds sources
+// (the transpose), so the descriptor is (adj[k] -> v).
+template <class Vertex, class EdgeIndex, bool Reversed>
+class csr_edge_iterator {
+ public:
+  using value_type = edge_descriptor<Vertex, EdgeIndex>;
+  using difference_type = std::int64_t;
+  TESSERA_INLINE_FUNCTION csr_edge_iterator() = default;
+  TESSERA_INLINE_FUNCTION csr_edge_iterator(Vertex v, const Vertex* adj, const EdgeIndex* ids, EdgeIndex k)
+      : m_v(v), m_adj(adj), m_ids(ids), m_k(k) {}
+  TESSERA_INLINE_FUNCTION value_type operator*() const { return (*this)[0]; }
+  TESSERA_INLINE_FUNCTION value_type operator[](difference_type d) const {
+    const EdgeIndex k = m_k + EdgeIndex(d);
+    const Vertex o = m_adj[k];
+    const EdgeIndex id = m_ids ? m_ids[k] : k;
+    if constexpr (Reversed) return value_type{o, m_v, id};
+    else return value_type{m_v, o, id};
+  }
+  TESSERA_INLINE_FUNCTION csr_edge_iterator& operator++() {
+    ++m_k;
+    return *this;
+  }
+  TESSERA_INLINE_FUNCTION friend bool operator==(const csr_edge_iterator& a, const csr_edge_iterator& b) { return a.m_k == b.m_k; }
+  TESSERA_INLINE_FUNCTION friend bool operator!=(const csr_edge_iterator& a, const csr_edge_iterator& b) { return a.m_k != b.m_k; }
+  TESSERA_INLINE_FUNCTION friend difference_type operator-(const csr_edge_iterator& a, const csr_edge_iterator& b) {
+    return difference_type(a.m_k - b.m_k);
+  }
+  // Slot in the CSR arrays (for algorithms that index per-slot data).
+  TESSERA_INLINE_FUNCTION EdgeIndex slot() const { return m_k; }
+
+ private:
+  Vertex m_v{};
+  const Vertex* m_adj = nullptr;
+  const EdgeIndex* m_ids = nullptr;
+  EdgeIndex m_k{};
+};
+
+// All edges of a CSR graph, each once (undirected: the slot with src <= tgt).
+template <class G>
+class csr_all_edges_iterator {
+ public:
+  using vertex_type = typename G::vertex_descriptor;
+  using index_type = typename G::edge_index_type;
+  using value_type = typename G::edge_descriptor;
+  csr_all_edges_iterator() = default;
+  csr_all_edges_iterator(const G* g, vertex_type row, index_type k) : m_g(g), m_row(row), m_k(k) { settle(); }
+  value_type operator*() const {
+    const vertex_type t = m_g->entries_data()[m_k];
+    return value_type{m_row, t, m_g->slot_edge_index(m_k)};
+  }
+  csr_all_edges_iterator& operator++() {
+    ++m_k;
+    settle();
+    return *this;
+  }
+  friend bool operator==(const csr_all_edges_iterator& a, const csr_all_edges_iterator& b) { return a.m_k == b.m_k; }
+  friend bool operator!=(const csr_all_edges_iterator& a, const csr_all_edges_iterator& b) { return a.m_k != b.m_k; }
+
+ private:
+  void settle() {
+    const auto* rm = m_g->row_map_data();
+    const index_type end = rm[m_g->num_vertices()];
+    while (m_k < end) {
+      while (m_k >= rm[m_row + 1]) ++m_row;
+      if constexpr (G::is_directed_graph) return;
+      else if (m_row <= m_g->entries_data()[m_k]) return;
+      ++m_k;
+    }
+  }
+  const G* m_g = nullptr;
+  vertex_type m_row = 0;
+  index_type m_k = 0;
+};
+
+}  // namespace detail
+
+template <class DirectedS, class Space = tessera::DefaultExecutionSpace::memory_space, class Vertex = std::int32_t,
+          class EdgeIndex = std::int64_t>
+class compressed_sparse_row_graph {
+  static_assert(std::is_integral_v<Vertex> && std::is_signed_v<Vertex>, "Vertex must be a signed integer type");
+  static_assert(std::is_integral_v<EdgeIndex> && std::is_signed_v<EdgeIndex>, "EdgeIndex must be a signed integer type");
+
+ public:
+  using directed_category = DirectedS;
+  using execution_space = typename detail::resolve_space<Space>::execution_space;
+  using memory_space = typename detail::resolve_space<Space>::memory_space;
+  using space_type = Space;
+  using size_type = std::int64_t;
+  using vertex_descriptor = Vertex;
+  using edge_index_type = EdgeIndex;
+  using edge_descriptor = tessera::graph::edge_descriptor<Vertex, EdgeIndex>;
+  using vertex_iterator = counting_iterator<Vertex>;
+  using adjacency_iterator = const Vertex*;
+  using out_edge_iterator = detail::csr_edge_iterator<Vertex, EdgeIndex, false>;
+  using in_edge_iterator = detail::csr_edge_iterator<Vertex, EdgeIndex, DirectedS::is_directed>;
+  using edge_iterator = detail::csr_all_edges_iterator<compressed_sparse_row_graph>;
+  using row_map_type = tessera::View<EdgeIndex*, Space>;
+  using entries_type = tessera::View<Vertex*, Space>;
+  static constexpr bool sorted_adjacency = true;
+  static constexpr bool random_access_adjacency = true;
+  static constexpr bool is_directed_graph = DirectedS::is_directed;
+
+  compressed_sparse_row_graph() = default;
+
+  // From a host edge list. Vertex ids must lie in [0, el.num_vertices).
+  // edge_origin (optional): receives, for each edge index, the position in
+  // the list of the edge it came from (to carry weights or other data over).
+  explicit compressed_sparse_row_graph(const edge_list& el, const build_options& opts = {},
+                                       tessera::View<EdgeIndex*, Space>* edge_origin = nullptr) {
+    if (!el.weights.empty() && el.weights.size() != el.src.size())
+      detail::fail("edge list '" + el.origin + "' has " + std::to_string(el.weights.size()) + " weights for " +
+                   std::to_string(el.src.size()) + " edges");
+    if (el.src.size() != el.dst.size())
+      detail::fail("edge list '" + el.origin + "' has " + std::to_string(el.src.size()) + " sources but " +
+                   std::to_string(el.dst.size()) + " targets");
+    build(el.num_vertices, detail::to_space<std::int64_t, Space>("graph::src", el.src),
+          detail::to_space<std::int64_t, Space>("graph::dst", el.dst), opts, edge_origin);
+  }
+
+  // From Views of sources and targets (any integer type, any space).
+  template <class SrcView, class DstView, std::enable_if_t<tessera::is_view_v<SrcView>, int> = 0>
+  compressed_sparse_row_graph(size_type n, const SrcView& src, const DstView& dst, const build_options& opts = {},
+                              tessera::View<EdgeIndex*, Space>* edge_origin = nullptr) {
+    if (src.extent(0) != dst.extent(0))
+      detail::fail("'" + src.label() + "' has " + std::to_string(src.extent(0)) + " sources but '" + dst.label() +
+                   "' has " + std::to_string(dst.extent(0)) + " targets");
+    build(n, tessera::create_mirror_view_and_copy(memory_space(), src),
+          tessera::create_mirror_view_and_copy(memory_space(), dst), opts, edge_origin);
+  }
+
+  // ---- accessors, callable in kernels ----
+  TESSERA_INLINE_FUNCTION size_type num_vertices() const { return m_n; }
+  TESSERA_INLINE_FUNCTION size_type num_edges() const { return m_m; }
+  TESSERA_INLINE_FUNCTION size_type num_stored_edges() const { return m_n ? size_type(m_entries.extent(0)) : 0; }
+  TESSERA_INLINE_FUNCTION const EdgeIndex* row_map_data() const { return m_row_map.data(); }
+  TESSERA_INLINE_FUNCTION const Vertex* entries_data() const { return m_entries.data(); }
+  TESSERA_INLINE_FUNCTION EdgeIndex row_begin(Vertex v) const { return m_row_map(v); }
+  TESSERA_INLINE_FUNCTION EdgeIndex row_end(Vertex v) const { return m_row_map(v + 1); }
+  // The edge index of the out-slot k.
+  TESSERA_INLINE_FUNCTION EdgeIndex slot_edge_index(EdgeIndex k) const {
+    if constexpr (DirectedS::is_directed) return k;
+    else return m_edge_ids(k);
+  }
+  TESSERA_INLINE_FUNCTION size_type out_degree(Vertex v) const { return size_type(m_row_map(v + 1) - m_row_map(v)); }
+  TESSERA_INLINE_FUNCTION size_type in_degree(Vertex v) const {
+    static_assert(DirectedS::is_bidirectional, "in_degree needs a bidirectionalS or undirectedS graph");
+    if constexpr (DirectedS::is_directed) return size_type(m_t_row_map(v + 1) - m_t_row_map(v));
+    else return out_degree(v);
+  }
+  TESSERA_INLINE_FUNCTION iterator_range<adjacency_iterator> adjacent(Vertex v) const {
+    const Vertex* p = m_entries.data();
+    return {p + m_row_map(v), p + m_row_map(v + 1)};
+  }
+  TESSERA_INLINE_FUNCTION iterator_range<adjacency_iterator> in_adjacent(Vertex v) const {
+    static_assert(DirectedS::is_bidirectional, "in_adjacent_vertices needs a bidirectionalS or undirectedS graph");
+    if constexpr (DirectedS::is_directed) {
+      const Vertex* p = m_t_entries.data();
+      return {p + m_t_row_map(v), p + m_t_row_map(v + 1)};
+    } else {
+      return adjacent(v);
+    }
+  }
+  TESSERA_INLINE_FUNCTION iterator_range<out_edge_iterator> out(Vertex v) const {
+    const EdgeIndex* ids = DirectedS::is_directed ? nullptr : m_edge_ids.data();
+    return {out_edge_iterator(v, m_entries.data(), ids, m_row_map(v)),
+            out_edge_iterator(v, m_entries.data(), ids, m_row_map(v + 1))};
+  }
+  TESSERA_INLINE_FUNCTION iterator_range<in_edge_iterator> in(Vertex v) const {
+    static_assert(DirectedS::is_bidirectional, "in_edges needs a bidirectionalS or undirectedS graph");
+    if constexpr (DirectedS::is_directed) {
+      return {in_edge_iterator(v, m_t_entries.data(), m_t_edge_ids.data(), m_t_row_map(v)),
+              in_edge_iterator(v, m_t_entries.data(), m_t_edge_ids.data(), m_t_row_map(v + 1))};
+    } else {
+      // Undirected: the in-edges of v are its out-edges seen from the other end.
+      return {in_edge_iterator(v, m_entries.data(), m_edge_ids.data(), m_row_map(v)),
+              in_edge_iterator(v, m_entries.data(), m_edge_ids.data(), m_row_map(v + 1))};
+    }
+  }
+
+  // ---- host-side views of the storage ----
+  const row_map_type& row_map() const { return m_row_map; }
+  const entries_type& entries() const { return m_entries; }
+  const row_map_type& edge_ids() const { return m_edge_ids; }      // undirected only
+  const row_map_type& transpose_row_map() const { return m_t_row_map; }  // bidirectional only
+  const entries_type& transpose_entries() const { return m_t_entries; }
+  const row_map_type& transpose_edge_ids() const { return m_t_edge_ids; }
+
+ private:
+  template <class SV, class DV>
+  void build(size_type n, const SV& src, const DV& dst, const build_options& opts,
+             tessera::View<EdgeIndex*, Space>* edge_origin);
+
+  size_type m_n = 0;
+  size_type m_m = 0;
+  row_map_type m_row_map;
+  entries_type m_entries;
+  row_map_type m_edge_ids;
+  row_map_type m_t_row_map;
+  entries_type m_t_entries;
+  row_map_type m_t_edge_ids;
+};
+
+template <class D, class S, class V, class E>
+template <class SV, class DV>
+void compressed_sparse_row_graph<D, S, V, E>::build(size_type n, const SV& src, const DV& dst,
+                                                    const build_options& opts, tessera::View<E*, S>* edge_origin) {
+  using Exec = execution_space;
+  using Key = std::uint64_t;
+  constexpr bool undirected = !D::is_directed;
+  if (n < 0) detail::fail("number of vertices is negative (" + std::to_string(n) + ")");
+  if (n > size_type(std::numeric_limits<V>::max()))
+    detail::fail("number of vertices " + std::to_string(n) + " does not fit the vertex type (max " +
+                 std::to_string(std::numeric_limits<V>::max()) + ")");
+  const size_type m_in = size_type(src.extent(0));
+
+  // Every id in range; the first offending edge is named.
+  {
+    size_type first_bad = m_in;
+    tessera::parallel_reduce(
+        "graph::csr::validate", tessera::RangePolicy<Exec>(0, m_in),
+        TESSERA_LAMBDA(size_type i, size_type & bad) {
+          const auto u = src(i), v = dst(i);
+          if ((u < 0 || size_type(u) >= n || v < 0 || size_type(v) >= n) && i < bad) bad = i;
+        },
+        tessera::Min<size_type>(first_bad));
+    if (first_bad < m_in) {
+      const auto u = detail::read_one(src, first_bad), v = detail::read_one(dst, first_bad);
+      detail::fail("edge " + std::to_string(first_bad) + " (" + std::to_string(u) + ", " + std::to_string(v) +
+                   ") has a vertex outside [0, " + std::to_string(n) + ")");
+    }
+  }
+
+  m_n = n;
+  const int bits = n > 1 ? int(std::bit_width(std::uint64_t(n - 1))) : 1;
+  const Key mask = (Key(1) << bits) - 1;
+  const Key sentinel = ~Key(0);
+  const bool drop_loops = opts.remove_self_loops;
+  const bool dedupe = opts.remove_duplicates;
+
+  // (source, target) keys; undirected edges twice, dropped ones as sentinels
+  // that sort to the end. The value is the input position.
+  const size_type nk = undirected ? 2 * m_in : m_in;
+  tessera::View<Key*, S> keys(tessera::view_alloc("graph::csr::keys", tessera::WithoutInitializing), nk);
+  tessera::View<E*, S> origin(tessera::view_alloc("graph::csr::origin", tessera::WithoutInitializing), nk);
+  tessera::parallel_for(
+      "graph::csr::keys", tessera::RangePolicy<Exec>(0, m_in), TESSERA_LAMBDA(size_type i) {
+        const Key u = Key(src(i)), v = Key(dst(i));
+        const bool loop = u == v;
+        if constexpr (undirected) {
+          keys(2 * i) = (loop && drop_loops) ? sentinel : ((u << bits) | v);
+          keys(2 * i + 1) = loop ? sentinel : ((v << bits) | u);  // a self-loop is stored once
+          origin(2 * i) = E(i);
+          origin(2 * i + 1) = E(i);
+        } else {
+          keys(i) = (loop && drop_loops) ? sentinel : ((u << bits) | v);
+          origin(i) = E(i);
+        }
+      });
+  detail::sort_by_key(Exec(), keys, origin);
+
+  // Keep: not a sentinel, and (deduplicating) different from the previous key.
+  tessera::View<E*, S> pos("graph::csr::pos", nk + 1);
+  tessera::parallel_for(
+      "graph::csr::flags", tessera::RangePolicy<Exec>(0, nk), TESSERA_LAMBDA(size_type i) {
+        const Key k = keys(i);
+        pos(i) = (k != sentinel && (!dedupe || i == 0 || keys(i - 1) != k)) ? 1 : 0;
+      });
+  const E ns = detail::exclusive_scan_inplace<Exec>("graph::csr::compact_scan", pos, nk);
+
+  m_row_map = row_map_type("graph::row_map", n + 1);
+  m_entries = entries_type(tessera::view_alloc("graph::entries", tessera::WithoutInitializing), ns);
+  tessera::View<E*, S> slot_origin(tessera::view_alloc("graph::csr::slot_origin", tessera::WithoutInitializing), ns);
+  auto row_map = m_row_map;
+  auto entries = m_entries;
+  tessera::parallel_for(
+      "graph::csr::compact", tessera::RangePolicy<Exec>(0, nk), TESSERA_LAMBDA(size_type i) {
+        if (pos(i + 1) != pos(i)) {
+          const Key k = keys(i);
+          entries(pos(i)) = V(k & mask);
+          slot_origin(pos(i)) = origin(i);
+          tessera::atomic_inc(&row_map(size_type(k >> bits)));
+        }
+      });
+  keys = {};
+  origin = {};
+  pos = {};
+  detail::exclusive_scan_inplace<Exec>("graph::csr::row_scan", row_map, n);
+
+  if constexpr (undirected) {
+    // One index per undirected edge: the slots with src <= tgt ("upper"),
+    // numbered row by row; the other slot of an edge finds its twin by binary
+    // search (the k-th duplicate of {u, v} pairs with the k-th in the twin row).
+    tessera::View<E*, S> uoff("graph::csr::upper_offsets", n + 1);
+    tessera::parallel_for(
+        "graph::csr::upper_count", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+          const E b = row_map(u), e = row_map(u + 1);
+          uoff(u) = e - detail::lower_bound(entries.data(), b, e, V(u));
+        });
+    m_m = size_type(detail::exclusive_scan_inplace<Exec>("graph::csr::upper_scan", uoff, n));
+    m_edge_ids = row_map_type(tessera::view_alloc("graph::edge_ids", tessera::WithoutInitializing), ns);
+    auto ids = m_edge_ids;
+    tessera::parallel_for(
+        "graph::csr::edge_ids", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+          const V* a = entries.data();
+          const E b = row_map(u), e = row_map(u + 1);
+          const E diag = detail::lower_bound(a, b, e, V(u));
+          for (E j = b; j < e; ++j) {
+            const V v = a[j];
+            if (j >= diag) {
+              ids(j) = uoff(u) + (j - diag);
+            } else {
+              const E vb = row_map(v), ve = row_map(v + 1);
+              const E p = detail::lower_bound(a, vb, ve, V(u));
+              const E vdiag = detail::lower_bound(a, vb, ve, V(v));
+              const E dup = j - detail::lower_bound(a, b, e, v);
+              ids(j) = uoff(v) + (p - vdiag) + dup;
+            }
+          }
+        });
+    if (edge_origin) {
+      *edge_origin = tessera::View<E*, S>(tessera::view_alloc("graph::edge_origin", tessera::WithoutInitializing), m_m);
+      auto eo = *edge_origin;
+      tessera::parallel_for(
+          "graph::csr::edge_origin", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+            for (E j = row_map(u); j < row_map(u + 1); ++j)
+              if (entries(j) >= V(u)) eo(ids(j)) = slot_origin(j);
+          });
+    }
+  } else {
+    m_m = size_type(ns);
+    if (edge_origin) *edge_origin = slot_origin;
+  }
+
+  if constexpr (D::is_directed && D::is_bidirectional) {
+    // The transpose: sort (target, source) keys carrying the out-slot.
+    tessera::View<Key*, S> tkeys(tessera::view_alloc("graph::csr::tkeys", tessera::WithoutInitializing), ns);
+    m_t_edge_ids = row_map_type(tessera::view_alloc("graph::transpose_edge_ids", tessera::WithoutInitializing), ns);
+    auto tids = m_t_edge_ids;
+    tessera::parallel_for(
+        "graph::csr::tkeys", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+          for (E j = row_map(u); j < row_map(u + 1); ++j) {
+            tkeys(j) = (Key(entries(j)) << bits) | Key(u);
+            tids(j) = j;
+          }
+        });
+    detail::sort_by_key(Exec(), tkeys, tids);
+    m_t_row_map = row_map_type("graph::transpose_row_map", n + 1);
+    m_t_entries = entries_type(tessera::view_alloc("graph::transpose_entries", tessera::WithoutInitializing), ns);
+    auto trm = m_t_row_map;
+    auto tent = m_t_entries;
+    tessera::parallel_for(
+        "graph::csr::transpose", tessera::RangePolicy<Exec>(0, ns), TESSERA_LAMBDA(size_type j) {
+          tent(j) = V(tkeys(j) & mask);
+          tessera::atomic_inc(&trm(size_type(tkeys(j) >> bits)));
+        });
+    detail::exclusive_scan_inplace<Exec>("graph::csr::transpose_scan", trm, n);
+  }
+  tessera::fence("graph::csr::build");
+}
+
+// ---- the generic functions for CSR graphs (found by ADL) ----
+#define TESSERA_GRAPH_CSR_TEMPLATE template <class D, class S, class V, class E>
+#define TESSERA_GRAPH_CSR compressed_sparse_row_graph<D, S, V, E>
+
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION std::int64_t num_vertices(const TESSERA_GRAPH_CSR& g) { return g.num_vertices(); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION std::int64_t num_edges(const TESSERA_GRAPH_CSR& g) { return g.num_edges(); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION std::int64_t edge_index_bound(const TESSERA_GRAPH_CSR& g) { return g.num_edges(); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION iterator_range<counting_iterator<V>> vertices(const TESSERA_GRAPH_CSR& g) {
+  return {counting_iterator<V>(0), counting_iterator<V>(V(g.num_vertices()))};
+}
+// All edges, each once; host-side, on host-accessible graphs.
+TESSERA_GRAPH_CSR_TEMPLATE iterator_range<typename TESSERA_GRAPH_CSR::edge_iterator> edges(const TESSERA_GRAPH_CSR& g) {
+  static_assert(tessera::detail::host_accessible<typename TESSERA_GRAPH_CSR::memory_space>::value,
+                "edges(g) iterates on the host: use a host graph or forall_edges");
+  using It = typename TESSERA_GRAPH_CSR::edge_iterator;
+  const E end = g.num_vertices() ? g.row_map()(g.num_vertices()) : 0;
+  return {It(&g, 0, 0), It(&g, V(g.num_vertices() ? g.num_vertices() - 1 : 0), end)};
+}
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION auto out_edges(std::type_identity_t<V> v, const TESSERA_GRAPH_CSR& g) { return g.out(v); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION auto in_edges(std::type_identity_t<V> v, const TESSERA_GRAPH_CSR& g) { return g.in(v); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION auto adjacent_vertices(std::type_identity_t<V> v, const TESSERA_GRAPH_CSR& g) { return g.adjacent(v); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION auto in_adjacent_vertices(std::type_identity_t<V> v, const TESSERA_GRAPH_CSR& g) { return g.in_adjacent(v); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION std::int64_t out_degree(std::type_identity_t<V> v, const TESSERA_GRAPH_CSR& g) { return g.out_degree(v); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION std::int64_t in_degree(std::type_identity_t<V> v, const TESSERA_GRAPH_CSR& g) { return g.in_degree(v); }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION V source(const edge_descriptor<V, E>& e, const TESSERA_GRAPH_CSR&) { return e.src; }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION V target(const edge_descriptor<V, E>& e, const TESSERA_GRAPH_CSR&) { return e.tgt; }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION V get_vertex_index(std::type_identity_t<V> v, const TESSERA_GRAPH_CSR&) { return v; }
+TESSERA_GRAPH_CSR_TEMPLATE TESSERA_INLINE_FUNCTION E get_edge_index(const edge_descriptor<V, E>& e, const TESSERA_GRAPH_CSR&) { return e.id; }
+
+#undef TESSERA_GRAPH_CSR_TEMPLATE
+#undef TESSERA_GRAPH_CSR
+
+}  // namespace tessera::graph

@@ -1,0 +1,110 @@
+#pragma once
+// Small kernels and helpers the graph package shares: space resolution,
+// exclusive scans, device lower_bound, the sort seam, host<->space copies.
+#include <tessera/core.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tessera::graph::detail {
+
+// A graph's Space parameter may be an execution space (algorithms run there)
+// or a memory space (algorithms run on the default space for that memory).
+template <class Space, class = void>
+struct resolve_space {
+  using memory_space = typename Space::memory_space;
+  using execution_space = typename tessera::detail::default_execution_space_for<memory_space>::type;
+};
+template <class Space>
+struct resolve_space<Space, std::enable_if_t<tessera::is_execution_space_v<Space>>> {
+  using memory_space = typename Space::memory_space;
+  using execution_space = Space;
+};
+
+[[noreturn]] inline void fail(const std::string& msg) { throw std::runtime_error("tessera::graph: " + msg); }
+
+// Exclusive prefix sum of v(0..n-1) in place; v has n+1 entries and
+// v(n) receives the total, which is returned.
+template <class Exec, class V>
+typename V::non_const_value_type exclusive_scan_inplace(const std::string& label, const V& v, std::int64_t n) {
+  using T = typename V::non_const_value_type;
+  T total = 0;
+  tessera::parallel_scan(
+      label, tessera::RangePolicy<Exec>(0, n + 1),
+      TESSERA_LAMBDA(std::int64_t i, T & upd, bool final) {
+        const T x = i < n ? v(i) : T(0);
+        if (final) v(i) = upd;
+        upd += x;
+      },
+      total);
+  return total;
+}
+
+// First position in [lo, hi) of the sorted array a whose value is >= x.
+template <class T, class I>
+TESSERA_INLINE_FUNCTION I lower_bound(const T* a, I lo, I hi, T x) {
+  while (lo < hi) {
+    const I mid = lo + (hi - lo) / 2;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Last position p in [lo, hi) with a[p] <= x, for a sorted (prefix) array.
+template <class T, class I>
+TESSERA_INLINE_FUNCTION I upper_bound_minus_one(const T* a, I lo, I hi, T x) {
+  while (hi - lo > 1) {
+    const I mid = lo + (hi - lo) / 2;
+    if (a[mid] <= x) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// The sort seam: every sort the package does goes through here, so the core
+// sort can be swapped for another without touching the algorithms.
+template <class Exec, class KV, class VV>
+void sort_by_key(const Exec& exec, const KV& keys, const VV& values) {
+  tessera::sort_by_key(exec, keys, values);
+}
+
+// A View of the graph's space holding a copy of host data.
+template <class T, class Space, class U>
+tessera::View<T*, Space> to_space(const std::string& label, const std::vector<U>& h) {
+  tessera::View<T*, Space> d(tessera::view_alloc(label, tessera::WithoutInitializing), h.size());
+  auto m = tessera::create_mirror_view(tessera::HostSpace(), d);
+  for (std::size_t i = 0; i < h.size(); ++i) m(i) = static_cast<T>(h[i]);
+  tessera::deep_copy(d, m);
+  return d;
+}
+
+// One element of a (possibly device) View, read from the host.
+template <class V>
+typename V::non_const_value_type read_one(const V& v, std::int64_t i) {
+  using T = typename V::non_const_value_type;
+  tessera::View<T, tessera::HostSpace> h("read_one");
+  tessera::deep_copy(h, tessera::subview(v, i));
+  return h();
+}
+
+template <class V>
+void write_one(const V& v, std::int64_t i, const typename V::non_const_value_type& x) {
+  using T = typename V::non_const_value_type;
+  tessera::View<T, tessera::HostSpace> h("write_one");
+  h() = x;
+  tessera::deep_copy(tessera::subview(v, i), h);
+}
+
+template <class V>
+std::vector<typename V::non_const_value_type> to_host_vector(const V& v) {
+  auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), v);
+  std::vector<typename V::non_const_value_type> out(v.extent(0));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = h(i);
+  return out;
+}
+
+}  // namespace tessera::graph::detail

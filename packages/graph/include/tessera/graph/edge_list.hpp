@@ -1,0 +1,40 @@
+#pragma once
+// edge_list: a host-side list of edges, what the readers and generators
+// produce and what graphs are built from.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::graph {
+
+struct edge_list {
+  std::int64_t num_vertices = 0;
+  std::vector<std::int64_t> src;  // 0-based
+  std::vector<std::int64_t> dst;
+  std::vector<double> weights;    // empty, or one value per edge
+  // True when the source said the edges are undirected (Matrix Market
+  // "symmetric" storage lists each edge once): build an undirectedS graph.
+  bool symmetric = false;
+  std::string origin;             // file name or generator spec, for messages
+
+  std::int64_t size() const { return std::int64_t(src.size()); }
+  bool has_weights() const { return !weights.empty(); }
+  void add(std::int64_t u, std::int64_t v) {
+    src.push_back(u);
+    dst.push_back(v);
+  }
+  void add(std::int64_t u, std::int64_t v, double w) {
+    add(u, v);
+    weights.push_back(w);
+  }
+};
+
+// What the CSR build does with the edge list.
+struct build_options {
+  bool remove_self_loops = false;  // drop (v, v)
+  bool remove_duplicates = false;  // keep the first of repeated (u, v) (for undirected: {u, v})
+  // The usual choice for analytics on simple graphs.
+  static build_options simple() { return {true, true}; }
+};
+
+}  // namespace tessera::graph
