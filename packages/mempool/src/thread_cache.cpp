@@ -1,6 +1,9 @@
 // The heavy side of the thread caches' asymmetric handshake.
 #include <tessera/mempool/detail/thread_cache.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+
 #if defined(__linux__)
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -42,9 +45,12 @@ bool asymmetric_fences() {
 
 void heavy_fence() {
 #if defined(__linux__) && defined(SYS_membarrier) && !defined(TESSERA_MEMPOOL_TSAN)
-  if (asymmetric_fences() && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+  // Cannot fail once registration succeeded; if it ever did, owners (which
+  // only stop the compiler) would be unprotected, so stop loudly.
+  if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
 #endif
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::fprintf(stderr, "tessera::MemoryPool: membarrier failed after registration\n");
+  std::abort();
 }
 
 }  // namespace tessera::detail::mempool

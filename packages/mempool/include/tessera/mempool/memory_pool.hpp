@@ -291,11 +291,10 @@ class MemoryPool {
         return;
       }
 #endif
-      std::uint32_t sb = 0, idx = 0;
-      ClassInfo ci;
-      int why = locate(p, bytes, sb, ci, idx);
+      std::uint32_t sb = 0, lg = 0, idx = 0;
+      int why = locate(p, bytes, sb, lg, idx);
       if (why == detail::mempool::kDeallocOk) {
-        if (free_bits(sb, ci, idx >> 5, 1u << (idx & 31u))) {
+        if (free_bits(sb, class_info(lg), idx >> 5, 1u << (idx & 31u))) {
           release(sb, 1);
           return;
         }
@@ -733,7 +732,7 @@ class MemoryPool {
 
   // Where p lies: superblock, size class and block index, or why it is not a
   // block of this pool.
-  TESSERA_INLINE_FUNCTION int locate(const void* p, std::size_t bytes, std::uint32_t& sb, ClassInfo& ci,
+  TESSERA_INLINE_FUNCTION int locate(const void* p, std::size_t bytes, std::uint32_t& sb, std::uint32_t& lg_out,
                                      std::uint32_t& idx) const {
     namespace mp = detail::mempool;
     const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(p);
@@ -747,7 +746,7 @@ class MemoryPool {
     if (bytes > max_block_size() || block_lg(bytes) != lg) return mp::kWrongSize;
     const std::size_t in_sb = off & ((std::size_t(1) << m_sb_lg) - 1);
     if (in_sb & ((std::size_t(1) << lg) - 1)) return mp::kNotBlockStart;
-    ci = class_info(lg);
+    lg_out = lg;
     idx = static_cast<std::uint32_t>(in_sb >> lg);
     return mp::kDeallocOk;
   }
@@ -759,89 +758,122 @@ class MemoryPool {
     return p;
   }
 
+  // Fast path: pop from this thread's cache. No atomic read-modify-write.
   void* allocate_cached(std::uint32_t lg, int attempt_limit) const {
     namespace mp = detail::mempool;
     const std::uint32_t cls = lg - m_min_lg;
-    const std::uint32_t cap = m_cache->capacity(cls);
-    bool refill_failed = false;
-    if (cap != 0) {
+    if (m_cache->capacity(cls) != 0) {
       if (mp::CacheSlot* s = m_cache->my_slot(); s && m_cache->enter(s)) {
         std::atomic<std::uint32_t>& count = s->counts()[cls];
-        void** entries = m_cache->entries(s, cls);
         const std::uint32_t n = count.load(std::memory_order_relaxed);
-        if (n != 0) {
-          void* p = entries[n - 1];
+        if (TESSERA_IMPL_LIKELY(n != 0)) {
+          void* p = m_cache->entries(s, cls)[n - 1];
           count.store(n - 1, std::memory_order_relaxed);
           mp::ThreadCache::leave(s);
           return hand_out(p);
         }
-        // Empty: refill half the cache with one batch from the bitsets.
-        void* batch[mp::kMaxCachedPerClass];
-        const std::uint32_t k = allocate_blocks(lg, cap / 2, batch, attempt_limit, mp::scatter_value());
-        for (std::uint32_t i = 1; i < k; ++i) {
-          entries[i - 1] = batch[i];
-          static_cast<std::uint64_t*>(batch[i])[1] = m_cache_key;  // every cached block carries the key
-        }
-        if (k > 1) count.store(k - 1, std::memory_order_relaxed);
-        mp::ThreadCache::leave(s);
-        if (k != 0) return hand_out(batch[0]);
-        refill_failed = true;
+        return refill_and_allocate(s, lg, attempt_limit);
       }
     }
+    return allocate_without_cache(lg, attempt_limit);
+  }
+
+  // The cache of this size is empty: refill half of it with one batch from
+  // the bitsets (called inside the owner's section; leaves it).
+  [[gnu::noinline]] void* refill_and_allocate(detail::mempool::CacheSlot* s, std::uint32_t lg, int attempt_limit) const {
+    namespace mp = detail::mempool;
+    const std::uint32_t cls = lg - m_min_lg;
+    void** entries = m_cache->entries(s, cls);
+    // A batch another thread parked (already keyed), else the bitsets.
+    if (const std::uint32_t t = m_cache->transfer_get(cls, entries); t != 0) {
+      s->counts()[cls].store(t - 1, std::memory_order_relaxed);
+      mp::ThreadCache::leave(s);
+      return hand_out(entries[t - 1]);
+    }
+    void* batch[mp::kMaxCachedPerClass];
+    const std::uint32_t k = allocate_blocks(lg, m_cache->capacity(cls) / 2, batch, attempt_limit, mp::scatter_value());
+    for (std::uint32_t i = 1; i < k; ++i) {
+      entries[i - 1] = batch[i];
+      static_cast<std::uint64_t*>(batch[i])[1] = m_cache_key;  // every cached block carries the key
+    }
+    if (k > 1) s->counts()[cls].store(k - 1, std::memory_order_relaxed);
+    mp::ThreadCache::leave(s);
+    if (k != 0) return hand_out(batch[0]);
+    return allocate_from_other_caches(lg, attempt_limit);
+  }
+
+  // Cache not usable (size not cached, no slot, a thief at work): bitsets.
+  [[gnu::noinline]] void* allocate_without_cache(std::uint32_t lg, int attempt_limit) const {
     void* p = nullptr;
-    if (!refill_failed && allocate_blocks(lg, 1, &p, attempt_limit, mp::scatter_value()) != 0) return hand_out(p);
-    // The bitsets cannot serve: free blocks may be parked in threads' caches
-    // (possibly of threads that are idle or gone). Return them all to the
-    // bitsets, which can also empty superblocks for reassignment, and retry.
+    if (allocate_blocks(lg, 1, &p, attempt_limit, detail::mempool::scatter_value()) != 0) return hand_out(p);
+    return allocate_from_other_caches(lg, attempt_limit);
+  }
+
+  // The bitsets cannot serve: free blocks may be parked in threads' caches
+  // (possibly of threads that are idle or gone). Return them all to the
+  // bitsets, which can also empty superblocks for reassignment, and retry.
+  void* allocate_from_other_caches(std::uint32_t lg, int attempt_limit) const {
+    void* p = nullptr;
     if (m_cache->any_cached()) {
       flush_all_caches();
-      if (allocate_blocks(lg, 1, &p, attempt_limit, mp::scatter_value()) != 0) return hand_out(p);
+      if (allocate_blocks(lg, 1, &p, attempt_limit, detail::mempool::scatter_value()) != 0) return hand_out(p);
     }
     return nullptr;
   }
 
+  // Fast path: push onto this thread's cache.
   void deallocate_cached(void* p, std::size_t bytes) const {
     namespace mp = detail::mempool;
-    std::uint32_t sb = 0, idx = 0;
-    ClassInfo ci;
-    int why = locate(p, bytes, sb, ci, idx);
-    if (why != mp::kDeallocOk) {
+    std::uint32_t sb = 0, lg = 0, idx = 0;
+    const int why = locate(p, bytes, sb, lg, idx);
+    if (TESSERA_IMPL_UNLIKELY(why != mp::kDeallocOk)) {
       count_bad_deallocation(p, bytes, why);
       return;
     }
     std::uint64_t* word = static_cast<std::uint64_t*>(p);
-    if (word[1] == m_cache_key && is_free_or_cached(sb, idx, p, ci.cls)) {
+    const std::uint32_t cls = lg - m_min_lg;
+    if (TESSERA_IMPL_UNLIKELY(word[1] == m_cache_key) && is_free_or_cached(sb, idx, p, cls)) {
       count_bad_deallocation(p, bytes, mp::kAlreadyFree);
       return;
     }
-    const std::uint32_t cap = m_cache->capacity(ci.cls);
+    const std::uint32_t cap = m_cache->capacity(cls);
     if (cap != 0) {
       if (mp::CacheSlot* s = m_cache->my_slot(); s && m_cache->enter(s)) {
-        std::atomic<std::uint32_t>& count = s->counts()[ci.cls];
-        void** entries = m_cache->entries(s, ci.cls);
+        std::atomic<std::uint32_t>& count = s->counts()[cls];
         const std::uint32_t n = count.load(std::memory_order_relaxed);
         word[1] = m_cache_key;
-        if (n < cap) {
-          entries[n] = p;
+        if (TESSERA_IMPL_LIKELY(n < cap)) {
+          m_cache->entries(s, cls)[n] = p;
           count.store(n + 1, std::memory_order_relaxed);
           mp::ThreadCache::leave(s);
           return;
         }
-        // Full: send the older half back to the bitsets, keep the recent
-        // (cache-hot) half.
-        const std::uint32_t h = cap / 2;
-        void* batch[mp::kMaxCachedPerClass];
-        std::copy(entries, entries + h, batch);
-        std::copy(entries + h, entries + n, entries);
-        entries[n - h] = p;
-        count.store(n - h + 1, std::memory_order_relaxed);
-        mp::ThreadCache::leave(s);
-        free_batch(ci, batch, h);
+        flush_half_and_push(s, lg, p);
         return;
       }
     }
-    if (free_bits(sb, ci, idx >> 5, 1u << (idx & 31u))) release(sb, 1);
+    if (free_bits(sb, class_info(lg), idx >> 5, 1u << (idx & 31u))) release(sb, 1);
     else count_bad_deallocation(p, bytes, mp::kAlreadyFree);
+  }
+
+  // The cache of this size is full: send the older half back to the
+  // bitsets, keep the recent (cache-hot) half, push p (called inside the
+  // owner's section; leaves it).
+  [[gnu::noinline]] void flush_half_and_push(detail::mempool::CacheSlot* s, std::uint32_t lg, void* p) const {
+    namespace mp = detail::mempool;
+    const std::uint32_t cls = lg - m_min_lg;
+    void** entries = m_cache->entries(s, cls);
+    const std::uint32_t n = m_cache->capacity(cls), h = n / 2;
+    void* batch[mp::kMaxCachedPerClass];
+    std::copy(entries, entries + h, batch);
+    std::copy(entries + h, entries + n, entries);
+    entries[n - h] = p;
+    s->counts()[cls].store(n - h + 1, std::memory_order_relaxed);
+    // Park the batch for other threads (inside the owner's section, so that a
+    // frozen thief always finds every cached block in a cache or a slot).
+    const bool parked = m_cache->transfer_put(cls, batch, h);
+    mp::ThreadCache::leave(s);
+    if (!parked) free_batch(class_info(lg), batch, h);
   }
 
   // Exact double-free check for a block carrying the cache key: free in its
@@ -859,6 +891,10 @@ class MemoryPool {
         void** e = m_cache->entries(s, cls);
         const std::uint32_t count = s->counts()[cls].load(std::memory_order_relaxed);
         for (std::uint32_t i = 0; i < count && !found; ++i) found = e[i] == p;
+      });
+      m_cache->for_each_parked(cls, [&](mp::TransferSlot& t) {
+        const std::uint32_t count = t.count.load(std::memory_order_relaxed);
+        for (std::uint32_t i = 0; i < count && !found; ++i) found = t.items[i] == p;
       });
     });
     return found;
@@ -891,8 +927,8 @@ class MemoryPool {
     if (run) release(cur_sb, run);
   }
 
-  // Moves every cached block of every thread back to the bitsets (inside
-  // the freeze, so that no block is ever in neither place).
+  // Moves every cached or parked block back to the bitsets (inside the
+  // freeze, so that no block is ever in neither place).
   void flush_all_caches() const {
     namespace mp = detail::mempool;
     const std::uint32_t nc = m_cache->num_classes();
@@ -905,6 +941,13 @@ class MemoryPool {
           void** e = m_cache->entries(s, c);
           taken.insert(taken.end(), e, e + count);
           s->counts()[c].store(0, std::memory_order_relaxed);
+        });
+        m_cache->for_each_parked(c, [&](mp::TransferSlot& t) {
+          // Frozen: no owner is inside its section, so no slot is busy.
+          const std::uint32_t count = t.count.load(std::memory_order_relaxed);
+          taken.insert(taken.end(), t.items, t.items + count);
+          t.count.store(0, std::memory_order_relaxed);
+          t.state.store(0, std::memory_order_release);
         });
         if (!taken.empty()) free_batch(class_info(m_min_lg + c), taken.data(), static_cast<std::uint32_t>(taken.size()));
       }

@@ -24,8 +24,13 @@ namespace tessera::detail::mempool {
 TESSERA_FORCEINLINE_FUNCTION int popcount32(std::uint32_t x) {
 #if TESSERA_IMPL_ON_DEVICE
   return __popc(x);
-#else
+#elif defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))
   return __builtin_popcount(x);
+#else
+  // Without -mpopcnt GCC calls libgcc's __popcountdi2; this is faster.
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return static_cast<int>((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
 #endif
 }
 

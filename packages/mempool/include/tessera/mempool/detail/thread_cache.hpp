@@ -23,7 +23,8 @@
 // fence only has to stop the compiler. Either the owner sees `steal` and stays
 // out, or the thief sees `busy` and waits for the owner's short, non-blocking
 // section to end. Where membarrier is unavailable (or under ThreadSanitizer,
-// which does not model it) both sides use a sequentially consistent fence.
+// which does not model it) both sides use sequentially consistent exchanges
+// and loads on the two words instead (one atomic exchange per owner call).
 #include <tessera/mempool/detail/pool_atomics.hpp>
 #include <tessera/mempool/detail/pool_geometry.hpp>
 
@@ -31,6 +32,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <new>
 
@@ -76,15 +78,26 @@ inline std::uint32_t my_cache_slot() {
 
 // True when the heavy side can use membarrier (decided once per process).
 bool asymmetric_fences();
-// The thief's side of the handshake.
+// The thief's side of the handshake (only when asymmetric_fences()).
 void heavy_fence();
 
-inline void light_fence(bool asymmetric) {
-  if (asymmetric) std::atomic_signal_fence(std::memory_order_seq_cst);
-  else std::atomic_thread_fence(std::memory_order_seq_cst);
-}
 
 // ---- one thread's cache in one pool ------------------------------------------------
+
+// A batch of free blocks of one size in transit between threads: a cache
+// that overflows parks its older half here, a cache that runs dry takes a
+// batch from here before it goes to the bitsets. So blocks freed by one
+// thread and allocated by another (producer/consumer) move in batches
+// without touching the shared bitset words. state: 0 empty, 1 full, 2 being
+// filled or emptied; a thread that finds a slot busy skips it (never waits).
+inline constexpr std::uint32_t kTransferSlots = 8;
+inline constexpr std::uint32_t kMaxBatch = kMaxCachedPerClass / 2;
+
+struct alignas(64) TransferSlot {
+  std::atomic<std::uint32_t> state{0};
+  std::atomic<std::uint32_t> count{0};
+  void* items[kMaxBatch] = {};
+};
 
 struct alignas(64) CacheSlot {
   std::atomic<std::uint32_t> busy{0};
@@ -111,6 +124,7 @@ class ThreadCache {
     m_entries_offset = sizeof(CacheSlot) + counts_bytes;
     m_slot_bytes = (m_entries_offset + offset * sizeof(void*) + 63) / 64 * 64;
     m_asymmetric = asymmetric_fences();
+    m_transfer.reset(new TransferSlot[std::size_t(m_num_classes) * kTransferSlots]);
   }
   ~ThreadCache() {
     for (auto& s : m_slots) {
@@ -140,9 +154,14 @@ class ThreadCache {
 
   // Owner side of the handshake. false: a thief is at work, bypass the cache.
   bool enter(CacheSlot* s) const {
-    s->busy.store(1, std::memory_order_relaxed);
-    light_fence(m_asymmetric);
-    if (s->steal.load(std::memory_order_acquire) != 0) {
+    if (m_asymmetric) {
+      // Plain store; membarrier on the thief's side orders it before the load below.
+      s->busy.store(1, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    } else {
+      s->busy.exchange(1, std::memory_order_seq_cst);  // symmetric Dekker: SC store, SC load
+    }
+    if (s->steal.load(std::memory_order_seq_cst) != 0) {
       s->busy.store(0, std::memory_order_release);
       return false;
     }
@@ -157,11 +176,10 @@ class ThreadCache {
   void with_all_frozen(F&& f) {
     std::lock_guard<std::mutex> guard(m_thief_mutex);
     const std::uint32_t n = m_slot_limit.load(std::memory_order_acquire);
-    for_each_slot(n, [](CacheSlot* s) { s->steal.store(1, std::memory_order_relaxed); });
+    for_each_slot(n, [](CacheSlot* s) { s->steal.exchange(1, std::memory_order_seq_cst); });
     if (m_asymmetric) heavy_fence();
-    else std::atomic_thread_fence(std::memory_order_seq_cst);
     for_each_slot(n, [](CacheSlot* s) {
-      while (s->busy.load(std::memory_order_acquire) != 0) spin_pause();
+      while (s->busy.load(std::memory_order_seq_cst) != 0) spin_pause();
     });
     // Slots created after the freeze started belong to threads that have not
     // cached anything yet; visiting only the first n is enough.
@@ -175,6 +193,46 @@ class ThreadCache {
       if (CacheSlot* s = m_slots[i].load(std::memory_order_acquire)) f(s);
   }
 
+  // Parks n (<= kMaxBatch) blocks of size class cls in a free transfer
+  // slot; false if every slot is full or busy.
+  bool transfer_put(std::uint32_t cls, void* const* blocks, std::uint32_t n) {
+    TransferSlot* t = m_transfer.get() + std::size_t(cls) * kTransferSlots;
+    for (std::uint32_t i = 0; i < kTransferSlots; ++i) {
+      std::uint32_t expected = 0;
+      if (t[i].state.load(std::memory_order_relaxed) != 0 ||
+          !t[i].state.compare_exchange_strong(expected, 2, std::memory_order_acquire))
+        continue;
+      std::copy(blocks, blocks + n, t[i].items);
+      t[i].count.store(n, std::memory_order_relaxed);
+      t[i].state.store(1, std::memory_order_release);
+      return true;
+    }
+    return false;
+  }
+  // Takes a parked batch of size class cls into out; returns its size (0: none).
+  std::uint32_t transfer_get(std::uint32_t cls, void** out) {
+    TransferSlot* t = m_transfer.get() + std::size_t(cls) * kTransferSlots;
+    for (std::uint32_t i = 0; i < kTransferSlots; ++i) {
+      std::uint32_t expected = 1;
+      if (t[i].state.load(std::memory_order_relaxed) != 1 ||
+          !t[i].state.compare_exchange_strong(expected, 2, std::memory_order_acquire))
+        continue;
+      const std::uint32_t n = t[i].count.load(std::memory_order_relaxed);
+      std::copy(t[i].items, t[i].items + n, out);
+      t[i].count.store(0, std::memory_order_relaxed);
+      t[i].state.store(0, std::memory_order_release);
+      return n;
+    }
+    return 0;
+  }
+  // Full transfer slots of size class cls (for thieves, inside with_all_frozen).
+  template <class F>
+  void for_each_parked(std::uint32_t cls, F&& f) const {
+    TransferSlot* t = m_transfer.get() + std::size_t(cls) * kTransferSlots;
+    for (std::uint32_t i = 0; i < kTransferSlots; ++i)
+      if (t[i].state.load(std::memory_order_acquire) == 1) f(t[i]);
+  }
+
   // Blocks cached per size class, summed over threads (exact when no thread
   // is allocating or freeing).
   void cached_blocks(std::size_t* per_class) const {
@@ -185,6 +243,8 @@ class ThreadCache {
       if (!s) continue;
       for (std::uint32_t c = 0; c < m_num_classes; ++c) per_class[c] += s->counts()[c].load(std::memory_order_relaxed);
     }
+    for (std::uint32_t c = 0; c < m_num_classes; ++c)
+      for_each_parked(c, [&](TransferSlot& t) { per_class[c] += t.count.load(std::memory_order_relaxed); });
   }
   bool any_cached() const {
     std::size_t per_class[32];
@@ -216,6 +276,7 @@ class ThreadCache {
   std::size_t m_slot_bytes = 0;
   bool m_asymmetric = false;
   std::atomic<CacheSlot*> m_slots[kMaxCacheSlots] = {};
+  std::unique_ptr<TransferSlot[]> m_transfer;
   std::atomic<std::uint32_t> m_slot_limit{0};
   std::mutex m_thief_mutex;
 };

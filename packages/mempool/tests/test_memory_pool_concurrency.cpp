@@ -1,0 +1,248 @@
+// MemoryPool under concurrency, on every back-end (label "concurrency": the
+// ThreadSanitizer CI row runs these): random-size stress with a pattern
+// check of every block, frees from other threads than the allocating one,
+// concurrent exhaustion (every block handed out exactly once), and
+// allocation from team kernels. Host back-ends run each with the per-thread
+// cache on and off.
+#include "mempool_test_util.hpp"
+
+#include <algorithm>
+#include <set>
+
+template <class Space>
+class MemoryPoolConcurrency : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(MemoryPoolConcurrency, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+
+using tessera::test::mempool_modes;
+
+namespace {
+
+// Small per-work-item generator (kernels cannot share <random> engines).
+TESSERA_INLINE_FUNCTION std::uint64_t next_random(std::uint64_t& s) {
+  s ^= s << 13;
+  s ^= s >> 7;
+  s ^= s << 17;
+  return s;
+}
+
+// The word a block of owner `tag` holds at position j: unique per allocation.
+TESSERA_INLINE_FUNCTION std::uint64_t pattern(std::uint64_t tag, std::size_t j) {
+  return (tag * 0x9e3779b97f4a7c15ull) ^ (j * 0xbf58476d1ce4e5b9ull) ^ 0x5a5a5a5aull;
+}
+
+TESSERA_INLINE_FUNCTION void fill(void* p, std::size_t bytes, std::uint64_t tag) {
+  auto* w = static_cast<std::uint64_t*>(p);
+  for (std::size_t j = 0; j < bytes / 8; ++j) w[j] = pattern(tag, j);
+}
+
+TESSERA_INLINE_FUNCTION bool intact(const void* p, std::size_t bytes, std::uint64_t tag) {
+  const auto* w = static_cast<const std::uint64_t*>(p);
+  for (std::size_t j = 0; j < bytes / 8; ++j)
+    if (w[j] != pattern(tag, j)) return false;
+  return true;
+}
+
+}  // namespace
+
+TYPED_TEST(MemoryPoolConcurrency, RandomSizesStressEndsEmpty) {
+  using Space = TypeParam;
+  using Pool = tessera::MemoryPool<Space>;
+  using Mem = typename Pool::memory_space;
+  for (bool cache : mempool_modes<Space>()) {
+    SCOPED_TRACE(cache ? "thread cache on" : "thread cache off");
+    // Small superblocks and a tight pool: swaps, reassignment between sizes
+    // and occasional exhaustion all happen during the run.
+    Pool pool(Mem(), std::size_t(512) << 10, 64, 4096, 16384, tessera::test::pool_options(cache));
+    constexpr int kItems = 256, kOps = 2000, kLive = 8;
+    // counters: 0 allocations, 1 nullptr results, 2 corrupted blocks
+    tessera::View<unsigned long long*, Space> counters("counters", 3);
+    tessera::parallel_for(
+        "mempool stress", tessera::RangePolicy<Space, tessera::Schedule<tessera::Dynamic>>(0, kItems),
+        TESSERA_LAMBDA(int item) {
+          void* live[kLive] = {};
+          std::size_t size[kLive] = {};
+          std::uint64_t tag[kLive] = {};
+          std::uint64_t rng = 0x2545f4914f6cdd1dull * std::uint64_t(item + 1);
+          unsigned long long allocs = 0, nulls = 0, bad = 0;
+          for (int op = 0; op < kOps; ++op) {
+            const int k = int(next_random(rng) % kLive);
+            if (live[k] == nullptr) {
+              const std::size_t bytes = 8 + next_random(rng) % 4089;  // 8 .. 4096
+              void* p = pool.allocate(bytes, 4);
+              if (p == nullptr) {
+                ++nulls;
+                continue;
+              }
+              ++allocs;
+              live[k] = p;
+              size[k] = bytes;
+              tag[k] = (std::uint64_t(item) << 32) | std::uint64_t(op);
+              fill(p, bytes, tag[k]);
+            } else {
+              if (!intact(live[k], size[k], tag[k])) ++bad;  // somebody else wrote into our block
+              pool.deallocate(live[k], size[k]);
+              live[k] = nullptr;
+            }
+          }
+          for (int k = 0; k < kLive; ++k)
+            if (live[k]) {
+              if (!intact(live[k], size[k], tag[k])) ++bad;
+              pool.deallocate(live[k], size[k]);
+            }
+          tessera::atomic_add(&counters(0), allocs);
+          tessera::atomic_add(&counters(1), nulls);
+          tessera::atomic_add(&counters(2), bad);
+        });
+    Space().fence();
+    auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), counters);
+    EXPECT_EQ(h(2), 0u) << "a block was handed to two owners at once";
+    EXPECT_GT(h(0), std::uint64_t(kItems) * kOps / 4) << "most allocations must succeed";
+    typename Pool::usage_statistics st;
+    pool.get_usage_statistics(st);
+    EXPECT_EQ(st.consumed_blocks, 0u);
+    EXPECT_EQ(st.consumed_bytes, 0u);
+    EXPECT_EQ(st.bad_deallocations, 0u);
+    EXPECT_EQ(st.failed_allocations, h(1)) << "failures are counted exactly";
+    EXPECT_LE(st.high_water_superblocks, pool.number_of_superblocks());
+    EXPECT_TRUE(pool.is_empty());
+  }
+}
+
+TYPED_TEST(MemoryPoolConcurrency, BlocksFreedByOtherThreads) {
+  using Space = TypeParam;
+  using Pool = tessera::MemoryPool<Space>;
+  using Mem = typename Pool::memory_space;
+  for (bool cache : mempool_modes<Space>()) {
+    SCOPED_TRACE(cache ? "thread cache on" : "thread cache off");
+    // 4000 blocks of 64 B .. 4 KiB (about 4.7 MB) in a 16 MiB pool: no failures allowed.
+    Pool pool(Mem(), std::size_t(16) << 20, 64, 4096, std::size_t(1) << 16, tessera::test::pool_options(cache));
+    constexpr int kBlocks = 4000;
+    tessera::View<std::uintptr_t*, Space> ptr("ptr", kBlocks);
+    tessera::View<int*, Space> errors("errors", 1);
+    for (int round = 0; round < 4; ++round) {
+      tessera::parallel_for(
+          "produce", tessera::RangePolicy<Space>(0, kBlocks), TESSERA_LAMBDA(int i) {
+            const std::size_t bytes = std::size_t(64) << ((i + round) % 7);
+            void* p = pool.allocate(bytes, 8);
+            if (p) fill(p, bytes, std::uint64_t(i) * 7 + round);
+            ptr(i) = reinterpret_cast<std::uintptr_t>(p);
+          });
+      // Each block is freed by iteration (i * 2003) % kBlocks: with static
+      // scheduling that is, mostly, another thread.
+      tessera::parallel_for(
+          "consume", tessera::RangePolicy<Space>(0, kBlocks), TESSERA_LAMBDA(int j) {
+            const int i = int((std::int64_t(j) * 2003) % kBlocks);
+            const std::size_t bytes = std::size_t(64) << ((i + round) % 7);
+            void* p = reinterpret_cast<void*>(ptr(i));
+            if (p == nullptr || !intact(p, bytes, std::uint64_t(i) * 7 + round)) tessera::atomic_add(&errors(0), 1);
+            pool.deallocate(p, bytes);
+          });
+      Space().fence();
+      EXPECT_TRUE(pool.is_empty()) << "round " << round;
+    }
+    auto he = tessera::create_mirror_view_and_copy(tessera::HostSpace(), errors);
+    EXPECT_EQ(he(0), 0) << "missing or corrupted blocks";
+    typename Pool::usage_statistics st;
+    pool.get_usage_statistics(st);
+    EXPECT_EQ(st.consumed_bytes, 0u);
+    EXPECT_EQ(st.bad_deallocations, 0u);
+    EXPECT_EQ(st.failed_allocations, 0u);
+  }
+}
+
+TYPED_TEST(MemoryPoolConcurrency, ConcurrentExhaustionHandsOutEveryBlockOnce) {
+  using Space = TypeParam;
+  using Pool = tessera::MemoryPool<Space>;
+  using Mem = typename Pool::memory_space;
+  for (bool cache : mempool_modes<Space>()) {
+    SCOPED_TRACE(cache ? "thread cache on" : "thread cache off");
+    // 8 superblocks of 8 KiB: 64 blocks of 1 KiB (or 1024 of 64 B).
+    Pool pool(Mem(), 8 * 8192, 64, 8192, 8192, tessera::test::pool_options(cache));
+    constexpr int kItems = 16;
+    for (std::size_t bytes : {std::size_t(1024), std::size_t(64)}) {
+      const int total = int(pool.capacity() / bytes);
+      tessera::View<std::uintptr_t**, Space> got("got", kItems, total);
+      tessera::View<int*, Space> count("count", kItems);
+      for (int round = 0; round < 3; ++round) {
+        tessera::parallel_for(
+            "grab", tessera::RangePolicy<Space, tessera::Schedule<tessera::Dynamic>>(0, kItems),
+            TESSERA_LAMBDA(int item) {
+              int n = 0;
+              while (n < total) {
+                void* p = pool.allocate(bytes, 1000);
+                if (!p) break;
+                got(item, n++) = reinterpret_cast<std::uintptr_t>(p);
+              }
+              count(item) = n;
+            });
+        Space().fence();
+        auto hg = tessera::create_mirror_view_and_copy(tessera::HostSpace(), got);
+        auto hc = tessera::create_mirror_view_and_copy(tessera::HostSpace(), count);
+        std::set<std::uintptr_t> all;
+        int sum = 0;
+        for (int item = 0; item < kItems; ++item) {
+          sum += hc(item);
+          for (int k = 0; k < hc(item); ++k) all.insert(hg(item, k));
+        }
+        EXPECT_EQ(sum, total) << bytes << "-byte blocks, round " << round << ": the pool ran dry early";
+        EXPECT_EQ(all.size(), std::size_t(sum)) << "a block was handed out twice";
+        tessera::parallel_for(
+            "release", tessera::RangePolicy<Space>(0, kItems), TESSERA_LAMBDA(int item) {
+              // Free another item's blocks.
+              const int other = (item + 5) % kItems;
+              for (int k = 0; k < count(other); ++k) pool.deallocate(reinterpret_cast<void*>(got(other, k)), bytes);
+            });
+        Space().fence();
+        EXPECT_TRUE(pool.is_empty());
+      }
+    }
+    typename Pool::usage_statistics st;
+    pool.get_usage_statistics(st);
+    EXPECT_EQ(st.bad_deallocations, 0u);
+    EXPECT_EQ(st.high_water_superblocks, 8u);
+  }
+}
+
+TYPED_TEST(MemoryPoolConcurrency, AllocationFromTeamKernels) {
+  using Space = TypeParam;
+  using Pool = tessera::MemoryPool<Space>;
+  using Mem = typename Pool::memory_space;
+  using Policy = tessera::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  for (bool cache : mempool_modes<Space>()) {
+    SCOPED_TRACE(cache ? "thread cache on" : "thread cache off");
+    Pool pool(Mem(), std::size_t(2) << 20, 64, 4096, std::size_t(1) << 16, tessera::test::pool_options(cache));
+    constexpr int kLeague = 24;
+    Policy policy(kLeague, tessera::AUTO);
+    const int ts = policy.team_size();
+    tessera::View<std::uintptr_t**, Space> ptr("ptr", kLeague, ts);
+    tessera::View<int*, Space> errors("errors", 1);
+    for (int round = 0; round < 3; ++round) {
+      tessera::parallel_for(
+          "team allocate", policy, TESSERA_LAMBDA(const Member& m) {
+            const int l = m.league_rank(), r = m.team_rank();
+            // Every member of every team allocates at once, sizes differing by rank.
+            const std::size_t bytes = std::size_t(64) << ((r + l + round) % 7);
+            void* p = pool.allocate(bytes, 8);
+            if (p) fill(p, bytes, std::uint64_t(l) * 1000 + r);
+            ptr(l, r) = reinterpret_cast<std::uintptr_t>(p);
+            m.team_barrier();
+            // Each member checks and frees its neighbour's block.
+            const int n = (r + 1) % m.team_size();
+            const std::size_t nbytes = std::size_t(64) << ((n + l + round) % 7);
+            void* q = reinterpret_cast<void*>(ptr(l, n));
+            if (q == nullptr || !intact(q, nbytes, std::uint64_t(l) * 1000 + n)) tessera::atomic_add(&errors(0), 1);
+            m.team_barrier();
+            pool.deallocate(q, nbytes);
+          });
+      Space().fence();
+      EXPECT_TRUE(pool.is_empty()) << "round " << round;
+    }
+    auto he = tessera::create_mirror_view_and_copy(tessera::HostSpace(), errors);
+    EXPECT_EQ(he(0), 0);
+    typename Pool::usage_statistics st;
+    pool.get_usage_statistics(st);
+    EXPECT_EQ(st.bad_deallocations, 0u);
+    EXPECT_EQ(st.failed_allocations, 0u);
+  }
+}
