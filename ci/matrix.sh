@@ -67,7 +67,8 @@ row_release() {
 row_asan_common() {  # row_asan_common <dir> <extra cmake args...>
   local b="$1"; shift
   local f; f="$(sanitizer_flags address,undefined)"
-  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+  # allocator_may_return_null: tests check that impossible allocations throw Tessera's error.
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:allocator_may_return_null=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   configure "$b" -DCMAKE_BUILD_TYPE=Debug -DTessera_ENABLE_BOUNDS_CHECK=ON -DTessera_ENABLE_TESTS=ON \
     "-DCMAKE_CXX_FLAGS=$f" "-DCMAKE_EXE_LINKER_FLAGS=$f" "$@" &&
