@@ -1,0 +1,637 @@
+#pragma once
+// The scheduler's shared state (one per TaskScheduler and its copies) and the
+// host driver that runs a DAG with the execution space's fork/join.
+//
+// Design (see packages/tasking/docs/README.md, "Inside the scheduler"):
+//  * ready queues: one set of three LIFO stacks (High, Regular, Low) per
+//    worker. A worker pushes the tasks it makes ready onto its own stacks and
+//    pops its own High, then Regular, then Low; when those are empty it steals
+//    from the other workers' stacks (High first). No queue is shared by all.
+//  * m_active = tasks ready + tasks executing. A worker that finds no task
+//    leaves when m_active is 0: no task can become ready any more, because
+//    only a completing task makes other tasks ready. All workers therefore
+//    leave together, and a non-zero number of incomplete tasks at that point
+//    is a dependence cycle.
+//  * team tasks: the worker that pops one becomes its lead, claims the single
+//    "forming" slot and publishes (generation, lead, size, joined) in one
+//    64-bit word; idle workers join by a CAS on that word before looking for
+//    work. Only one team forms at a time, so two half-formed teams can never
+//    wait for each other; the members then run the functor together on a
+//    core HostTeamShared (barrier, broadcast slots) and the lead completes.
+//  * task records and when_all aggregates come from a tessera::MemoryPool.
+//    Counters are per worker (no shared cache line on the hot path) and are
+//    summed when the wait ends.
+#include <tessera/mempool.hpp>
+#include <tessera/tasking/detail/task_base.hpp>
+#include <tessera/tasking/statistics.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tessera {
+
+template <class ExecSpace>
+class TaskScheduler;
+
+namespace detail::tasking {
+
+// Out of line (src/tasking.cpp): cold paths and messages.
+std::string demangle(const std::type_info& type);
+std::string task_name(const TaskBase* t);
+[[noreturn]] void throw_task_failure(const std::string& task, std::exception_ptr error, std::uint64_t cancelled);
+[[noreturn]] void throw_dependence_cycle(std::uint64_t waiting);
+[[noreturn]] void throw_pool_exhausted(const char* where, const std::string& what, std::size_t bytes,
+                                       std::size_t capacity, std::size_t max_block);
+[[noreturn]] void throw_task_too_large(const char* where, const std::string& what, std::size_t bytes,
+                                       std::size_t max_block);
+
+// What a thread is doing for the tasking runtime. Null queue: plain host code.
+struct WorkerContext {
+  TaskQueueBase* queue = nullptr;  // the queue whose DAG this thread is running
+  int worker = 0;                  // its worker index there
+  int nthreads = 1;                // threads running that DAG
+  int team_rank = 0;               // rank in the current task's team
+  int depth = 0;                   // tasks run inline inside a spawn (one-thread runs)
+  TaskBase* current = nullptr;     // task whose functor is running on this thread
+  void* solo_member = nullptr;     // member_type of a one-thread team, for TaskSingle
+};
+inline thread_local WorkerContext t_worker;
+
+struct alignas(64) ReadyQueues {
+  std::atomic<TaskBase*> head[kPriorities] = {};
+};
+
+struct alignas(64) WorkerState {
+  // Written only by the owning worker during a wait; summed afterwards.
+  std::uint64_t spawned = 0, executed = 0, respawned = 0, failed_spawns = 0, steals = 0, aggregates = 0,
+                completed = 0, failed = 0, peak_ready = 0;
+  std::int64_t live_delta = 0;  // records allocated minus freed
+  // Team leading: the task and team context members read after joining.
+  TaskBase* team_task = nullptr;
+  std::unique_ptr<HostTeamShared> team;
+  alignas(64) std::atomic<int> members_out{0};
+};
+
+class TaskQueueBase {
+ public:
+  // A one-thread run may execute ready tasks inside a spawn; this bounds the
+  // nesting so that the stack stays small.
+  static constexpr int kMaxInlineDepth = 48;
+
+  TaskQueueBase(int nqueues, int default_team_size)
+      : m_nqueues(std::max(nqueues, 1)),
+        m_queues(new ReadyQueues[std::size_t(m_nqueues)]),
+        m_default_team_size(default_team_size) {
+    m_workers.resize(std::size_t(m_nqueues));
+    for (auto& w : m_workers) w = std::make_unique<WorkerState>();
+  }
+  TaskQueueBase(const TaskQueueBase&) = delete;
+  TaskQueueBase& operator=(const TaskQueueBase&) = delete;
+  virtual ~TaskQueueBase() = default;
+
+  virtual void* pool_allocate(std::size_t bytes) = 0;
+  virtual void pool_deallocate(void* p, std::size_t bytes) = 0;
+  virtual std::size_t pool_capacity() const = 0;
+  virtual std::size_t pool_max_block() const = 0;
+  virtual void pool_usage(std::size_t& high_water, std::size_t& in_use) const = 0;
+
+  // ---- lifetime: handles hold one unit of m_live, every record one more ----
+
+  void add_handle() noexcept { m_handles.fetch_add(1, std::memory_order_relaxed); }
+  void drop_handle() noexcept {
+    if (m_handles.fetch_sub(1, std::memory_order_acq_rel) == 1) drop_live(1);
+  }
+
+  // ---- records ----
+
+  WorkerState* local() noexcept {
+    return t_worker.queue == this ? m_workers[std::size_t(t_worker.worker)].get() : nullptr;
+  }
+
+  void* allocate_record(std::size_t bytes) {
+    void* p = pool_allocate(bytes);
+    if (p) {
+      if (WorkerState* w = local()) ++w->live_delta;
+      else m_live.fetch_add(1, std::memory_order_relaxed);
+    }
+    return p;
+  }
+
+  // Frees a record whose last reference went away (destroys its result, or
+  // drops an aggregate's dependences first).
+  void free_record(TaskBase* t) {
+    if (t->kind == TaskKind::Aggregate) {
+      auto* a = static_cast<AggregateTask*>(t);
+      for (std::uint32_t i = 0; i < a->count; ++i) release(a->deps()[i]);
+    } else {
+      t->vt->destroy_value(t);
+    }
+    const std::size_t bytes = t->alloc_bytes;
+    t->~TaskBase();
+    pool_deallocate(t, bytes);
+    if (WorkerState* w = local()) --w->live_delta;
+    else drop_live(1);  // may delete this queue: the last thing done here
+  }
+
+  // Returns a block that never held a constructed record.
+  void free_raw(void* p, std::size_t bytes) {
+    pool_deallocate(p, bytes);
+    if (WorkerState* w = local()) --w->live_delta;
+    else drop_live(1);
+  }
+
+  static void retain(TaskBase* t) noexcept {
+    if (t) t->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  static void release(TaskBase* t) {
+    if (t && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) t->queue->free_record(t);
+  }
+
+  // ---- counters ----
+
+  void count_spawn(bool aggregate) noexcept {
+    if (WorkerState* w = local()) ++(aggregate ? w->aggregates : w->spawned);
+    else (aggregate ? m_host_aggregates : m_host_spawned).fetch_add(1, std::memory_order_relaxed);
+  }
+  void count_failed_spawn() noexcept {
+    if (WorkerState* w = local()) ++w->failed_spawns;
+    else m_host_failed_spawns.fetch_add(1, std::memory_order_relaxed);
+  }
+  void count_completed() noexcept {
+    if (WorkerState* w = local()) ++w->completed;
+    else m_host_completed.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // ---- scheduling ----
+
+  // Makes t ready (pushes it) unless its dependence is incomplete, in which
+  // case t joins the dependence's wait queue.
+  void schedule(TaskBase* t) {
+    if (TaskBase* d = t->dep) {
+      if (wait_queue_push(d, t)) return;  // t may already be running elsewhere: do not touch it
+      t->dep = nullptr;
+      release(d);
+    }
+    push_ready(t);
+  }
+
+  void push_ready(TaskBase* t) {
+    const std::int64_t before = m_active.fetch_add(1, std::memory_order_acq_rel);
+    const int p = t->priority;
+    if (WorkerState* w = local()) {
+      w->peak_ready = std::max<std::uint64_t>(w->peak_ready, std::uint64_t(before + 1));
+      queue_push(m_queues[t_worker.worker % m_nqueues].head[p], t);
+    } else {
+      // Host spawns are spread over the workers' queues so that a large
+      // fan-out starts on every worker without stealing.
+      const unsigned q = m_host_next.fetch_add(1, std::memory_order_relaxed) % unsigned(m_nqueues);
+      update_host_peak(std::uint64_t(before + 1));
+      queue_push(m_queues[q].head[p], t);
+    }
+  }
+
+  // Continues a when_all aggregate: waits on its next incomplete dependence,
+  // or completes it when none is left.
+  void continue_aggregate(AggregateTask* a) {
+    while (a->next_dep < a->count) {
+      TaskBase* d = a->deps()[a->next_dep];
+      if (d && wait_queue_push(d, a)) return;
+      ++a->next_dep;
+    }
+    complete(a);
+  }
+
+  // Completion: the closure goes first (so futures it holds are released
+  // before any dependent runs), then the waiters are woken, then the DAG's
+  // own reference is dropped.
+  void complete(TaskBase* t) {
+    if (t->kind != TaskKind::Aggregate) t->vt->destroy_closure(t);
+    count_completed();
+    if (t->failed) {
+      if (WorkerState* w = local()) ++w->failed;
+      else m_host_failed.fetch_add(1, std::memory_order_relaxed);
+    }
+    TaskBase* w = t->wait_head.exchange(list_marker(), std::memory_order_acq_rel);
+    while (w != nullptr) {
+      TaskBase* next = w->next;
+      if (w->kind == TaskKind::Aggregate) {
+        continue_aggregate(static_cast<AggregateTask*>(w));
+      } else {
+        TaskBase* d = w->dep;
+        w->dep = nullptr;
+        release(d);  // t itself: its DAG reference is still held here
+        push_ready(w);
+      }
+      w = next;
+    }
+    release(t);
+  }
+
+  // After a task's functor returned (or threw): runs it again later if it
+  // asked to respawn, otherwise completes it.
+  void finish(TaskBase* t) {
+    if (t->respawn_requested && !t->failed && !m_cancel.load(std::memory_order_relaxed)) {
+      t->respawn_requested = 0;
+      if (WorkerState* w = local()) ++w->respawned;
+      schedule(t);
+      return;
+    }
+    if (t->respawn_requested) {
+      t->respawn_requested = 0;
+      TaskBase* d = t->dep;
+      t->dep = nullptr;
+      release(d);
+    }
+    complete(t);
+  }
+
+  TaskBase* pop_local(int worker) noexcept {
+    ReadyQueues& q = m_queues[worker % m_nqueues];
+    for (int p = 0; p < kPriorities; ++p)
+      if (TaskBase* t = queue_pop(q.head[p])) return t;
+    return nullptr;
+  }
+  TaskBase* steal(int worker) noexcept {
+    const int me = worker % m_nqueues;
+    for (int p = 0; p < kPriorities; ++p) {
+      for (int k = 1; k < m_nqueues; ++k) {
+        const int v = (me + k) % m_nqueues;
+        if (m_queues[v].head[p].load(std::memory_order_relaxed) == nullptr) continue;
+        if (TaskBase* t = queue_pop(m_queues[v].head[p])) {
+          ++m_workers[std::size_t(worker)]->steals;
+          return t;
+        }
+      }
+    }
+    return nullptr;
+  }
+
+  // ---- errors ----
+
+  void record_error(TaskBase* t, std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(m_error_mutex);
+    t->failed = 1;  // under the lock: several members of a team may throw
+    if (!m_error) {
+      m_error = e;
+      m_error_task = task_name(t);
+    }
+    m_cancel.store(true, std::memory_order_release);
+  }
+  bool cancelling() const noexcept { return m_cancel.load(std::memory_order_acquire); }
+
+  // Whether waiting on d would make t wait on itself: d is t, or a when_all
+  // (possibly nested) that contains t. Aggregates' dependence lists never
+  // change, so this reads nothing another thread writes.
+  static bool depends_on(TaskBase* d, const TaskBase* t) {
+    if (d == t) return true;
+    if (d == nullptr || d->kind != TaskKind::Aggregate || d->is_complete()) return false;
+    auto* a = static_cast<AggregateTask*>(d);
+    for (std::uint32_t i = 0; i < a->count; ++i)
+      if (depends_on(a->deps()[i], t)) return true;
+    return false;
+  }
+
+  // ---- statistics ----
+
+  TaskStatistics statistics() const {
+    TaskStatistics s = m_totals;
+    s.spawned += m_host_spawned.load(std::memory_order_relaxed);
+    s.aggregates += m_host_aggregates.load(std::memory_order_relaxed);
+    s.failed_spawns += m_host_failed_spawns.load(std::memory_order_relaxed);
+    s.completed += m_host_completed.load(std::memory_order_relaxed);
+    s.failed += m_host_failed.load(std::memory_order_relaxed);
+    s.peak_ready = std::max<std::uint64_t>(s.peak_ready, m_host_peak.load(std::memory_order_relaxed));
+    s.team_size = m_default_team_size;
+    s.pool_capacity_bytes = pool_capacity();
+    s.pool_block_bytes_max = pool_max_block();
+    pool_usage(s.pool_high_water_bytes, s.pool_in_use_bytes);
+    return s;
+  }
+  void reset_statistics() {
+    const std::uint64_t outstanding = incomplete();
+    m_totals = TaskStatistics();
+    m_host_spawned = 0;
+    m_host_aggregates = 0;
+    m_host_failed_spawns = 0;
+    m_host_failed = 0;
+    m_host_peak = 0;
+    m_host_completed = 0;
+    // Keep "created - completed" right for the cycle check of the next wait.
+    m_totals.spawned = 0;
+    m_outstanding_bias = outstanding;
+  }
+
+  int default_team_size() const noexcept { return m_default_team_size; }
+  void set_default_team_size(int n) noexcept { m_default_team_size = n; }
+  int nqueues() const noexcept { return m_nqueues; }
+
+ protected:
+  // Tasks and aggregates created and not yet complete.
+  std::uint64_t incomplete() const {
+    const TaskStatistics s = statistics();
+    return m_outstanding_bias + s.spawned + s.aggregates - s.completed;
+  }
+
+  void drop_live(std::int64_t n) {
+    if (m_live.fetch_sub(n, std::memory_order_acq_rel) == n) delete this;
+  }
+  void update_host_peak(std::uint64_t v) noexcept {
+    std::uint64_t cur = m_host_peak.load(std::memory_order_relaxed);
+    while (v > cur && !m_host_peak.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+    }
+  }
+
+  // Sums the workers' counters into the totals (between waits only).
+  void collect_workers(int threads) {
+    std::int64_t live = 0;
+    for (auto& wp : m_workers) {
+      WorkerState& w = *wp;
+      m_totals.spawned += w.spawned;
+      m_totals.executed += w.executed;
+      m_totals.respawned += w.respawned;
+      m_totals.failed_spawns += w.failed_spawns;
+      m_totals.steals += w.steals;
+      m_totals.aggregates += w.aggregates;
+      m_totals.completed += w.completed;
+      m_totals.failed += w.failed;
+      m_totals.peak_ready = std::max(m_totals.peak_ready, w.peak_ready);
+      live += w.live_delta;
+      w.spawned = w.executed = w.respawned = w.failed_spawns = w.steals = w.aggregates = w.completed = w.failed =
+          w.peak_ready = 0;
+      w.live_delta = 0;
+    }
+    m_totals.threads = threads;
+    // The wait's caller holds a handle (one unit), so this never reaches 0.
+    if (live > 0) m_live.fetch_add(live, std::memory_order_relaxed);
+    else if (live < 0) m_live.fetch_sub(-live, std::memory_order_relaxed);
+  }
+
+  // Rethrows a task's exception, or reports tasks that can never run.
+  void end_wait() {
+    std::exception_ptr error;
+    std::string task;
+    {
+      std::lock_guard<std::mutex> lock(m_error_mutex);
+      error = m_error;
+      task = m_error_task;
+      m_error = nullptr;
+      m_error_task.clear();
+    }
+    m_cancel.store(false, std::memory_order_release);
+    if (error) throw_task_failure(task, error, m_totals.failed);
+    if (const std::uint64_t waiting = incomplete(); waiting > 0) {
+      // The tasks are lost; do not report them again at the next wait.
+      m_outstanding_bias -= waiting;
+      throw_dependence_cycle(waiting);
+    }
+  }
+
+  int m_nqueues;
+  std::unique_ptr<ReadyQueues[]> m_queues;
+  std::vector<std::unique_ptr<WorkerState>> m_workers;
+  alignas(64) std::atomic<std::int64_t> m_active{0};
+  alignas(64) std::atomic<std::uint64_t> m_forming{0};  // generation:16 | lead:16 | size:16 | joined:16
+  std::atomic<int> m_forming_owner{-1};
+  alignas(64) std::atomic<bool> m_cancel{false};
+  int m_default_team_size = 1;
+  alignas(64) std::atomic<std::int64_t> m_live{1};  // the handles' unit + live records
+  std::atomic<int> m_handles{1};
+  // Host-side counters (host_spawn, futures released on the host, ...).
+  alignas(64) std::atomic<unsigned> m_host_next{0};
+  std::atomic<std::uint64_t> m_host_spawned{0}, m_host_aggregates{0}, m_host_failed_spawns{0},
+      m_host_completed{0}, m_host_failed{0}, m_host_peak{0};
+  TaskStatistics m_totals;
+  std::uint64_t m_outstanding_bias = 0;
+  std::mutex m_error_mutex;
+  std::exception_ptr m_error;
+  std::string m_error_task;
+};
+
+// The member_type of TaskScheduler<Exec>: a host team member (team_rank,
+// team_size, team_barrier, team_broadcast/reduce/scan and the nested
+// TeamThreadRange/ThreadVectorRange patterns of core) that also knows its
+// scheduler. A TaskSingle task gets a team of one.
+template <class Exec>
+class TaskMember : public HostTeamMember<Exec> {
+ public:
+  using scheduler_type = TaskScheduler<Exec>;
+  TaskMember(HostTeamShared& team, int rank, TaskQueueBase* queue)
+      : HostTeamMember<Exec>(team, rank, 0, 1), m_queue(queue) {}
+  // The scheduler running this task (a handle that does not keep it alive:
+  // valid while the DAG runs).
+  scheduler_type scheduler() const;
+  TaskQueueBase* impl_queue() const noexcept { return m_queue; }
+
+ private:
+  TaskQueueBase* m_queue;
+};
+
+// The queue of one execution space: the pool and the driver.
+template <class Exec>
+class TaskQueue final : public TaskQueueBase {
+ public:
+  using memory_space = typename Exec::memory_space;
+  using pool_type = MemoryPool<Device<Exec, memory_space>>;
+  using member_type = TaskMember<Exec>;
+
+  TaskQueue(const pool_type& pool, int nqueues, int team_size)
+      : TaskQueueBase(nqueues, team_size), m_pool(pool) {}
+
+  const pool_type& pool() const noexcept { return m_pool; }
+
+  void* pool_allocate(std::size_t bytes) override { return m_pool.allocate(bytes); }
+  void pool_deallocate(void* p, std::size_t bytes) override { m_pool.deallocate(p, bytes); }
+  std::size_t pool_capacity() const override { return m_pool.capacity(); }
+  std::size_t pool_max_block() const override { return m_pool.max_block_size(); }
+  void pool_usage(std::size_t& high_water, std::size_t& in_use) const override {
+    typename pool_type::usage_statistics u;
+    m_pool.get_usage_statistics(u);
+    high_water = u.high_water_bytes;
+    in_use = u.consumed_bytes;
+  }
+
+  // wait(scheduler): runs the DAG on every thread of exec until nothing is
+  // ready or running.
+  void run(const Exec& exec) {
+    if (t_worker.queue != nullptr)
+      throw std::logic_error(
+          "tessera::wait: called from inside a running task (" + task_name(t_worker.current) +
+          "); a task never blocks: respawn it with the future as dependence instead");
+    const int pool = std::max(exec.impl_thread_pool_size(), 1);
+    while (int(m_workers.size()) < pool) m_workers.push_back(std::make_unique<WorkerState>());
+    std::atomic<int> threads{1};
+    host_region(exec, [&](int tid, int nt) {
+      if (tid == 0) threads.store(nt, std::memory_order_relaxed);
+      worker_loop(tid, nt);
+    });
+    collect_workers(threads.load(std::memory_order_relaxed));
+    end_wait();
+  }
+
+  // A spawn from a task on a one-thread run first runs what is ready, so
+  // that the DAG is explored depth first and few records are alive at once.
+  void run_ready_inline() {
+    WorkerContext& ctx = t_worker;
+    if (ctx.queue != this || ctx.nthreads != 1 || ctx.depth >= kMaxInlineDepth) return;
+    ++ctx.depth;
+    while (TaskBase* t = pop_local(ctx.worker)) execute(t);
+    --ctx.depth;
+  }
+
+ private:
+  void worker_loop(int tid, int nt) {
+    WorkerContext saved = t_worker;
+    HostTeamShared solo(1);
+    member_type solo_member(solo, 0, this);
+    t_worker = WorkerContext{this, tid, nt, 0, 0, nullptr, &solo_member};
+    try {
+      unsigned idle = 0;
+      for (;;) {
+        if (try_join()) {
+          idle = 0;
+          continue;
+        }
+        TaskBase* t = pop_local(tid);
+        if (!t && nt > 1) t = steal(tid);
+        if (t) {
+          execute(t);
+          idle = 0;
+          continue;
+        }
+        if (m_active.load(std::memory_order_acquire) == 0) break;
+        backoff(idle++);
+      }
+    } catch (...) {
+      t_worker = saved;
+      throw;
+    }
+    t_worker = saved;
+  }
+
+  static void backoff(unsigned idle) {
+    if (idle < 64) host_cpu_relax();
+    else std::this_thread::yield();
+  }
+
+  // Runs one popped task (it is counted in m_active until this returns).
+  void execute(TaskBase* t) {
+    WorkerContext& ctx = t_worker;
+    if (m_cancel.load(std::memory_order_acquire)) {
+      // Another task threw: the DAG drains without running anything more.
+      t->failed = 1;
+      t->respawn_requested = 0;
+      TaskBase* d = t->dep;
+      t->dep = nullptr;
+      release(d);
+      complete(t);
+      m_active.fetch_sub(1, std::memory_order_acq_rel);
+      return;
+    }
+    int team = 1;
+    if (t->kind == TaskKind::Team) {
+      team = t->team_size > 0 ? t->team_size : m_default_team_size;
+      team = std::min(team, ctx.nthreads);
+    }
+    if (team > 1) {
+      if (!lead_team(t, team)) {
+        // Another team is forming: put the task back (still counted as
+        // active) and go join that team.
+        queue_push(m_queues[ctx.worker % m_nqueues].head[t->priority], t);
+        return;
+      }
+    } else {
+      run_functor(t, ctx.solo_member, 0);
+    }
+    ++m_workers[std::size_t(ctx.worker)]->executed;
+    finish(t);
+    m_active.fetch_sub(1, std::memory_order_acq_rel);
+  }
+
+  // Calls t's functor on this thread as team rank `rank`.
+  void run_functor(TaskBase* t, void* member, int rank) {
+    WorkerContext& ctx = t_worker;
+    TaskBase* saved = ctx.current;
+    const int saved_rank = ctx.team_rank;
+    ctx.current = t;
+    ctx.team_rank = rank;
+    try {
+      t->vt->run(t, member);
+    } catch (...) {
+      record_error(t, std::current_exception());
+    }
+    ctx.current = saved;
+    ctx.team_rank = saved_rank;
+  }
+
+  static std::uint64_t pack(std::uint64_t gen, std::uint64_t lead, std::uint64_t size, std::uint64_t joined) {
+    return (gen << 48) | (lead << 32) | (size << 16) | joined;
+  }
+  static int lead_of(std::uint64_t w) { return int((w >> 32) & 0xffff); }
+  static int size_of(std::uint64_t w) { return int((w >> 16) & 0xffff); }
+  static int joined_of(std::uint64_t w) { return int(w & 0xffff); }
+
+  bool lead_team(TaskBase* t, int team) {
+    const int me = t_worker.worker;
+    int expected = -1;
+    if (!m_forming_owner.compare_exchange_strong(expected, me, std::memory_order_acquire,
+                                                 std::memory_order_relaxed))
+      return false;
+    WorkerState& ws = *m_workers[std::size_t(me)];
+    ws.team_task = t;
+    if (!ws.team || ws.team->team_size() != team) ws.team = std::make_unique<HostTeamShared>(team);
+    ws.members_out.store(team - 1, std::memory_order_relaxed);
+    const std::uint64_t gen = (m_forming.load(std::memory_order_relaxed) >> 48) + 1;
+    m_forming.store(pack(gen & 0xffff, std::uint64_t(me), std::uint64_t(team), 1), std::memory_order_release);
+    for (unsigned spin = 0; joined_of(m_forming.load(std::memory_order_acquire)) < team; ++spin) backoff(spin);
+    m_forming_owner.store(-1, std::memory_order_release);
+    run_team_member(t, *ws.team, 0);
+    for (unsigned spin = 0; ws.members_out.load(std::memory_order_acquire) != 0; ++spin) backoff(spin);
+    if (ws.team->aborted()) ws.team->reset_barrier();
+    return true;
+  }
+
+  bool try_join() {
+    std::uint64_t w = m_forming.load(std::memory_order_acquire);
+    while (joined_of(w) < size_of(w)) {
+      if (m_forming.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        WorkerState& lead = *m_workers[std::size_t(lead_of(w))];
+        run_team_member(lead.team_task, *lead.team, joined_of(w));
+        lead.members_out.fetch_sub(1, std::memory_order_release);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void run_team_member(TaskBase* t, HostTeamShared& team, int rank) {
+    member_type member(team, rank, this);
+    WorkerContext& ctx = t_worker;
+    TaskBase* saved = ctx.current;
+    const int saved_rank = ctx.team_rank;
+    ctx.current = t;
+    ctx.team_rank = rank;
+    try {
+      t->vt->run(t, &member);
+      team.barrier();  // the lead completes the task only after every member is done
+    } catch (const HostTeamAborted&) {
+      // Another member threw first; its exception is the one reported.
+    } catch (...) {
+      record_error(t, std::current_exception());
+      team.abort();
+    }
+    ctx.current = saved;
+    ctx.team_rank = saved_rank;
+  }
+
+  pool_type m_pool;
+};
+
+}  // namespace detail::tasking
+}  // namespace tessera

@@ -1,0 +1,550 @@
+#pragma once
+// TaskScheduler<ExecSpace>, the spawn policies TaskSingle / TaskTeam,
+// host_spawn, task_spawn, respawn, when_all and wait: Kokkos' task-DAG API.
+//
+//   using Sched = tessera::TaskScheduler<tessera::Threads>;
+//   Sched sched(Sched::memory_space(), 1 << 20);            // a 1 MiB task pool
+//   auto f = tessera::host_spawn(tessera::TaskSingle(sched), Fib{sched, 20});
+//   tessera::wait(sched);
+//   long r = f.get();
+//
+// A task is a functor with `using value_type = T;` (or void) and
+// `void operator()(typename Sched::member_type&, value_type&)` (or
+// `operator()(member_type&)` for void); lambdas taking (member_type&, T&)
+// or (member_type&) work too. A task never blocks: to wait for other tasks
+// it calls respawn(this, future) and returns, and runs again once the
+// future is ready.
+#include <tessera/tasking/future.hpp>
+
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+template <class ExecSpace>
+class TaskScheduler;
+
+template <class ExecSpace>
+class TaskPolicy;
+
+namespace detail::tasking {
+
+template <class S>
+struct is_task_scheduler : std::false_type {};
+template <class E>
+struct is_task_scheduler<TaskScheduler<E>> : std::true_type {};
+
+// Future<T, X>: X may be the scheduler or its execution space.
+template <class X, class = void>
+struct scheduler_of {
+  using type = X;
+};
+template <class X>
+struct scheduler_of<X, std::enable_if_t<is_execution_space_v<X>>> {
+  using type = TaskScheduler<X>;
+};
+
+// Default TaskTeam size: threads that usually share a cache domain, at most
+// the pool.
+inline int default_task_team_size(int pool) { return std::max(1, std::min(pool, 4)); }
+
+[[noreturn]] void throw_bad_policy(const std::string& message);
+[[noreturn]] void throw_bad_respawn(const std::string& message);
+
+}  // namespace detail::tasking
+
+template <class T, class X>
+using Future = BasicFuture<T, typename detail::tasking::scheduler_of<X>::type>;
+
+template <class ExecSpace>
+class TaskScheduler {
+  static_assert(is_host_execution_space<ExecSpace>::value,
+                "tessera::TaskScheduler: only host execution spaces (Serial, Threads, OpenMP) have a task driver in "
+                "this release; the CUDA persistent-kernel driver (a team per warp) is not implemented yet. Run the "
+                "task DAG on a host space and launch CUDA kernels from inside tasks.");
+  using Queue = detail::tasking::TaskQueue<ExecSpace>;
+
+ public:
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using device_type = Device<ExecSpace, memory_space>;
+  using memory_pool = MemoryPool<device_type>;
+  using member_type = detail::tasking::TaskMember<ExecSpace>;
+  using scheduler_type = TaskScheduler;
+  template <class T>
+  using future_type = BasicFuture<T, TaskScheduler>;
+
+  TaskScheduler() noexcept = default;
+
+  // A scheduler with its own pool (Kokkos' constructor): capacity in bytes,
+  // then the pool's smallest block, largest block and superblock (0: the
+  // MemoryPool defaults, 64 B / 4 KiB, and a superblock of capacity / 32
+  // clamped to [largest block, 1 MiB]). The largest block bounds the
+  // size of one task record (functor + result + 56 bytes) and of one when_all
+  // node (larger when_alls become a tree of nodes).
+  TaskScheduler(const memory_space& space, std::size_t pool_capacity_bytes, std::size_t min_block_bytes = 0,
+                std::size_t max_block_bytes = 0, std::size_t superblock_bytes = 0)
+      : TaskScheduler(memory_pool(space, pool_capacity_bytes, min_block_bytes, max_block_bytes,
+                                  superblock_bytes ? superblock_bytes
+                                                   : default_superblock(pool_capacity_bytes, max_block_bytes))) {}
+
+  // A superblock serves one block size at a time, and task records, when_all
+  // nodes and results come in several sizes: by default the pool gets at
+  // least 32 superblocks (at most 1 MiB each, at least one largest block).
+  static std::size_t default_superblock(std::size_t capacity, std::size_t max_block) {
+    const std::size_t largest = max_block ? max_block : 4096;
+    std::size_t sb = std::size_t(1) << 20;
+    while (sb > largest && sb * 32 > capacity) sb /= 2;
+    return sb;
+  }
+
+  // A scheduler on an existing pool (shared with whoever else holds it).
+  explicit TaskScheduler(const memory_pool& pool) {
+    if (pool.capacity() == 0)
+      detail::tasking::throw_bad_policy("tessera::TaskScheduler: the memory pool is empty (default-constructed)");
+    const int pool_threads = std::max(ExecSpace().concurrency(), 1);
+    m_queue = new Queue(pool, pool_threads, detail::tasking::default_task_team_size(pool_threads));
+    m_counted = true;  // the queue starts with one handle
+  }
+
+  // Copies made on the host keep the scheduler alive; copies made inside a
+  // running task do not (like View copies inside kernels): they are valid
+  // while the DAG runs, and cost no shared atomic in the hot path.
+  TaskScheduler(const TaskScheduler& o) noexcept : m_queue(o.m_queue) { count(); }
+  TaskScheduler(TaskScheduler&& o) noexcept : m_queue(o.m_queue), m_counted(o.m_counted) {
+    o.m_queue = nullptr;
+    o.m_counted = false;
+  }
+  TaskScheduler& operator=(const TaskScheduler& o) noexcept {
+    if (this != &o) {
+      TaskScheduler tmp(o);
+      swap(tmp);
+    }
+    return *this;
+  }
+  TaskScheduler& operator=(TaskScheduler&& o) noexcept {
+    if (this != &o) {
+      TaskScheduler tmp(std::move(o));
+      swap(tmp);
+    }
+    return *this;
+  }
+  ~TaskScheduler() {
+    if (m_counted) m_queue->drop_handle();
+  }
+
+  explicit operator bool() const noexcept { return m_queue != nullptr; }
+  friend bool operator==(const TaskScheduler& a, const TaskScheduler& b) noexcept { return a.m_queue == b.m_queue; }
+
+  const memory_pool& memory() const { return queue("memory").pool(); }
+  execution_space get_execution_space() const { return execution_space(); }
+
+  // Default team size of TaskTeam tasks (a TaskTeam policy may override it).
+  // At run time a team never exceeds the threads running the DAG.
+  void set_team_size(int n) {
+    check_team_size(n, "TaskScheduler::set_team_size");
+    queue("set_team_size").set_default_team_size(n);
+  }
+  int team_size() const { return queue("team_size").default_team_size(); }
+
+  // Bytes one task of functor type F takes from the pool (a block size).
+  template <class F>
+  std::size_t spawn_allocation_size() const {
+    return memory().allocate_block_size(sizeof(detail::tasking::Task<member_type, F>));
+  }
+  // Bytes a when_all of n futures takes from the pool (all nodes of its tree).
+  std::size_t when_all_allocation_size(std::size_t n) const {
+    std::size_t total = 0;
+    const std::size_t cap = when_all_fanout();
+    if (n == 0) return 0;
+    while (n > cap) {
+      const std::size_t nodes = (n + cap - 1) / cap;
+      total += (nodes - 1) * node_bytes(cap) + node_bytes(n - (nodes - 1) * cap);
+      n = nodes;
+    }
+    return total + node_bytes(n);
+  }
+
+  // A future that completes when every future in [futures, futures + n) has.
+  // Null futures are ignored; with nothing to wait for the result is a null
+  // future (which counts as ready). When the pool is full: from host code
+  // this throws; inside a task it returns a null future and counts a failed
+  // spawn (respawn and try again, as with task_spawn).
+  template <class T>
+  future_type<void> when_all(const future_type<T>* futures, int n) const {
+    if (n < 0)
+      detail::tasking::throw_bad_policy("tessera::TaskScheduler::when_all: negative count n = " +
+                                        std::to_string(n));
+    std::vector<detail::tasking::TaskBase*> items;
+    items.reserve(std::size_t(n));
+    for (int i = 0; i < n; ++i) {
+      detail::tasking::TaskBase* t = futures[i].impl_task();
+      if (t == nullptr) continue;
+      if (t->queue != m_queue)
+        detail::tasking::throw_bad_policy("tessera::TaskScheduler::when_all: future " + std::to_string(i) +
+                                          " belongs to another scheduler");
+      items.push_back(t);
+    }
+    return make_when_all(items);
+  }
+  template <class T>
+  future_type<void> when_all(std::span<const future_type<T>> futures) const {
+    return when_all(futures.data(), int(futures.size()));
+  }
+  template <class T>
+  future_type<void> when_all(const std::vector<future_type<T>>& futures) const {
+    return when_all(futures.data(), int(futures.size()));
+  }
+  // Kokkos' generator form: the futures are func(0), ..., func(n - 1).
+  template <class F>
+    requires std::is_invocable_v<const F&, int>
+  future_type<void> when_all(int n, const F& func) const {
+    std::vector<future_type<void>> fs;
+    fs.reserve(std::size_t(std::max(n, 0)));
+    for (int i = 0; i < n; ++i) fs.push_back(func(i));
+    return when_all(fs.data(), n);
+  }
+
+  TaskStatistics statistics() const { return queue("statistics").statistics(); }
+  void reset_statistics() { queue("reset_statistics").reset_statistics(); }
+
+  // ---- implementation ----
+  explicit TaskScheduler(detail::tasking::TaskQueueBase* q) noexcept : m_queue(static_cast<Queue*>(q)) { count(); }
+  Queue* impl_queue() const noexcept { return m_queue; }
+  Queue& queue(const char* what) const {
+    if (!m_queue)
+      detail::tasking::throw_bad_policy(std::string("tessera::TaskScheduler::") + what +
+                                        ": the scheduler is null (default-constructed or moved from)");
+    return *m_queue;
+  }
+  static void check_team_size(int n, const char* where) {
+    if (n < 1 || n > 0xffff)
+      detail::tasking::throw_bad_policy(std::string("tessera::") + where + ": team size " + std::to_string(n) +
+                                        " is not in [1, 65535]");
+  }
+
+ private:
+  void count() noexcept {
+    m_counted = m_queue != nullptr && detail::tasking::t_worker.queue == nullptr;
+    if (m_counted) m_queue->add_handle();
+  }
+  void swap(TaskScheduler& o) noexcept {
+    std::swap(m_queue, o.m_queue);
+    std::swap(m_counted, o.m_counted);
+  }
+
+  std::size_t when_all_fanout() const {
+    const std::size_t max = memory().max_block_size();
+    return (max - sizeof(detail::tasking::AggregateTask)) / sizeof(detail::tasking::TaskBase*);
+  }
+  std::size_t node_bytes(std::size_t count) const {
+    return memory().allocate_block_size(sizeof(detail::tasking::AggregateTask) +
+                                        count * sizeof(detail::tasking::TaskBase*));
+  }
+
+  // A when_all node over `items`, or a tree of nodes when they do not fit
+  // one pool block. Every block is obtained before anything is built, so a
+  // full pool leaves nothing behind.
+  future_type<void> make_when_all(const std::vector<detail::tasking::TaskBase*>& items) const {
+    using namespace detail::tasking;
+    Queue& q = queue("when_all");
+    if (items.empty()) return future_type<void>();
+    const std::size_t cap = when_all_fanout();
+    // Child counts of the nodes, level by level (leaves first).
+    std::vector<std::size_t> counts;
+    for (std::size_t n = items.size();;) {
+      const std::size_t nodes = (n + cap - 1) / cap;
+      for (std::size_t k = 0; k < nodes; ++k) counts.push_back(std::min(cap, n - k * cap));
+      if (nodes == 1) break;
+      n = nodes;
+    }
+    std::vector<void*> blocks(counts.size(), nullptr);
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      blocks[i] = q.allocate_record(sizeof(AggregateTask) + counts[i] * sizeof(TaskBase*));
+      if (blocks[i] == nullptr) {
+        for (std::size_t j = 0; j < i; ++j)
+          q.free_raw(blocks[j], sizeof(AggregateTask) + counts[j] * sizeof(TaskBase*));
+        q.count_failed_spawn();
+        if (t_worker_in(q)) return future_type<void>();
+        throw_pool_exhausted("tessera::TaskScheduler::when_all", std::to_string(items.size()) + " futures",
+                             when_all_allocation_size(items.size()), q.pool_capacity(), q.pool_max_block());
+      }
+    }
+    std::vector<TaskBase*> level(items.begin(), items.end());
+    std::vector<TaskBase*> parents;
+    std::vector<AggregateTask*> built;
+    built.reserve(counts.size());
+    std::size_t node = 0;
+    bool leaves = true;
+    for (;;) {
+      parents.clear();
+      for (std::size_t b = 0; b < level.size(); b += cap, ++node) {
+        const std::size_t n = counts[node];
+        auto* a = new (blocks[node]) AggregateTask();
+        a->kind = TaskKind::Aggregate;
+        a->queue = m_queue;
+        a->alloc_bytes = static_cast<std::uint32_t>(sizeof(AggregateTask) + n * sizeof(TaskBase*));
+        a->count = static_cast<std::uint32_t>(n);
+        a->refs.store(2, std::memory_order_relaxed);  // its future or parent + "not complete yet"
+        for (std::size_t i = 0; i < n; ++i) {
+          if (leaves) TaskQueueBase::retain(level[b + i]);  // inner nodes adopt their children's reference
+          a->deps()[i] = level[b + i];
+        }
+        q.count_spawn(true);
+        built.push_back(a);
+        parents.push_back(a);
+      }
+      leaves = false;
+      if (parents.size() == 1) break;
+      level.swap(parents);
+    }
+    // Children were built before their parents, so a parent always finds a
+    // child complete or waitable.
+    for (AggregateTask* a : built) q.continue_aggregate(a);
+    return future_type<void>(built.back(), adopt_t{});
+  }
+
+  static bool t_worker_in(const Queue& q) { return detail::tasking::t_worker.queue == &q; }
+
+  Queue* m_queue = nullptr;
+  bool m_counted = false;
+};
+
+// ---- spawn policies -------------------------------------------------------------
+
+// What to spawn: single-thread or team task, on which scheduler, after which
+// dependence (optional), at which priority. Made by TaskSingle / TaskTeam.
+template <class ExecSpace>
+class TaskPolicy {
+ public:
+  using scheduler_type = TaskScheduler<ExecSpace>;
+
+  TaskPolicy(detail::tasking::TaskKind kind, detail::tasking::TaskQueueBase* queue, detail::tasking::TaskBase* dep,
+             TaskPriority priority)
+      : m_kind(kind), m_queue(queue), m_dep(dep), m_priority(priority) {
+    const int p = static_cast<int>(priority);
+    if (p < 0 || p > 2)
+      detail::tasking::throw_bad_policy("tessera::TaskSingle/TaskTeam: priority " + std::to_string(p) +
+                                        " is not TaskPriority::High, Regular or Low");
+  }
+
+  // Team size of this TaskTeam task (the scheduler's team_size() otherwise).
+  // A team never has more threads than the DAG runs on: larger requests get
+  // all of them.
+  TaskPolicy& set_team_size(int n) {
+    if (m_kind != detail::tasking::TaskKind::Team)
+      detail::tasking::throw_bad_policy("tessera::TaskSingle(...).set_team_size(" + std::to_string(n) +
+                                        "): only TaskTeam tasks have a team size");
+    scheduler_type::check_team_size(n, "TaskTeam(...).set_team_size");
+    m_team_size = n;
+    return *this;
+  }
+  int team_size() const noexcept { return m_team_size; }
+  TaskPriority priority() const noexcept { return m_priority; }
+  bool is_team() const noexcept { return m_kind == detail::tasking::TaskKind::Team; }
+
+  detail::tasking::TaskKind impl_kind() const noexcept { return m_kind; }
+  detail::tasking::TaskQueue<ExecSpace>* impl_queue() const noexcept {
+    return static_cast<detail::tasking::TaskQueue<ExecSpace>*>(m_queue);
+  }
+  detail::tasking::TaskBase* impl_dependence() const noexcept { return m_dep; }
+
+ private:
+  detail::tasking::TaskKind m_kind;
+  detail::tasking::TaskQueueBase* m_queue;
+  detail::tasking::TaskBase* m_dep;  // not owned: the future outlives the spawn call
+  TaskPriority m_priority;
+  int m_team_size = 0;
+};
+
+namespace detail::tasking {
+template <class E>
+TaskPolicy<E> make_policy(TaskKind kind, const TaskScheduler<E>& s, TaskPriority p, const char* what) {
+  return TaskPolicy<E>(kind, &s.queue(what), nullptr, p);
+}
+template <class T, class E>
+TaskPolicy<E> make_policy(TaskKind kind, const BasicFuture<T, TaskScheduler<E>>& dep, TaskPriority p,
+                          const char* what) {
+  if (dep.is_null())
+    throw_bad_policy(std::string("tessera::") + what +
+                     "(future): the future is null, so it names no scheduler; pass the scheduler instead");
+  return TaskPolicy<E>(kind, dep.impl_task()->queue, dep.impl_task(), p);
+}
+}  // namespace detail::tasking
+
+// A task run by one thread.
+template <class E>
+TaskPolicy<E> TaskSingle(const TaskScheduler<E>& s, TaskPriority p = TaskPriority::Regular) {
+  return detail::tasking::make_policy(detail::tasking::TaskKind::Single, s, p, "TaskSingle");
+}
+// A task run by one thread once `dep` is ready (on dep's scheduler).
+template <class T, class E>
+TaskPolicy<E> TaskSingle(const BasicFuture<T, TaskScheduler<E>>& dep, TaskPriority p = TaskPriority::Regular) {
+  return detail::tasking::make_policy(detail::tasking::TaskKind::Single, dep, p, "TaskSingle");
+}
+// A task run by a team of threads (see TaskPolicy::set_team_size).
+template <class E>
+TaskPolicy<E> TaskTeam(const TaskScheduler<E>& s, TaskPriority p = TaskPriority::Regular) {
+  return detail::tasking::make_policy(detail::tasking::TaskKind::Team, s, p, "TaskTeam");
+}
+template <class T, class E>
+TaskPolicy<E> TaskTeam(const BasicFuture<T, TaskScheduler<E>>& dep, TaskPriority p = TaskPriority::Regular) {
+  return detail::tasking::make_policy(detail::tasking::TaskKind::Team, dep, p, "TaskTeam");
+}
+
+namespace detail::tasking {
+
+template <class E, class F>
+auto spawn(const TaskPolicy<E>& policy, F&& functor, bool from_host) {
+  using Functor = std::decay_t<F>;
+  using Scheduler = TaskScheduler<E>;
+  using Member = typename Scheduler::member_type;
+  using TaskT = Task<Member, Functor>;
+  using V = typename TaskT::value_type;
+  using Future = BasicFuture<V, Scheduler>;
+  static_assert(alignof(TaskT) <= 64, "tessera: a task functor may not need more than 64-byte alignment");
+  static_assert(std::is_void_v<V> || std::is_default_constructible_v<V>,
+                "tessera: a task's value_type must be default-constructible (the result starts value-initialized)");
+  if constexpr (std::is_void_v<V>) {
+    static_assert(std::is_invocable_v<Functor&, Member&>,
+                  "tessera: a task functor with value_type void must be callable as f(member_type&)");
+  } else {
+    static_assert(std::is_invocable_v<Functor&, Member&, V&>,
+                  "tessera: a task functor must be callable as f(member_type&, value_type&)");
+  }
+  const char* where = from_host ? "tessera::host_spawn" : "tessera::task_spawn";
+  TaskQueue<E>* q = policy.impl_queue();
+  if (!from_host && t_worker.queue == nullptr)
+    throw_bad_policy("tessera::task_spawn: called outside a running task; use host_spawn from host code");
+  if (from_host && t_worker.queue != nullptr)
+    throw_bad_policy("tessera::host_spawn: called inside a running task (" + task_name(t_worker.current) +
+                     "); use task_spawn, which returns a null future instead of throwing when the pool is full");
+  if (TaskBase* d = policy.impl_dependence(); d && d->queue != q)
+    throw_bad_policy(std::string(where) + ": the dependence belongs to another scheduler");
+  const std::size_t bytes = sizeof(TaskT);
+  if (bytes > q->pool_max_block()) throw_task_too_large(where, demangle(typeid(Functor)), bytes, q->pool_max_block());
+  if (!from_host) q->run_ready_inline();
+  void* mem = q->allocate_record(bytes);
+  if (!mem) {
+    q->count_failed_spawn();
+    if (!from_host) return Future();
+    throw_pool_exhausted(where, demangle(typeid(Functor)), bytes, q->pool_capacity(), q->pool_max_block());
+  }
+  auto* t = new (mem) TaskT();
+  try {
+    if constexpr (!std::is_void_v<V>) new (t->value.bytes) V();
+    try {
+      new (t->closure_bytes) Functor(std::forward<F>(functor));
+    } catch (...) {
+      if constexpr (!std::is_void_v<V>) t->value.get().~V();
+      throw;
+    }
+  } catch (...) {
+    t->~TaskT();
+    q->free_raw(mem, bytes);
+    throw;
+  }
+  t->kind = policy.impl_kind();
+  t->priority = static_cast<std::uint8_t>(policy.priority());
+  t->team_size = policy.team_size();
+  t->queue = q;
+  t->vt = &TaskT::vtable;
+  t->alloc_bytes = static_cast<std::uint32_t>(bytes);
+  t->refs.store(2, std::memory_order_relaxed);  // the future + "not complete yet"
+  t->dep = policy.impl_dependence();
+  TaskQueueBase::retain(t->dep);
+  q->count_spawn(false);
+  q->schedule(t);
+  return Future(t, adopt_t{});
+}
+
+}  // namespace detail::tasking
+
+// Spawns a task from host code (outside wait). Throws tessera::allocation_error
+// naming the pool's capacity when the pool cannot hold the task.
+template <class E, class F>
+auto host_spawn(const TaskPolicy<E>& policy, F&& functor) {
+  return detail::tasking::spawn(policy, std::forward<F>(functor), true);
+}
+
+// Spawns a task from inside a running task. Returns a null future when the
+// pool is full: the caller may respawn itself (at TaskPriority::Low, say) and
+// try again once running tasks have freed memory.
+template <class E, class F>
+auto task_spawn(const TaskPolicy<E>& policy, F&& functor) {
+  return detail::tasking::spawn(policy, std::forward<F>(functor), false);
+}
+
+namespace detail::tasking {
+template <class F>
+TaskBase* respawn_target(F* self, TaskBase* dep, const char* dep_kind) {
+  TaskBase* t = t_worker.current;
+  if (t == nullptr)
+    throw_bad_respawn("tessera::respawn: called outside a running task (from " + demangle(typeid(F)) + ")");
+  if (t->closure() != static_cast<void*>(self))
+    throw_bad_respawn("tessera::respawn: the pointer (a " + demangle(typeid(F)) +
+                      ") is not the running task's functor (a " + task_name(t) + "); pass `this` from its operator()");
+  if (dep != nullptr) {
+    if (dep->queue != t->queue) throw_bad_respawn("tessera::respawn: the dependence belongs to another scheduler");
+    if (dep == t)
+      throw_bad_respawn("tessera::respawn: task " + task_name(t) +
+                        " would depend on itself (its own future as dependence): a cycle that never completes");
+    if (TaskQueueBase::depends_on(dep, t))
+      throw_bad_respawn("tessera::respawn: task " + task_name(t) + " would depend on itself through the " +
+                        dep_kind + " it waits on: a cycle that never completes");
+  }
+  return t;
+}
+inline void request_respawn(TaskBase* t, TaskBase* dep, TaskPriority p) {
+  const int pi = static_cast<int>(p);
+  if (pi < 0 || pi > 2) throw_bad_respawn("tessera::respawn: priority " + std::to_string(pi) + " is not valid");
+  // In a team task only rank 0's call counts, so every rank may call it.
+  if (t_worker.team_rank != 0) return;
+  TaskBase* old = t->dep;
+  TaskQueueBase::retain(dep);
+  t->dep = dep;
+  TaskQueueBase::release(old);
+  t->priority = static_cast<std::uint8_t>(pi);
+  t->respawn_requested = 1;
+}
+}  // namespace detail::tasking
+
+// From inside a running task (`self` = this): once the functor returns, the
+// task is not complete but runs again when `dependence` is ready, at
+// `priority`. It keeps its kind (single or team) and its result.
+template <class F, class T, class E>
+void respawn(F* self, const BasicFuture<T, TaskScheduler<E>>& dependence,
+             TaskPriority priority = TaskPriority::Regular) {
+  using namespace detail::tasking;
+  TaskBase* d = dependence.impl_task();
+  TaskBase* t = respawn_target(self, d, d && d->kind == TaskKind::Aggregate ? "when_all" : "dependence");
+  request_respawn(t, d, priority);
+}
+// Respawn with no dependence: the task is ready again at once (at
+// `priority`; TaskPriority::Low lets other ready work go first).
+template <class F, class E>
+void respawn(F* self, const TaskScheduler<E>& /*scheduler*/, TaskPriority priority = TaskPriority::Regular) {
+  using namespace detail::tasking;
+  request_respawn(respawn_target(self, nullptr, ""), nullptr, priority);
+}
+
+// Runs the scheduler's DAG to completion on its execution space (every
+// thread of the pool). Rethrows (as tessera::TaskFailure, which nests the
+// original) an exception a task threw, after the remaining tasks were
+// cancelled; reports tasks left waiting on a dependence cycle.
+template <class E>
+void wait(const TaskScheduler<E>& scheduler) {
+  scheduler.queue("wait").run(E());
+}
+
+template <class E>
+TaskScheduler<E> detail::tasking::TaskMember<E>::scheduler() const {
+  return TaskScheduler<E>(m_queue);
+}
+
+}  // namespace tessera

@@ -1,0 +1,159 @@
+// Memory behaviour of the task DAG: long respawn chains in bounded memory,
+// a million tasks through a 1 MiB pool by a throttling driver task, pool
+// exhaustion on the host, records freed with their last future.
+#include "tasking_test_util.hpp"
+
+#include <atomic>
+#include <vector>
+
+template <class Space>
+class TaskMemory : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(TaskMemory, tessera::test::TaskSpaces, tessera::test::SpaceNames);
+
+// Runs `length` times: each run spawns a child computing k, respawns on it,
+// and adds the child's value on the next run. Only the current child is
+// referenced, so old children are freed as the chain goes on.
+template <class Sched>
+struct Chain {
+  using value_type = std::int64_t;
+  using Member = typename Sched::member_type;
+  Sched sched;
+  std::int64_t length;
+  std::int64_t k = 0;
+  std::int64_t acc = 0;
+  tessera::BasicFuture<std::int64_t, Sched> child;
+
+  void operator()(Member&, std::int64_t& result) {
+    if (!child.is_null()) acc += child.get();
+    if (k == length) {
+      result = acc;
+      return;
+    }
+    const std::int64_t v = k++;
+    child = tessera::task_spawn(tessera::TaskSingle(sched), [v](Member&, std::int64_t& r) { r = v; });
+    if (child.is_null()) {  // pool full right now: try again later
+      --k;
+      tessera::respawn(this, sched, tessera::TaskPriority::Low);
+      return;
+    }
+    tessera::respawn(this, child);
+  }
+};
+
+TYPED_TEST(TaskMemory, RespawnChainOfOneHundredThousandInBoundedMemory) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  // 100,000 children of 64-128 bytes would need >6 MB if they were kept.
+  Sched sched(typename Sched::memory_space(), std::size_t(256) << 10);
+  const std::int64_t n = 100000;
+  auto f = tessera::host_spawn(tessera::TaskSingle(sched), Chain<Sched>{sched, n, 0, 0, {}});
+  tessera::wait(sched);
+  EXPECT_EQ(f.get(), n * (n - 1) / 2);
+  const auto s = sched.statistics();
+  EXPECT_EQ(s.respawned, std::uint64_t(n) + s.failed_spawns);
+  EXPECT_EQ(s.spawned, std::uint64_t(n) + 1);
+  EXPECT_LE(s.pool_high_water_bytes, s.pool_capacity_bytes / 4) << s;
+  f.clear();
+  EXPECT_EQ(sched.statistics().pool_in_use_bytes, 0u);
+}
+
+// Spawns `total` leaf tasks; when the pool is full it respawns itself at
+// Low priority, so that the leaves already spawned run (and free their
+// records) before it continues.
+template <class Sched>
+struct Driver {
+  using Member = typename Sched::member_type;
+  Sched sched;
+  std::int64_t total;
+  std::atomic<std::int64_t>* done;
+  std::int64_t spawned = 0;
+  std::int64_t throttled = 0;
+
+  void operator()(Member&) {
+    while (spawned < total) {
+      std::atomic<std::int64_t>* d = done;
+      auto f = tessera::task_spawn(tessera::TaskSingle(sched),
+                                   [d](Member&) { d->fetch_add(1, std::memory_order_relaxed); });
+      if (f.is_null()) {
+        ++throttled;
+        tessera::respawn(this, sched, tessera::TaskPriority::Low);
+        return;
+      }
+      ++spawned;
+    }
+  }
+};
+
+TYPED_TEST(TaskMemory, MillionTasksThroughOneMebibytePool) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
+  const std::int64_t n = 1000000;
+  std::atomic<std::int64_t> done{0};
+  tessera::host_spawn(tessera::TaskSingle(sched), Driver<Sched>{sched, n, &done});
+  tessera::wait(sched);
+  EXPECT_EQ(done.load(), n);
+  const auto s = sched.statistics();
+  EXPECT_EQ(s.spawned, std::uint64_t(n) + 1);
+  EXPECT_EQ(s.completed, std::uint64_t(n) + 1);
+  EXPECT_EQ(s.respawned, s.failed_spawns) << "the driver respawns once per refused spawn";
+  EXPECT_LE(s.pool_high_water_bytes, s.pool_capacity_bytes);
+  EXPECT_EQ(s.pool_in_use_bytes, 0u);
+  if (TypeParam().concurrency() == 1) {
+    // One thread: every spawn first runs the ready leaves, so the pool never fills.
+    EXPECT_EQ(s.failed_spawns, 0u) << s;
+  }
+}
+
+TYPED_TEST(TaskMemory, HostSpawnOnFullPoolThrowsWithPoolSize) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using Member = typename Sched::member_type;
+  Sched sched(typename Sched::memory_space(), std::size_t(16) << 10, 64, 1024, 2048);
+  std::vector<tessera::BasicFuture<void, Sched>> held;
+  bool threw = false;
+  for (int i = 0; i < 100000 && !threw; ++i) {
+    try {
+      held.push_back(tessera::host_spawn(tessera::TaskSingle(sched), [](Member&) {}));
+    } catch (const tessera::allocation_error& e) {
+      threw = true;
+      const std::string what = e.what();
+      EXPECT_NE(what.find("host_spawn"), std::string::npos) << what;
+      EXPECT_NE(what.find("capacity " + std::to_string(sched.memory().capacity()) + " bytes"), std::string::npos)
+          << what;
+    }
+  }
+  ASSERT_TRUE(threw);
+  EXPECT_GE(sched.statistics().failed_spawns, 1u);
+  // The tasks that fit still run; then the pool is empty again.
+  tessera::wait(sched);
+  for (auto& f : held) EXPECT_TRUE(f.is_ready());
+  held.clear();
+  EXPECT_EQ(sched.statistics().pool_in_use_bytes, 0u);
+  EXPECT_NO_THROW(tessera::host_spawn(tessera::TaskSingle(sched), [](Member&) {}));
+  tessera::wait(sched);
+}
+
+struct Huge {
+  using value_type = int;
+  char payload[8192];
+  template <class M>
+  void operator()(M&, int& r) {
+    r = payload[0];
+  }
+};
+
+TYPED_TEST(TaskMemory, TaskLargerThanLargestBlockIsRejectedByName) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
+  try {
+    tessera::host_spawn(tessera::TaskSingle(sched), Huge{});
+    FAIL() << "expected std::length_error";
+  } catch (const std::length_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("Huge"), std::string::npos) << what;
+    EXPECT_NE(what.find("4096"), std::string::npos) << what;
+  }
+  // With a larger largest block it fits.
+  Sched big(typename Sched::memory_space(), std::size_t(1) << 20, 0, 16384);
+  auto f = tessera::host_spawn(tessera::TaskSingle(big), Huge{});
+  tessera::wait(big);
+  EXPECT_EQ(f.get(), 0);
+}
