@@ -102,6 +102,9 @@ class csr_all_edges_iterator {
 
 }  // namespace detail
 
+// Tag: build a graph from ready CSR arrays (row offsets and sorted rows).
+struct csr_arrays_t {};
+
 template <class DirectedS, class Space = tessera::DefaultExecutionSpace::memory_space, class Vertex = std::int32_t,
           class EdgeIndex = std::int64_t>
 class compressed_sparse_row_graph {
@@ -154,6 +157,14 @@ class compressed_sparse_row_graph {
                    "' has " + std::to_string(dst.extent(0)) + " targets");
     build(n, tessera::create_mirror_view_and_copy(memory_space(), src),
           tessera::create_mirror_view_and_copy(memory_space(), dst), opts, edge_origin);
+  }
+
+  // From CSR arrays: row_map (n+1 offsets from 0) and entries (targets,
+  // sorted within each row; for undirectedS every edge in both directions).
+  // The arrays are adopted, not copied, when they are in the graph's space.
+  // Everything is checked; the first problem is named.
+  compressed_sparse_row_graph(csr_arrays_t, size_type n, const row_map_type& row_map, const entries_type& entries) {
+    adopt(n, row_map, entries);
   }
 
   // ---- accessors, callable in kernels ----
@@ -217,6 +228,9 @@ class compressed_sparse_row_graph {
   template <class SV, class DV>
   void build(size_type n, const SV& src, const DV& dst, const build_options& opts,
              tessera::View<EdgeIndex*, Space>* edge_origin);
+  void adopt(size_type n, const row_map_type& row_map, const entries_type& entries);
+  // Edge indices (undirected) and the transpose (bidirectional) from row_map/entries.
+  void finish(const tessera::View<EdgeIndex*, Space>& slot_origin, tessera::View<EdgeIndex*, Space>* edge_origin);
 
   size_type m_n = 0;
   size_type m_m = 0;
@@ -313,7 +327,65 @@ void compressed_sparse_row_graph<D, S, V, E>::build(size_type n, const SV& src, 
   origin = {};
   pos = {};
   detail::exclusive_scan_inplace<Exec>("graph::csr::row_scan", row_map, n);
+  finish(slot_origin, edge_origin);
+}
 
+template <class D, class S, class V, class E>
+void compressed_sparse_row_graph<D, S, V, E>::adopt(size_type n, const row_map_type& row_map,
+                                                    const entries_type& entries) {
+  using Exec = execution_space;
+  if (n < 0) detail::fail("number of vertices is negative (" + std::to_string(n) + ")");
+  if (size_type(row_map.extent(0)) != n + 1)
+    detail::fail("row map '" + row_map.label() + "' has " + std::to_string(row_map.extent(0)) + " offsets for " +
+                 std::to_string(n) + " vertices (needs " + std::to_string(n + 1) + ")");
+  const E ns = E(entries.extent(0));
+  // First bad row: offsets decreasing or out of range, a target out of range,
+  // a row not sorted, or (undirected) an edge without its reverse.
+  size_type first_bad = n;
+  tessera::parallel_reduce(
+      "graph::csr::check", tessera::RangePolicy<Exec>(0, n),
+      TESSERA_LAMBDA(size_type u, size_type & bad) {
+        const E b = row_map(u), e = row_map(u + 1);
+        bool ok = (u > 0 || b == 0) && b <= e && e <= ns && (u < n - 1 || e == ns);
+        for (E j = b; ok && j < e; ++j) {
+          const V v = entries(j);
+          ok = v >= 0 && size_type(v) < n && (j == b || entries(j - 1) <= v);
+          if (ok && !D::is_directed) {
+            const E vb = row_map(v), ve = row_map(v + 1);
+            ok = vb <= ve && ve <= ns && detail::lower_bound(entries.data(), vb, ve, V(u)) < ve &&
+                 entries(detail::lower_bound(entries.data(), vb, ve, V(u))) == V(u);
+          }
+        }
+        if (!ok && u < bad) bad = u;
+      },
+      tessera::Min<size_type>(first_bad));
+  if (n == 0 && ns != 0) detail::fail("CSR arrays: no vertices but " + std::to_string(ns) + " entries");
+  if (first_bad < n)
+    detail::fail("CSR arrays: row " + std::to_string(first_bad) +
+                 " is invalid (offsets must start at 0 and not decrease, targets lie in [0, " + std::to_string(n) +
+                 ") sorted within the row" + (D::is_directed ? "" : ", and every edge appears in both rows") + ")");
+  m_n = n;
+  m_row_map = row_map;
+  m_entries = entries;
+  m_m = size_type(ns);
+  finish(tessera::View<E*, S>(), nullptr);
+  tessera::fence("graph::csr::adopt");
+}
+
+template <class D, class S, class V, class E>
+void compressed_sparse_row_graph<D, S, V, E>::finish(const tessera::View<E*, S>& slot_origin,
+                                                     tessera::View<E*, S>* edge_origin) {
+  using Exec = execution_space;
+  using Key = std::uint64_t;
+  constexpr bool undirected = !D::is_directed;
+  const size_type n = m_n;
+  const E ns = E(m_entries.extent(0));
+  const int bits = n > 1 ? int(std::bit_width(std::uint64_t(n - 1))) : 1;
+  const Key mask = (Key(1) << bits) - 1;
+  auto row_map = m_row_map;
+  auto entries = m_entries;
+  (void)mask;
+  (void)bits;
   if constexpr (undirected) {
     // One index per undirected edge: the slots with src <= tgt ("upper"),
     // numbered row by row; the other slot of an edge finds its twin by binary

@@ -65,6 +65,15 @@ TESSERA_INLINE_FUNCTION I upper_bound_minus_one(const T* a, I lo, I hi, T x) {
   return lo;
 }
 
+// Index of the lowest set bit of a nonzero word, on host and device.
+TESSERA_INLINE_FUNCTION int lowest_bit(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
 // The sort seam: every sort the package does goes through here, so the core
 // sort can be swapped for another without touching the algorithms.
 template <class Exec, class KV, class VV>

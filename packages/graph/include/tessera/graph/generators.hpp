@@ -1,0 +1,39 @@
+#pragma once
+// Graph generators. Each returns a host edge_list; all are deterministic
+// for their arguments (the same seed gives the same edges on every back-end
+// and thread count: each edge draws from its own counter-based stream).
+//
+//   kronecker(scale, edge_factor, seed)        Graph500 R-MAT: 2^scale vertices, edge_factor*2^scale edges,
+//                                              A=0.57 B=0.19 C=0.19, vertex labels permuted; self-loops and
+//                                              duplicates are kept (build with build_options::simple())
+//   erdos_renyi(n, m, seed)                    G(n, M): m edges with independent uniform endpoints, no loops
+//   grid_2d(nx, ny)  grid_3d(nx, ny, nz)       4- / 6-neighbour lattices, each edge once, vertex x + nx*(y + ny*z)
+#include <tessera/graph/edge_list.hpp>
+#include <tessera/graph/io.hpp>
+
+#include <cstdint>
+
+namespace tessera::graph {
+
+struct kronecker_parameters {
+  double a = 0.57, b = 0.19, c = 0.19;  // d = 1 - a - b - c
+  bool permute_vertices = true;
+};
+
+edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronecker_parameters& p = {},
+                    const read_options& progress = {});
+edge_list erdos_renyi(std::int64_t n, std::int64_t m, std::uint64_t seed);
+edge_list grid_2d(std::int64_t nx, std::int64_t ny);
+edge_list grid_3d(std::int64_t nx, std::int64_t ny, std::int64_t nz);
+
+namespace detail {
+// splitmix64: the counter-based stream behind every generator.
+inline std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace detail
+
+}  // namespace tessera::graph

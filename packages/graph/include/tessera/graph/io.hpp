@@ -1,0 +1,110 @@
+#pragma once
+// Graph input and output.
+//
+//   edge_list el = read_matrix_market("karate.mtx");   // pattern/integer/real, general/symmetric/skew-symmetric
+//   edge_list el = read_snap("oregon1_010331.txt");    // "u v [w]" lines, '#' or '%' comments, 0-based ids
+//   edge_list el = read_edge_list("file");              // by extension: .mtx -> Matrix Market, .tgb -> binary, else SNAP
+//   write_matrix_market("out.mtx", el);
+//   write_binary_csr("g.tgb", g);  G g = read_binary_csr<G>("g.tgb");   // fast reloads, no sorting
+//
+// Every reader throws graph::io_error whose message is "<file>:<line>: <problem>"
+// (line 0 when the problem is not on one line, e.g. a truncated binary file).
+#include <tessera/graph/csr_graph.hpp>
+#include <tessera/graph/edge_list.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessera::graph {
+
+class io_error : public std::runtime_error {
+ public:
+  io_error(const std::string& file, std::int64_t line, const std::string& problem)
+      : std::runtime_error(file + ":" + std::to_string(line) + ": " + problem), m_file(file), m_line(line), m_problem(problem) {}
+  const std::string& file() const { return m_file; }
+  std::int64_t line() const { return m_line; }
+  const std::string& problem() const { return m_problem; }
+
+ private:
+  std::string m_file;
+  std::int64_t m_line;
+  std::string m_problem;
+};
+
+// Progress callback for long reads: (bytes done, bytes total).
+using progress_callback = void (*)(std::int64_t done, std::int64_t total, void* user);
+
+struct read_options {
+  progress_callback progress = nullptr;
+  void* progress_user = nullptr;
+};
+
+edge_list read_matrix_market(const std::string& path, const read_options& opts = {});
+edge_list read_snap(const std::string& path, const read_options& opts = {});
+edge_list read_edge_list(const std::string& path, const read_options& opts = {});
+void write_matrix_market(const std::string& path, const edge_list& el);
+
+// ---- binary CSR ----
+// Layout (little-endian): "TSRGRAPH" magic, u32 version (1), u32 category
+// (0 directed, 1 undirected, 2 bidirectional: the stored rows are the out
+// rows; undirected rows hold both directions), u64 n, u64 stored entries,
+// u32 vertex bytes (4 or 8), u32 reserved, then (n+1) u64 row offsets and
+// the entries.
+namespace detail {
+struct binary_csr {
+  std::uint32_t category = 0;
+  std::int64_t n = 0;
+  std::vector<std::int64_t> row_map;
+  std::vector<std::int64_t> entries;
+};
+void write_binary_csr_raw(const std::string& path, std::uint32_t category, std::int64_t n,
+                          const std::vector<std::int64_t>& row_map, const std::vector<std::int64_t>& entries);
+binary_csr read_binary_csr_raw(const std::string& path);
+
+template <class D>
+constexpr std::uint32_t category_code() {
+  if constexpr (!D::is_directed) return 1;
+  else if constexpr (D::is_bidirectional) return 2;
+  else return 0;
+}
+inline const char* category_name(std::uint32_t c) {
+  return c == 0 ? "directedS" : c == 1 ? "undirectedS" : c == 2 ? "bidirectionalS" : "unknown";
+}
+}  // namespace detail
+
+template <class D, class S, class V, class E>
+void write_binary_csr(const std::string& path, const compressed_sparse_row_graph<D, S, V, E>& g) {
+  detail::write_binary_csr_raw(path, detail::category_code<D>(), g.num_vertices(), detail::to_host_vector(g.row_map()),
+                               [&] {
+                                 auto e = detail::to_host_vector(g.entries());
+                                 return std::vector<std::int64_t>(e.begin(), e.end());
+                               }());
+}
+
+// Reads a file written by write_binary_csr into a graph of the same
+// directed category (directed and bidirectional files are interchangeable).
+template <class G>
+G read_binary_csr(const std::string& path) {
+  auto raw = detail::read_binary_csr_raw(path);
+  constexpr std::uint32_t want = detail::category_code<typename G::directed_category>();
+  if ((want == 1) != (raw.category == 1))
+    throw io_error(path, 0, std::string("file holds a ") + detail::category_name(raw.category) + " graph, asked for " +
+                                detail::category_name(want));
+  using V = typename G::vertex_descriptor;
+  using E = typename G::edge_index_type;
+  if (raw.n > std::int64_t(std::numeric_limits<V>::max()))
+    throw io_error(path, 0, std::to_string(raw.n) + " vertices do not fit the graph's vertex type");
+  try {
+    return G(csr_arrays_t{}, raw.n, detail::to_space<E, typename G::space_type>("graph::row_map", raw.row_map),
+             detail::to_space<V, typename G::space_type>("graph::entries", raw.entries));
+  } catch (const io_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw io_error(path, 0, e.what());
+  }
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,118 @@
+// Generators: parallel on the default host space, deterministic per seed.
+#include <tessera/graph/generators.hpp>
+
+#include <tessera/core.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace tessera::graph {
+
+namespace {
+[[noreturn]] void bad_arg(const std::string& what) { throw std::invalid_argument("tessera::graph: " + what); }
+
+// Uniform double in [0, 1) from 53 random bits.
+inline double unit(std::uint64_t x) { return double(x >> 11) * (1.0 / 9007199254740992.0); }
+}  // namespace
+
+edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronecker_parameters& p,
+                    const read_options& progress) {
+  if (scale < 1 || scale > 40) bad_arg("kronecker: scale " + std::to_string(scale) + " outside 1..40");
+  if (edge_factor < 1) bad_arg("kronecker: edge factor " + std::to_string(edge_factor) + " must be positive");
+  if (p.a < 0 || p.b < 0 || p.c < 0 || p.a + p.b + p.c >= 1.0)
+    bad_arg("kronecker: probabilities a, b, c must be non-negative with a + b + c < 1");
+  const std::int64_t n = std::int64_t(1) << scale;
+  const std::int64_t m = n * edge_factor;
+  edge_list el;
+  el.num_vertices = n;
+  el.origin = "kron:" + std::to_string(scale) + ":" + std::to_string(edge_factor);
+  el.src.resize(std::size_t(m));
+  el.dst.resize(std::size_t(m));
+  std::int64_t* src = el.src.data();
+  std::int64_t* dst = el.dst.data();
+  const double a = p.a, ab = p.a + p.b, abc = p.a + p.b + p.c;
+  using Exec = tessera::DefaultHostExecutionSpace;
+  // In slices, so a long generation can report progress.
+  const std::int64_t slice = std::max<std::int64_t>(std::int64_t(1) << 22, m / 64);
+  for (std::int64_t lo = 0; lo < m; lo += slice) {
+    const std::int64_t hi = std::min(m, lo + slice);
+    tessera::parallel_for("graph::kronecker", tessera::RangePolicy<Exec>(lo, hi), [=](std::int64_t i) {
+      std::uint64_t state = detail::mix64(seed ^ detail::mix64(std::uint64_t(i)));
+      std::int64_t u = 0, v = 0;
+      for (int level = 0; level < scale; ++level) {
+        state = detail::mix64(state);
+        const double r = unit(state);
+        const int q = r < a ? 0 : r < ab ? 1 : r < abc ? 2 : 3;
+        u = (u << 1) | (q >> 1);
+        v = (v << 1) | (q & 1);
+      }
+      src[i] = u;
+      dst[i] = v;
+    });
+    if (progress.progress) progress.progress(hi, m, progress.progress_user);
+  }
+  if (p.permute_vertices) {
+    // A seeded Fisher-Yates permutation hides the R-MAT degree/id correlation.
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) perm[i] = i;
+    std::uint64_t s = detail::mix64(seed + 0x5eed);
+    for (std::int64_t i = n - 1; i > 0; --i) {
+      s = detail::mix64(s);
+      std::swap(perm[i], perm[std::int64_t(s % std::uint64_t(i + 1))]);
+    }
+    const std::int64_t* pp = perm.data();
+    tessera::parallel_for("graph::kronecker::permute", tessera::RangePolicy<Exec>(0, m), [=](std::int64_t i) {
+      src[i] = pp[src[i]];
+      dst[i] = pp[dst[i]];
+    });
+  }
+  return el;
+}
+
+edge_list erdos_renyi(std::int64_t n, std::int64_t m, std::uint64_t seed) {
+  if (n < 0) bad_arg("erdos_renyi: negative vertex count " + std::to_string(n));
+  if (m < 0) bad_arg("erdos_renyi: negative edge count " + std::to_string(m));
+  if (m > 0 && n < 2) bad_arg("erdos_renyi: " + std::to_string(m) + " edges need at least 2 vertices");
+  edge_list el;
+  el.num_vertices = n;
+  el.origin = "er:" + std::to_string(n) + ":" + std::to_string(m);
+  el.src.resize(std::size_t(m));
+  el.dst.resize(std::size_t(m));
+  std::int64_t* src = el.src.data();
+  std::int64_t* dst = el.dst.data();
+  tessera::parallel_for("graph::erdos_renyi", tessera::RangePolicy<tessera::DefaultHostExecutionSpace>(0, m),
+                        [=](std::int64_t i) {
+                          std::uint64_t s = detail::mix64(seed ^ detail::mix64(std::uint64_t(i) + 0x1234567ULL));
+                          const std::int64_t u = std::int64_t(s % std::uint64_t(n));
+                          s = detail::mix64(s);
+                          // Uniform over the other n-1 vertices: no self-loops.
+                          std::int64_t v = std::int64_t(s % std::uint64_t(n - 1));
+                          if (v >= u) ++v;
+                          src[i] = u;
+                          dst[i] = v;
+                        });
+  return el;
+}
+
+edge_list grid_2d(std::int64_t nx, std::int64_t ny) { return grid_3d(nx, ny, 1); }
+
+edge_list grid_3d(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  if (nx < 0 || ny < 0 || nz < 0)
+    bad_arg("grid: negative extent (" + std::to_string(nx) + ", " + std::to_string(ny) + ", " + std::to_string(nz) + ")");
+  edge_list el;
+  el.num_vertices = nx * ny * nz;
+  el.origin = "grid:" + std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
+  el.symmetric = true;
+  for (std::int64_t z = 0; z < nz; ++z)
+    for (std::int64_t y = 0; y < ny; ++y)
+      for (std::int64_t x = 0; x < nx; ++x) {
+        const std::int64_t v = x + nx * (y + ny * z);
+        if (x + 1 < nx) el.add(v, v + 1);
+        if (y + 1 < ny) el.add(v, v + nx);
+        if (z + 1 < nz) el.add(v, v + nx * ny);
+      }
+  return el;
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,272 @@
+// Readers (Matrix Market, SNAP, binary CSR) and the shared-data facts:
+// every bad file rejected with file, line and problem; every graph's
+// vertices, edges, triangles, components and maximum degree, on every back-end.
+#include "graph_test_util.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+using namespace graph_test;
+
+namespace {
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string p = (std::filesystem::temp_directory_path() / ("tessera_graph_" + name)).string();
+  std::ofstream(p) << text;
+  return p;
+}
+
+// The message must name the file, a line and the problem.
+void expect_rejected(const std::string& path, const std::string& problem_part) {
+  try {
+    auto el = tg::read_matrix_market(path);
+    ADD_FAILURE() << path << " was accepted (" << el.size() << " entries)";
+  } catch (const tg::io_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    EXPECT_EQ(msg.rfind(path + ":", 0), 0u) << "message starts with file:line: " << msg;
+    EXPECT_FALSE(e.problem().empty());
+    if (!problem_part.empty()) {
+      EXPECT_NE(msg.find(problem_part), std::string::npos) << "want '" << problem_part << "' in: " << msg;
+    }
+  }
+}
+}  // namespace
+
+TEST(GraphIo, EveryBadFileIsRejectedWithFileLineAndProblem) {
+  GRAPH_TEST_REQUIRE_DATA();
+  const std::string bad = data_dir() + "/bad/";
+  // What each file gets wrong, and the words our message must use.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cholmod_mangle1.mtx", ":1: unknown object 'junk'"},
+      {"cholmod_mangle2.mtx", ":1: unknown format 'junk'"},
+      {"cholmod_mangle3.mtx", ":1: unknown field 'junk'"},
+      {"cholmod_mangle4.mtx", ":1: unknown symmetry 'junk'"},
+      {"lagraph_mangled1.mtx", ":1: unknown object 'mangled'"},
+      {"lagraph_mangled2.mtx", ":1: unknown format 'mangled'"},
+      {"lagraph_mangled3.mtx", ":1: unknown field 'mangled'"},
+      {"lagraph_mangled4.mtx", ":1: unknown symmetry 'mangled'"},
+      {"lagraph_mangled5.mtx", ":1: 'hermitian' needs a complex field"},
+      {"lagraph_mangled6.mtx", ":1: 'hermitian' needs a complex field"},
+      {"lagraph_mangled7.mtx", ":2: unknown GraphBLAS type 'gunk'"},
+      {"lagraph_mangled8.mtx", ":4: the size line needs 3 integers"},
+      {"lagraph_mangled9.mtx", ":4: the matrix is 3 x 4; a symmetric matrix must be square"},
+      {"lagraph_mangled10.mtx", ":4: the matrix is 3 x 4"},
+      {"lagraph_mangled11.mtx", ":4: the matrix is 3 x 4"},
+      {"lagraph_mangled12.mtx", ":4: the matrix is 3 x 4"},
+      {"lagraph_west0067_noheader.mtx", ":1: missing the %%MatrixMarket banner"},
+  };
+  std::set<std::string> covered;
+  for (auto& [file, problem] : cases) {
+    SCOPED_TRACE(file);
+    expect_rejected(bad + file, problem);
+    covered.insert(file);
+  }
+  // Every file of the folder is either a known bad case or one of the two valid ones.
+  for (auto& entry : std::filesystem::directory_iterator(bad)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "lagraph_west0067_jumbled.mtx" || name == "lagraph_comments_west0067.mtx") continue;
+    EXPECT_TRUE(covered.count(name)) << "new bad file without a case: " << name;
+    if (!covered.count(name)) expect_rejected(entry.path().string(), "");
+  }
+}
+
+TEST(GraphIo, UnusualButValidWest0067FilesAreRead) {
+  GRAPH_TEST_REQUIRE_DATA();
+  auto jumbled = tg::read_matrix_market(data_dir() + "/bad/lagraph_west0067_jumbled.mtx");
+  auto comments = tg::read_matrix_market(data_dir() + "/bad/lagraph_comments_west0067.mtx");
+  EXPECT_EQ(jumbled.num_vertices, 67);
+  EXPECT_EQ(jumbled.size(), 294);
+  EXPECT_FALSE(jumbled.symmetric);
+  EXPECT_EQ(comments.num_vertices, 67);
+  EXPECT_EQ(comments.size(), 295);  // one more entry: (1,1) = nan
+  EXPECT_TRUE(std::isnan(comments.weights[0]));
+  // The same matrix apart from that diagonal entry: same directed graph without loops.
+  using G = tg::compressed_sparse_row_graph<tg::directedS, tessera::HostSpace>;
+  G a(jumbled, tg::build_options::simple()), b(comments, tg::build_options::simple());
+  EXPECT_EQ(rows_of(a), rows_of(b));
+  // Out-of-order entries keep their weights: compare (i,j)->w maps.
+  std::map<std::pair<std::int64_t, std::int64_t>, double> wa, wb;
+  for (std::int64_t i = 0; i < jumbled.size(); ++i) wa[{jumbled.src[i], jumbled.dst[i]}] = jumbled.weights[i];
+  for (std::int64_t i = 1; i < comments.size(); ++i) wb[{comments.src[i], comments.dst[i]}] = comments.weights[i];
+  EXPECT_EQ(wa, wb);
+}
+
+TEST(GraphIo, MatrixMarketProblemsNameTheLine) {
+  auto p = temp_file("few.mtx", "%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 3\n1 2\n\n2 3\n");
+  expect_rejected(p, "ends after 2 of the 3 entries declared on line 3");
+  p = temp_file("many.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n2 3\n");
+  expect_rejected(p, ":4: more entries than the 1 declared");
+  p = temp_file("range.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 5\n4 1 7\n");
+  expect_rejected(p, ":4: row index 4 outside 1..3");
+  p = temp_file("value.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 2.5\n");
+  expect_rejected(p, ":3: value '2.5' is not an integer");
+  p = temp_file("fields.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2 9\n");
+  expect_rejected(p, ":3: entry 1 has 3 fields");
+  p = temp_file("array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n");
+  expect_rejected(p, "'array' format");
+  p = temp_file("empty.mtx", "");
+  expect_rejected(p, "empty file");
+  p = temp_file("nosize.mtx", "%%MatrixMarket matrix coordinate pattern general\n% only comments\n");
+  expect_rejected(p, "no size line");
+  EXPECT_THROW(tg::read_matrix_market("/nonexistent/x.mtx"), tg::io_error);
+}
+
+TEST(GraphIo, SnapErrorsAndWeights) {
+  auto p = temp_file("ok.txt", "# comment\n0 1\n\n1\t2\n% other comment\n5 0\n");
+  auto el = tg::read_snap(p);
+  EXPECT_EQ(el.num_vertices, 6);
+  EXPECT_EQ(el.size(), 3);
+  p = temp_file("w.txt", "0 1 0.5\n1 2 2\n");
+  el = tg::read_snap(p);
+  ASSERT_TRUE(el.has_weights());
+  EXPECT_EQ(el.weights[1], 2.0);
+  auto rejected = [](const std::string& path, const std::string& part) {
+    try {
+      tg::read_snap(path);
+      ADD_FAILURE() << path << " accepted";
+    } catch (const tg::io_error& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  rejected(temp_file("neg.txt", "0 1\n-3 2\n"), ":2: source '-3' is not a vertex id");
+  rejected(temp_file("mixed.txt", "0 1\n1 2 3.0\n"), ":2: this line has 3 fields, line 1 had 2");
+  rejected(temp_file("word.txt", "0 x\n"), ":1: target 'x'");
+  rejected(temp_file("one.txt", "0 1\n7\n"), ":2: an edge line holds");
+}
+
+TEST(GraphIo, MatrixMarketWriteReadRoundTrip) {
+  auto el = random_edges(40, 100, 9);
+  el.symmetric = true;
+  for (std::int64_t i = 0; i < el.size(); ++i) el.weights.push_back(0.25 * double(i));
+  const std::string p = (std::filesystem::temp_directory_path() / "tessera_graph_rt.mtx").string();
+  tg::write_matrix_market(p, el);
+  auto back = tg::read_matrix_market(p);
+  EXPECT_TRUE(back.symmetric);
+  EXPECT_EQ(back.num_vertices, 40);
+  EXPECT_EQ(simple_adjacency(back, true), simple_adjacency(el, true));
+  EXPECT_EQ(back.weights, el.weights);
+}
+
+template <class Space>
+class GraphData : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(GraphData, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+
+struct graph_fact {
+  const char* file;
+  std::int64_t vertices, edges, triangles, components, max_degree;
+};
+// From ../shared/data/README.md (computed independently of Tessera).
+const graph_fact kFacts[] = {
+    {"karate.mtx", 34, 78, 45, 1, 17},
+    {"jagmesh7.mtx", 1138, 3156, 2016, 1, 6},
+    {"G51.mtx", 1000, 5909, 6886, 1, 156},
+    {"bcspwr10.mtx", 5300, 8271, 721, 1, 13},
+    {"oregon1_010331.txt", 10670, 22002, 17144, 1, 2312},
+    {"facebook_combined.txt", 4039, 88234, 1612010, 1, 1045},
+};
+
+TYPED_TEST(GraphData, FactsOfEverySharedGraph) {
+  GRAPH_TEST_REQUIRE_DATA();
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename G::vertex_descriptor;
+  for (const auto& f : kFacts) {
+    SCOPED_TRACE(f.file);
+    auto el = tg::read_edge_list(data_dir() + "/graphs/" + f.file);
+    G g(el, tg::build_options::simple());
+    EXPECT_EQ(tg::num_vertices(g), f.vertices);
+    EXPECT_EQ(tg::num_edges(g), f.edges);
+    std::int64_t maxdeg = 0;
+    tg::reduce_vertices(g, TESSERA_LAMBDA(V v, std::int64_t & m) {
+      if (tg::out_degree(v, g) > m) m = tg::out_degree(v, g);
+    }, tessera::Max<std::int64_t>(maxdeg));
+    EXPECT_EQ(maxdeg, f.max_degree);
+    EXPECT_EQ(tg::count_triangles(g), f.triangles);
+    tg::vertex_property_map<G, V> comp(g);
+    EXPECT_EQ(tg::connected_components(g, comp), f.components);
+    EXPECT_EQ(tg::shiloach_vishkin(g, comp), f.components);
+  }
+}
+
+TYPED_TEST(GraphData, BinaryCsrRoundTripAndErrors) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using D = tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam>;
+  auto el = random_edges(500, 3000, 21);
+  G g(el, tg::build_options::simple());
+  const std::string p = (std::filesystem::temp_directory_path() / "tessera_graph_rt.tgb").string();
+  tg::write_binary_csr(p, g);
+  G back = tg::read_binary_csr<G>(p);
+  EXPECT_EQ(tg::num_edges(back), tg::num_edges(g));
+  EXPECT_EQ(rows_of(back), rows_of(g));
+  EXPECT_EQ(tg::detail::to_host_vector(back.edge_ids()), tg::detail::to_host_vector(g.edge_ids()));
+  try {
+    tg::read_binary_csr<D>(p);
+    ADD_FAILURE() << "category mismatch accepted";
+  } catch (const tg::io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("undirectedS graph, asked for bidirectionalS"), std::string::npos) << e.what();
+  }
+  // Truncated, and a text file.
+  {
+    std::ifstream in(p, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(p + ".cut", std::ios::binary) << bytes.substr(0, bytes.size() - 3);
+  }
+  try {
+    tg::read_binary_csr<G>(p + ".cut");
+    ADD_FAILURE() << "truncated file accepted";
+  } catch (const tg::io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("size mismatch"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(tg::read_binary_csr<G>(temp_file("text.tgb", "not a graph at all, certainly not 40 bytes of header")), tg::io_error);
+}
+
+TYPED_TEST(GraphData, CsrArraysAreValidated) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  auto rm = tg::detail::to_space<std::int64_t, TypeParam>("rm", std::vector<int>{0, 1, 1});
+  auto en = tg::detail::to_space<std::int32_t, TypeParam>("en", std::vector<int>{1});
+  // Edge 0-1 stored only in row 0: not symmetric.
+  try {
+    G g(tg::csr_arrays_t{}, 2, rm, en);
+    FAIL() << "asymmetric arrays accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 0 is invalid"), std::string::npos) << e.what();
+  }
+  auto rm2 = tg::detail::to_space<std::int64_t, TypeParam>("rm", std::vector<int>{0, 1, 2});
+  auto en2 = tg::detail::to_space<std::int32_t, TypeParam>("en", std::vector<int>{1, 0});
+  G ok(tg::csr_arrays_t{}, 2, rm2, en2);
+  EXPECT_EQ(tg::num_edges(ok), 1);
+}
+
+TEST(GraphGenerators, KroneckerIsDeterministicAndGraph500Shaped) {
+  auto a = tg::kronecker(10, 16, 42), b = tg::kronecker(10, 16, 42), c = tg::kronecker(10, 16, 43);
+  EXPECT_EQ(a.num_vertices, 1024);
+  EXPECT_EQ(a.size(), 16 * 1024);
+  EXPECT_EQ(a.src, b.src);
+  EXPECT_EQ(a.dst, b.dst);
+  EXPECT_NE(a.src, c.src);
+  // Skewed degrees: the largest degree is far above the mean (32).
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, tessera::HostSpace>;
+  G g(a, tg::build_options::simple());
+  std::int64_t maxdeg = 0;
+  for (std::int64_t v = 0; v < 1024; ++v) maxdeg = std::max(maxdeg, tg::out_degree(v, g));
+  EXPECT_GT(maxdeg, 200);
+  EXPECT_THROW(tg::kronecker(0, 16, 1), std::invalid_argument);
+  EXPECT_THROW(tg::kronecker(10, 0, 1), std::invalid_argument);
+}
+
+TEST(GraphGenerators, ErdosRenyiAndGrids) {
+  auto er = tg::erdos_renyi(100, 500, 7);
+  EXPECT_EQ(er.size(), 500);
+  for (std::int64_t i = 0; i < er.size(); ++i) ASSERT_NE(er.src[i], er.dst[i]);
+  EXPECT_EQ(tg::erdos_renyi(100, 500, 7).dst, er.dst);
+  EXPECT_THROW(tg::erdos_renyi(1, 5, 7), std::invalid_argument);
+  auto g2 = tg::grid_2d(4, 3);
+  EXPECT_EQ(g2.num_vertices, 12);
+  EXPECT_EQ(g2.size(), 3 * 3 + 4 * 2);
+  auto g3 = tg::grid_3d(3, 3, 3);
+  EXPECT_EQ(g3.size(), 3 * 2 * 9);
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, tessera::HostSpace>;
+  G g(g3);
+  EXPECT_EQ(tg::out_degree(13, g), 6);  // the centre
+  EXPECT_EQ(tg::out_degree(0, g), 3);   // a corner
+  EXPECT_EQ(tg::count_triangles(g), 0);
+}
