@@ -41,7 +41,7 @@ class ScratchMemorySpace {
   static constexpr std::size_t min_alignment = 8;
   static constexpr const char* name() { return "ScratchMemorySpace"; }
 
-  TESSERA_INLINE_FUNCTION ScratchMemorySpace() = default;
+  ScratchMemorySpace() = default;
   // Level 0 region [ptr0, ptr0 + size0), level 1 region [ptr1, ptr1 + size1).
   // `per_thread` only changes error messages (thread_scratch vs team_scratch).
   TESSERA_INLINE_FUNCTION ScratchMemorySpace(void* ptr0, std::size_t size0, void* ptr1 = nullptr,

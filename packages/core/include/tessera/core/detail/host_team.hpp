@@ -200,6 +200,10 @@ class HostTeamShared {
 };
 
 // The team member of the host back-ends (TeamPolicy<HostExec>::member_type).
+// Its kernel-facing functions are TESSERA_INLINE_FUNCTION so that kernels
+// written once with TESSERA_LAMBDA (host and device) may call them under
+// nvcc; their bodies are host code, compiled out of device passes, since a
+// host member never runs on a device.
 template <class Exec>
 class HostTeamMember {
  public:
@@ -217,50 +221,59 @@ class HostTeamMember {
         m_thread_scratch(team.scratch_thread(0, team_rank), team.thread_bytes(0), team.scratch_thread(1, team_rank),
                          team.thread_bytes(1), true) {}
 
-  int league_rank() const { return m_league_rank; }
-  int league_size() const { return m_league_size; }
-  int team_rank() const { return m_team_rank; }
-  int team_size() const { return m_team_size; }
+  TESSERA_INLINE_FUNCTION int league_rank() const { return m_league_rank; }
+  TESSERA_INLINE_FUNCTION int league_size() const { return m_league_size; }
+  TESSERA_INLINE_FUNCTION int team_rank() const { return m_team_rank; }
+  TESSERA_INLINE_FUNCTION int team_size() const { return m_team_size; }
 
-  void team_barrier() const { m_team->barrier(); }
+  TESSERA_INLINE_FUNCTION void team_barrier() const { TESSERA_IF_ON_HOST(m_team->barrier();) }
 
   // Scratch handles: the team's shared region and this thread's private one.
-  const scratch_memory_space& team_scratch(int level) const {
-    return m_team_scratch.impl_set_default_level(check_level(level, "team_scratch"));
+  TESSERA_INLINE_FUNCTION const scratch_memory_space& team_scratch(int level) const {
+    TESSERA_IF_ON_HOST(check_level(level, "team_scratch");)
+    return m_team_scratch.impl_set_default_level(level);
   }
-  const scratch_memory_space& thread_scratch(int level) const {
-    return m_thread_scratch.impl_set_default_level(check_level(level, "thread_scratch"));
+  TESSERA_INLINE_FUNCTION const scratch_memory_space& thread_scratch(int level) const {
+    TESSERA_IF_ON_HOST(check_level(level, "thread_scratch");)
+    return m_thread_scratch.impl_set_default_level(level);
   }
-  const scratch_memory_space& team_shmem() const { return team_scratch(0); }
+  TESSERA_INLINE_FUNCTION const scratch_memory_space& team_shmem() const { return team_scratch(0); }
 
   // Sets value on every thread to root's value.
   template <class T>
-  void team_broadcast(T& value, int root) const {
+  TESSERA_INLINE_FUNCTION void team_broadcast(T& value, int root) const {
+#if !TESSERA_IMPL_ON_DEVICE
     check_root(root);
     if (m_team_size == 1) return;
     if (m_team_rank == root) m_team->publish(root, &value);
     m_team->barrier();
     if (m_team_rank != root) value = *static_cast<const T*>(m_team->published(root));
     m_team->barrier();
+#endif
   }
   // Applies f to root's value, then broadcasts it.
   template <class F, class T>
-  void team_broadcast(const F& f, T& value, int root) const {
+  TESSERA_INLINE_FUNCTION void team_broadcast(const F& f, T& value, int root) const {
+#if !TESSERA_IMPL_ON_DEVICE
     check_root(root);
     if (m_team_rank == root) f(value);
     team_broadcast(value, root);
+#endif
   }
 
   // Joins every thread's reducer.reference() (or `contribution`) in rank
   // order and stores the result in every thread's reducer.reference().
   template <class R>
     requires is_reducer_v<R>
-  void team_reduce(const R& reducer) const {
+  TESSERA_INLINE_FUNCTION void team_reduce(const R& reducer) const {
+#if !TESSERA_IMPL_ON_DEVICE
     team_reduce(reducer, reducer.reference());
+#endif
   }
   template <class R>
     requires is_reducer_v<R>
-  void team_reduce(const R& reducer, const typename R::value_type& contribution) const {
+  TESSERA_INLINE_FUNCTION void team_reduce(const R& reducer, const typename R::value_type& contribution) const {
+#if !TESSERA_IMPL_ON_DEVICE
     using V = typename R::value_type;
     V mine = contribution;
     if (m_team_size == 1) {
@@ -274,6 +287,7 @@ class HostTeamMember {
     for (int r = 0; r < m_team_size; ++r) reducer.join(acc, *static_cast<const V*>(m_team->published(r)));
     m_team->barrier();
     reducer.reference() = acc;
+#endif
   }
 
   // Exclusive prefix sum of `value` over the team ranks. With global_accum,
@@ -281,7 +295,8 @@ class HostTeamMember {
   // is offset by the value it held before (Kokkos semantics: each team gets
   // its own disjoint range of a global counter).
   template <class T>
-  T team_scan(const T& value, T* global_accum = nullptr) const {
+  TESSERA_INLINE_FUNCTION T team_scan(const T& value, T* global_accum = nullptr) const {
+#if !TESSERA_IMPL_ON_DEVICE
     T mine = value;
     T prefix = T();
     T total = mine;
@@ -299,12 +314,18 @@ class HostTeamMember {
       prefix += base;
     }
     return prefix;
+#else
+    (void)value;
+    (void)global_accum;
+    return T();
+#endif
   }
 
   // ---- nested-policy protocol (see nested_policies.hpp) --------------------
 
   template <class R, class F>
-  void impl_nested_for(const R& r, const F& f) const {
+  TESSERA_INLINE_FUNCTION void impl_nested_for(const R& r, const F& f) const {
+#if !TESSERA_IMPL_ON_DEVICE
     if constexpr (R::is_md) {
       auto part = md_part(r);
       md_loop(r, part.first, part.last, [&](auto... idx) { f(idx...); });
@@ -324,12 +345,14 @@ class HostTeamMember {
         for (I i = b; i < e; ++i) f(i);
       }
     }
+#endif
   }
 
   // Result into reducer.reference(): on every thread of the team for
   // TeamThread/TeamVector ranges, on the calling thread for ThreadVector.
   template <class R, class F, class Red>
-  void impl_nested_reduce(const R& r, const F& f, const Red& reducer) const {
+  TESSERA_INLINE_FUNCTION void impl_nested_reduce(const R& r, const F& f, const Red& reducer) const {
+#if !TESSERA_IMPL_ON_DEVICE
     using V = typename Red::value_type;
     V v;
     reducer.init(v);
@@ -345,12 +368,14 @@ class HostTeamMember {
     }
     if constexpr (R::level == NestLevel::ThreadVector) reducer.reference() = v;
     else team_reduce(reducer, v);
+#endif
   }
 
   // Inclusive/exclusive scan through the functor's `final` flag; the sum of
   // all contributions goes to *total when given.
   template <class R, class F, class V>
-  void impl_nested_scan(const R& r, const F& f, V* total) const {
+  TESSERA_INLINE_FUNCTION void impl_nested_scan(const R& r, const F& f, V* total) const {
+#if !TESSERA_IMPL_ON_DEVICE
     static_assert(!R::is_md, "tessera: parallel_scan does not take multidimensional nested ranges");
     using I = typename R::index_type;
     const I end = r.end < r.start ? r.start : r.end;
@@ -373,24 +398,33 @@ class HostTeamMember {
     m_team->barrier();
     for (I i = blk.first; i < blk.last; ++i) f(i, offset, true);
     if (total) *total = sum;
+#endif
   }
 
   template <class F>
-  void impl_single_team(const F& f) const {
+  TESSERA_INLINE_FUNCTION void impl_single_team(const F& f) const {
+#if !TESSERA_IMPL_ON_DEVICE
     if (m_team_rank == 0) f();
+#endif
   }
   template <class F, class T>
-  void impl_single_team(const F& f, T& value) const {
+  TESSERA_INLINE_FUNCTION void impl_single_team(const F& f, T& value) const {
+#if !TESSERA_IMPL_ON_DEVICE
     if (m_team_rank == 0) f(value);
     team_broadcast(value, 0);
+#endif
   }
   template <class F>
-  void impl_single_thread(const F& f) const {
+  TESSERA_INLINE_FUNCTION void impl_single_thread(const F& f) const {
+#if !TESSERA_IMPL_ON_DEVICE
     f();
+#endif
   }
   template <class F, class T>
-  void impl_single_thread(const F& f, T& value) const {
+  TESSERA_INLINE_FUNCTION void impl_single_thread(const F& f, T& value) const {
+#if !TESSERA_IMPL_ON_DEVICE
     f(value);
+#endif
   }
 
   // ---- dispatcher interface -------------------------------------------------
