@@ -54,103 +54,103 @@ std::string parse_error(std::initializer_list<std::string> a) {
 
 // The bodies of the child processes (directives cannot sit inside macro arguments).
 void child_flags_and_full_cycle() {
-    Args a({"prog", "--tessera-num-threads=3", "keep"});
-    tessera::initialize(a.argc, a.argv());
-    CHILD_CHECK(tessera::is_initialized());
-    CHILD_CHECK(a.argc == 2);
+  Args a({"prog", "--tessera-num-threads=3", "keep"});
+  tessera::initialize(a.argc, a.argv());
+  CHILD_CHECK(tessera::is_initialized());
+  CHILD_CHECK(a.argc == 2);
 #if TESSERA_ENABLE_THREADS
-    CHILD_CHECK(tessera::Threads().concurrency() == 3);
+  CHILD_CHECK(tessera::Threads().concurrency() == 3);
 #endif
 #if TESSERA_ENABLE_OPENMP
-    CHILD_CHECK(tessera::OpenMP().concurrency() == 3);
+  CHILD_CHECK(tessera::OpenMP().concurrency() == 3);
 #endif
-    std::ostringstream out;
-    tessera::print_configuration(out);
-    CHILD_CHECK(out.str().find("Serial") != std::string::npos);
-    CHILD_CHECK(out.str().find("(not initialized)") == std::string::npos);
-    // Work runs between initialize and finalize.
-    tessera::View<int*> v("v", 100);
-    int sum = 0;
-    tessera::parallel_reduce(100, TESSERA_LAMBDA(int i, int& s) { s += v(i) + 1; }, sum);
-    CHILD_CHECK(sum == 100);
-    v = tessera::View<int*>();
-    bool threw = false;
-    try {
-      tessera::initialize();
-    } catch (const std::runtime_error& e) {
-      threw = std::string(e.what()).find("already initialized") != std::string::npos;
-    }
-    CHILD_CHECK(threw);
-    tessera::finalize();
-    CHILD_CHECK(!tessera::is_initialized());
-    CHILD_CHECK(tessera::is_finalized());
-    threw = false;
-    try {
-      tessera::initialize();
-    } catch (const std::runtime_error&) {
-      threw = true;
-    }
-    CHILD_CHECK(threw);
-    std::exit(0);
+  std::ostringstream out;
+  tessera::print_configuration(out);
+  CHILD_CHECK(out.str().find("Serial") != std::string::npos);
+  CHILD_CHECK(out.str().find("(not initialized)") == std::string::npos);
+  // Work runs between initialize and finalize.
+  tessera::View<int*> v("v", 100);
+  int sum = 0;
+  tessera::parallel_reduce(100, TESSERA_LAMBDA(int i, int& s) { s += v(i) + 1; }, sum);
+  CHILD_CHECK(sum == 100);
+  v = tessera::View<int*>();
+  bool threw = false;
+  try {
+    tessera::initialize();
+  } catch (const std::runtime_error& e) {
+    threw = std::string(e.what()).find("already initialized") != std::string::npos;
+  }
+  CHILD_CHECK(threw);
+  tessera::finalize();
+  CHILD_CHECK(!tessera::is_initialized());
+  CHILD_CHECK(tessera::is_finalized());
+  threw = false;
+  try {
+    tessera::initialize();
+  } catch (const std::runtime_error&) {
+    threw = true;
+  }
+  CHILD_CHECK(threw);
+  std::exit(0);
 }
 
 void child_environment_threads() {
-    setenv("TESSERA_NUM_THREADS", "2", 1);
-    tessera::initialize();
+  setenv("TESSERA_NUM_THREADS", "2", 1);
+  tessera::initialize();
 #if TESSERA_ENABLE_OPENMP
-    CHILD_CHECK(tessera::OpenMP().concurrency() == 2);
+  CHILD_CHECK(tessera::OpenMP().concurrency() == 2);
 #endif
 #if TESSERA_ENABLE_THREADS
-    CHILD_CHECK(tessera::Threads().concurrency() == 2);
+  CHILD_CHECK(tessera::Threads().concurrency() == 2);
 #endif
-    tessera::finalize();
-    std::exit(0);
+  tessera::finalize();
+  std::exit(0);
 }
 
 void child_flag_beats_environment() {
-    setenv("TESSERA_NUM_THREADS", "2", 1);
-    Args a({"prog", "--tessera-num-threads=1"});
-    tessera::initialize(a.argc, a.argv());
+  setenv("TESSERA_NUM_THREADS", "2", 1);
+  Args a({"prog", "--tessera-num-threads=1"});
+  tessera::initialize(a.argc, a.argv());
 #if TESSERA_ENABLE_OPENMP
-    CHILD_CHECK(tessera::OpenMP().concurrency() == 1);
+  CHILD_CHECK(tessera::OpenMP().concurrency() == 1);
 #endif
-    tessera::finalize();
-    std::exit(0);
+  tessera::finalize();
+  std::exit(0);
 }
 
 void child_malformed_environment() {
-    setenv("TESSERA_NUM_THREADS", "lots", 1);
-    try {
-      tessera::initialize();
-    } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      std::exit(3);
-    }
-    std::exit(0);
+  setenv("TESSERA_NUM_THREADS", "lots", 1);
+  try {
+    tessera::initialize();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(3);
+  }
+  std::exit(0);
 }
 
 void child_scope_guard() {
-    {
-      tessera::ScopeGuard guard(tessera::InitializationSettings().set_num_threads(2).set_device_id(0));
-      CHILD_CHECK(tessera::is_initialized());
+  {
+    tessera::ScopeGuard guard(tessera::InitializationSettings().set_num_threads(2).set_device_id(0));
+    CHILD_CHECK(tessera::is_initialized());
 #if TESSERA_ENABLE_THREADS
-      CHILD_CHECK(tessera::Threads().concurrency() == 2);
+    CHILD_CHECK(tessera::Threads().concurrency() == 2);
 #endif
-    }
-    CHILD_CHECK(tessera::is_finalized());
-    std::exit(0);
+  }
+  CHILD_CHECK(tessera::is_finalized());
+  std::exit(0);
 }
 
 void child_print_flags() {
-    ::testing::internal::CaptureStdout();
-    Args a({"prog", "--tessera-print-configuration", "--tessera-help"});
-    tessera::ScopeGuard guard(a.argc, a.argv());
-    const std::string out = ::testing::internal::GetCapturedStdout();
-    CHILD_CHECK(out.find("Tessera " TESSERA_VERSION_STRING) != std::string::npos);
-    CHILD_CHECK(out.find("back-ends: Serial") != std::string::npos);
-    CHILD_CHECK(out.find("--tessera-num-threads=N") != std::string::npos);
-    CHILD_CHECK(out.find("TESSERA_NUM_THREADS") != std::string::npos);
-    std::exit(0);
+  ::testing::internal::CaptureStdout();
+  Args a({"prog", "--tessera-print-configuration", "--tessera-help"});
+  tessera::ScopeGuard guard(a.argc, a.argv());
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  CHILD_CHECK(out.find("Tessera " TESSERA_VERSION_STRING) != std::string::npos);
+  CHILD_CHECK(out.find("back-ends: Serial") != std::string::npos);
+  CHILD_CHECK(out.find("--tessera-num-threads=N") != std::string::npos);
+  CHILD_CHECK(out.find("TESSERA_NUM_THREADS") != std::string::npos);
+  std::exit(0);
 }
 
 class Lifecycle : public ::testing::Test {
