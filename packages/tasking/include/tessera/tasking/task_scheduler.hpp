@@ -180,16 +180,39 @@ class TaskScheduler {
     if (n < 0)
       detail::tasking::throw_bad_policy("tessera::TaskScheduler::when_all: negative count n = " +
                                         std::to_string(n));
-    std::vector<detail::tasking::TaskBase*> items;
-    items.reserve(std::size_t(n));
+    using namespace detail::tasking;
+    Queue& q = queue("when_all");
+    int live = 0;
     for (int i = 0; i < n; ++i) {
-      detail::tasking::TaskBase* t = futures[i].impl_task();
+      TaskBase* t = futures[i].impl_task();
       if (t == nullptr) continue;
       if (t->queue != m_queue)
-        detail::tasking::throw_bad_policy("tessera::TaskScheduler::when_all: future " + std::to_string(i) +
-                                          " belongs to another scheduler");
-      items.push_back(t);
+        throw_bad_policy("tessera::TaskScheduler::when_all: future " + std::to_string(i) +
+                         " belongs to another scheduler");
+      ++live;
     }
+    if (live == 0) return future_type<void>();
+    if (std::size_t(live) <= when_all_fanout()) {
+      // The common case: one node, no temporary storage.
+      const std::size_t bytes = sizeof(AggregateTask) + std::size_t(live) * sizeof(TaskBase*);
+      void* mem = q.allocate_record(bytes);
+      if (!mem) return when_all_failed(q, std::size_t(live));
+      auto* a = new (mem) AggregateTask();
+      init_node(a, bytes, std::size_t(live));
+      std::size_t k = 0;
+      for (int i = 0; i < n; ++i)
+        if (TaskBase* t = futures[i].impl_task()) {
+          TaskQueueBase::retain(t);
+          a->deps()[k++] = t;
+        }
+      q.count_spawn(true);
+      q.continue_aggregate(a);
+      return future_type<void>(a, adopt_t{});
+    }
+    std::vector<TaskBase*> items;
+    items.reserve(std::size_t(live));
+    for (int i = 0; i < n; ++i)
+      if (TaskBase* t = futures[i].impl_task()) items.push_back(t);
     return make_when_all(items);
   }
   template <class T>
@@ -269,10 +292,7 @@ class TaskScheduler {
       if (blocks[i] == nullptr) {
         for (std::size_t j = 0; j < i; ++j)
           q.free_raw(blocks[j], sizeof(AggregateTask) + counts[j] * sizeof(TaskBase*));
-        q.count_failed_spawn();
-        if (t_worker_in(q)) return future_type<void>();
-        throw_pool_exhausted("tessera::TaskScheduler::when_all", std::to_string(items.size()) + " futures",
-                             when_all_allocation_size(items.size()), q.pool_capacity(), q.pool_max_block());
+        return when_all_failed(q, items.size());
       }
     }
     std::vector<TaskBase*> level(items.begin(), items.end());
@@ -286,11 +306,7 @@ class TaskScheduler {
       for (std::size_t b = 0; b < level.size(); b += cap, ++node) {
         const std::size_t n = counts[node];
         auto* a = new (blocks[node]) AggregateTask();
-        a->kind = TaskKind::Aggregate;
-        a->queue = m_queue;
-        a->alloc_bytes = static_cast<std::uint32_t>(sizeof(AggregateTask) + n * sizeof(TaskBase*));
-        a->count = static_cast<std::uint32_t>(n);
-        a->refs.store(2, std::memory_order_relaxed);  // its future or parent + "not complete yet"
+        init_node(a, sizeof(AggregateTask) + n * sizeof(TaskBase*), n);
         for (std::size_t i = 0; i < n; ++i) {
           if (leaves) TaskQueueBase::retain(level[b + i]);  // inner nodes adopt their children's reference
           a->deps()[i] = level[b + i];
@@ -307,6 +323,23 @@ class TaskScheduler {
     // child complete or waitable.
     for (AggregateTask* a : built) q.continue_aggregate(a);
     return future_type<void>(built.back(), adopt_t{});
+  }
+
+  void init_node(detail::tasking::AggregateTask* a, std::size_t bytes, std::size_t count) const {
+    a->kind = detail::tasking::TaskKind::Aggregate;
+    a->queue = m_queue;
+    a->alloc_bytes = static_cast<std::uint32_t>(bytes);
+    a->count = static_cast<std::uint32_t>(count);
+    a->refs.store(2, std::memory_order_relaxed);  // its future or parent + "not complete yet"
+  }
+
+  // Pool full: a null future inside a task (respawn and retry), an
+  // exception naming the sizes on the host.
+  future_type<void> when_all_failed(Queue& q, std::size_t count) const {
+    q.count_failed_spawn();
+    if (t_worker_in(q)) return future_type<void>();
+    detail::tasking::throw_pool_exhausted("tessera::TaskScheduler::when_all", std::to_string(count) + " futures",
+                                          when_all_allocation_size(count), q.pool_capacity(), q.pool_max_block());
   }
 
   static bool t_worker_in(const Queue& q) { return detail::tasking::t_worker.queue == &q; }
