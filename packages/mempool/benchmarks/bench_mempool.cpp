@@ -95,10 +95,10 @@ struct PoolBitset {
 
 constexpr std::size_t kPoolBytes = std::size_t(512) << 20;
 
-Pool make_pool(bool cache) {
+Pool make_pool(bool cache, std::size_t superblock = 0) {
   tessera::MemoryPoolOptions o;
   o.thread_cache = cache;
-  return Pool(tessera::HostSpace(), kPoolBytes, 64, 4096, 0, o);
+  return Pool(tessera::HostSpace(), kPoolBytes, 64, 4096, superblock, o);
 }
 
 // ---- workloads ----------------------------------------------------------------------------
@@ -310,8 +310,8 @@ std::vector<Row> all_allocators(const Options& o, Run run) {
 
 // Pool footprint under workload (b): live bytes requested, block bytes in
 // use, superblocks consumed at the high-water mark, metadata.
-void memory_overhead(int threads) {
-  Pool pool = make_pool(true);
+void memory_overhead(int threads, std::size_t superblock) {
+  Pool pool = make_pool(true, superblock);
   std::atomic<std::size_t> requested{0};
   Pool::usage_statistics at_peak;
   std::atomic<int> done{0};
@@ -343,7 +343,8 @@ void memory_overhead(int threads) {
     for (std::size_t k = 0; k < kLive; ++k) pool.deallocate(live[k], size[k]);
   });
   const double req = double(requested.load());
-  std::printf("\nMemory, workload (b) with %d thread(s), live set %zu blocks per thread:\n\n", threads, kLive);
+  std::printf("\nMemory, workload (b) with %d thread(s), live set %zu blocks per thread, superblocks of %zu KiB:\n\n",
+              threads, kLive, pool.superblock_size() >> 10);
   std::printf("| quantity | bytes | relative |\n|---|---:|---:|\n");
   std::printf("| requested bytes live | %.0f | 1.00 |\n", req);
   std::printf("| block bytes in use (power-of-two rounding) | %zu | %.2f |\n", at_peak.consumed_bytes,
@@ -405,8 +406,10 @@ int main(int argc, char** argv) {
     print_table("(c) producer/consumer, 64 B - 1 KiB, freed by the other thread, 2 threads",
                 all_allocators(o, [&](auto& a, std::size_t ops) { return producer_consumer(a, ops); }));
   if (wants('m')) {
-    memory_overhead(1);
-    memory_overhead(2);
+    for (std::size_t sb : {std::size_t(0), std::size_t(64) << 10}) {
+      memory_overhead(1, sb);
+      memory_overhead(2, sb);
+    }
   }
   if (g_failures.load() != 0) {
     std::printf("\nWARNING: %zu allocations returned nullptr\n", g_failures.load());

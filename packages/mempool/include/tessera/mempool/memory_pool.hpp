@@ -948,6 +948,7 @@ class MemoryPool {
           taken.insert(taken.end(), t.items, t.items + count);
           t.count.store(0, std::memory_order_relaxed);
           t.state.store(0, std::memory_order_release);
+          m_cache->unpark(c);
         });
         if (!taken.empty()) free_batch(class_info(m_min_lg + c), taken.data(), static_cast<std::uint32_t>(taken.size()));
       }

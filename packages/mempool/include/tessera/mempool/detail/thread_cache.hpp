@@ -90,7 +90,9 @@ void heavy_fence();
 // thread and allocated by another (producer/consumer) move in batches
 // without touching the shared bitset words. state: 0 empty, 1 full, 2 being
 // filled or emptied; a thread that finds a slot busy skips it (never waits).
-inline constexpr std::uint32_t kTransferSlots = 8;
+// Up to kTransferSlots slots per block size, about kTransferBytes of blocks.
+inline constexpr std::uint32_t kTransferSlots = 32;          // at most, per block size
+inline constexpr std::size_t kTransferBytes = std::size_t(256) << 10;  // parked bytes per block size, about
 inline constexpr std::uint32_t kMaxBatch = kMaxCachedPerClass / 2;
 
 struct alignas(64) TransferSlot {
@@ -124,6 +126,12 @@ class ThreadCache {
     m_entries_offset = sizeof(CacheSlot) + counts_bytes;
     m_slot_bytes = (m_entries_offset + offset * sizeof(void*) + 63) / 64 * 64;
     m_asymmetric = asymmetric_fences();
+    for (std::uint32_t c = 0; c < m_num_classes; ++c) {
+      const std::size_t batch_bytes = std::size_t(std::max(1u, m_cap[c] / 2)) << (g.min_lg + c);
+      m_transfer_slots[c] = m_cap[c] ? static_cast<std::uint32_t>(std::clamp<std::size_t>(
+                                           kTransferBytes / batch_bytes, 2, kTransferSlots))
+                                     : 0;
+    }
     m_transfer.reset(new TransferSlot[std::size_t(m_num_classes) * kTransferSlots]);
   }
   ~ThreadCache() {
@@ -197,7 +205,8 @@ class ThreadCache {
   // slot; false if every slot is full or busy.
   bool transfer_put(std::uint32_t cls, void* const* blocks, std::uint32_t n) {
     TransferSlot* t = m_transfer.get() + std::size_t(cls) * kTransferSlots;
-    for (std::uint32_t i = 0; i < kTransferSlots; ++i) {
+    if (m_parked[cls].n.load(std::memory_order_relaxed) >= m_transfer_slots[cls]) return false;
+    for (std::uint32_t i = 0; i < m_transfer_slots[cls]; ++i) {
       std::uint32_t expected = 0;
       if (t[i].state.load(std::memory_order_relaxed) != 0 ||
           !t[i].state.compare_exchange_strong(expected, 2, std::memory_order_acquire))
@@ -205,6 +214,7 @@ class ThreadCache {
       std::copy(blocks, blocks + n, t[i].items);
       t[i].count.store(n, std::memory_order_relaxed);
       t[i].state.store(1, std::memory_order_release);
+      m_parked[cls].n.fetch_add(1, std::memory_order_relaxed);
       return true;
     }
     return false;
@@ -212,7 +222,10 @@ class ThreadCache {
   // Takes a parked batch of size class cls into out; returns its size (0: none).
   std::uint32_t transfer_get(std::uint32_t cls, void** out) {
     TransferSlot* t = m_transfer.get() + std::size_t(cls) * kTransferSlots;
-    for (std::uint32_t i = 0; i < kTransferSlots; ++i) {
+    // The counter is a hint (it lags the slots by a moment): one load when
+    // nothing is parked, which is the common case outside producer/consumer flows.
+    if (m_parked[cls].n.load(std::memory_order_relaxed) == 0) return 0;
+    for (std::uint32_t i = 0; i < m_transfer_slots[cls]; ++i) {
       std::uint32_t expected = 1;
       if (t[i].state.load(std::memory_order_relaxed) != 1 ||
           !t[i].state.compare_exchange_strong(expected, 2, std::memory_order_acquire))
@@ -221,6 +234,7 @@ class ThreadCache {
       std::copy(t[i].items, t[i].items + n, out);
       t[i].count.store(0, std::memory_order_relaxed);
       t[i].state.store(0, std::memory_order_release);
+      m_parked[cls].n.fetch_sub(1, std::memory_order_relaxed);
       return n;
     }
     return 0;
@@ -229,9 +243,11 @@ class ThreadCache {
   template <class F>
   void for_each_parked(std::uint32_t cls, F&& f) const {
     TransferSlot* t = m_transfer.get() + std::size_t(cls) * kTransferSlots;
-    for (std::uint32_t i = 0; i < kTransferSlots; ++i)
+    for (std::uint32_t i = 0; i < m_transfer_slots[cls]; ++i)
       if (t[i].state.load(std::memory_order_acquire) == 1) f(t[i]);
   }
+  // A thief emptied one parked slot of size class cls.
+  void unpark(std::uint32_t cls) { m_parked[cls].n.fetch_sub(1, std::memory_order_relaxed); }
 
   // Blocks cached per size class, summed over threads (exact when no thread
   // is allocating or freeing).
@@ -277,6 +293,11 @@ class ThreadCache {
   bool m_asymmetric = false;
   std::atomic<CacheSlot*> m_slots[kMaxCacheSlots] = {};
   std::unique_ptr<TransferSlot[]> m_transfer;
+  std::uint32_t m_transfer_slots[32] = {};
+  struct alignas(64) ParkedCount {
+    std::atomic<std::uint32_t> n{0};
+  };
+  ParkedCount m_parked[32];
   std::atomic<std::uint32_t> m_slot_limit{0};
   std::mutex m_thief_mutex;
 };
