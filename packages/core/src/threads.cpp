@@ -54,7 +54,9 @@ class ThreadsPool {
 #else
     (void)bind;
 #endif
-    bind_current_thread(0);
+    // The calling thread (pool rank 0) is deliberately not pinned: threads it
+    // creates later inherit its CPU mask, and OpenMP's workers, a user's
+    // std::threads or another runtime would all end up on one core.
     m_workers.reserve(size - 1);
     for (int tid = 1; tid < size; ++tid) m_workers.emplace_back([this, tid] { worker_loop(tid); });
   }
@@ -70,6 +72,7 @@ class ThreadsPool {
   }
 
   int size() const { return m_size; }
+  // Workers pinned to one processing unit each (the calling thread never is).
   int bound_threads() const { return m_bound.load(); }
 
   void run(ThreadsJob job, const void* context) {
@@ -209,7 +212,7 @@ void Threads::impl_finalize() {
 
 void Threads::print_configuration(std::ostream& out, bool) {
   out << "  Threads: " << detail::threads_pool_size() << " threads";
-  if (detail::g_pool) out << ", " << detail::g_pool->bound_threads() << " pinned with hwloc";
+  if (detail::g_pool) out << ", " << detail::g_pool->bound_threads() << " workers pinned with hwloc (the calling thread is not pinned)";
   out << "\n";
 }
 

@@ -4,7 +4,7 @@
 // Dispatch is fork/join: the calling thread publishes the work and bumps a
 // generation counter; workers spin on that counter for a short while before
 // sleeping on it, so back-to-back kernels wake workers without a syscall.
-// Thread i is bound to the i-th processing unit in hwloc's logical order, so
+// Worker i is bound to the i-th processing unit in hwloc's logical order, so
 // consecutive thread ids share a core or cache domain and host teams (which
 // are runs of consecutive ids) share caches.
 #include <tessera/core/memory_space.hpp>
