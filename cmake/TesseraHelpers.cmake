@@ -482,8 +482,9 @@ if(EXISTS ${TESSERA_HELPERS_DIR}/../packages/core/tests/test_main.cpp)
 else()
   set(TESSERA_TEST_SUPPORT_DIR ${TESSERA_HELPERS_DIR}/testing)
 endif()
-set(TESSERA_TEST_SUPPORT_SOURCES ${TESSERA_TEST_SUPPORT_DIR}/test_main.cpp
-                                 ${TESSERA_TEST_SUPPORT_DIR}/tessera_test_spaces.hpp)
+# test_main.cpp and every tessera_test_*.hpp helper header next to it.
+file(GLOB TESSERA_TEST_SUPPORT_SOURCES ${TESSERA_TEST_SUPPORT_DIR}/tessera_test_*.hpp)
+list(PREPEND TESSERA_TEST_SUPPORT_SOURCES ${TESSERA_TEST_SUPPORT_DIR}/test_main.cpp)
 
 # tessera_test_main: static library with the GoogleTest main() (initializes the
 # runtime) and tessera_test_spaces.hpp on its include path. Link it (or its
