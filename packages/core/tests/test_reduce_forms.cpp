@@ -174,3 +174,24 @@ TYPED_TEST(ReduceForms, DeterministicAcrossRuns) {
     EXPECT_EQ(std::memcmp(&d, &first_dynamic, sizeof d), 0) << "dynamic run " << rep;
   }
 }
+
+// Kokkos also accepts plain scalars and rank-0 Views among several results:
+// each is summed into.
+TYPED_TEST(ReduceForms, SeveralResultsMixScalarsViewsAndReducers) {
+  using Space = TypeParam;
+  const int n = 1000;
+  long count = -1;
+  tessera::View<double, tessera::HostSpace> total("total");
+  int biggest = 0;
+  tessera::parallel_reduce(
+      "mixed", tessera::RangePolicy<Space>(0, n),
+      TESSERA_LAMBDA(int i, long& c, double& t, int& m) {
+        c += 1;
+        t += 0.5 * i;
+        if (i > m) m = i;
+      },
+      count, total, tessera::Max<int>(biggest));
+  EXPECT_EQ(count, n);
+  EXPECT_EQ(total(), 0.5 * n * (n - 1) / 2);
+  EXPECT_EQ(biggest, n - 1);
+}

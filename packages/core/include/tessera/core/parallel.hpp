@@ -88,11 +88,28 @@ auto make_reduce_ops_one(const F& f, R& result) {
   }
 }
 
+// In the several-results form a plain scalar or rank-0 View result means
+// "sum into it", as in Kokkos: wrap it in a Sum reducer.
+template <class R>
+auto as_reducer(R& r) {
+  using T = std::remove_cv_t<R>;
+  if constexpr (is_reducer_v<T>) {
+    return T(r);
+  } else if constexpr (is_view_v<T>) {
+    static_assert(T::traits::rank == 0, "a View among several reduction results must be rank 0");
+    return Sum<typename T::non_const_value_type, typename T::memory_space>(r);
+  } else {
+    static_assert(std::is_arithmetic_v<T>, "a result of a several-results parallel_reduce must be a reducer, "
+                                           "an arithmetic scalar or a rank-0 View");
+    return Sum<T>(r);
+  }
+}
+
 template <class F, class... R>
 auto make_reduce_ops(const F& f, R&... results) {
   if constexpr (sizeof...(R) > 1) {
-    static_assert((is_reducer_v<R> && ...), "parallel_reduce with several results takes reducers only");
-    return CombinedOps<std::remove_cv_t<R>...>{ReducerList<std::remove_cv_t<R>...>{results...}, true};
+    using List = ReducerList<decltype(as_reducer(results))...>;
+    return CombinedOps<decltype(as_reducer(results))...>{List{as_reducer(results)...}, true};
   } else {
     return make_reduce_ops_one(f, results...);
   }
