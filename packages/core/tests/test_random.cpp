@@ -33,12 +33,14 @@ Moments moments(const H& h) {
   return {mean, v / double(n - 1), mn, mx};
 }
 
-// Draws `n` values per kind in a kernel, each work item taking and returning a generator.
+// Draws one value per kind and index in a kernel, each work item taking and
+// returning a generator. (Views passed in: nvcc forbids device lambdas in
+// functions with a deduced return type.)
 template <class Space, class Pool>
-auto draw_all(const Pool& pool, int n) {
-  tessera::View<double*, Space> u("u", n), d("d", n), g("g", n), f("f", n);
-  tessera::View<std::int64_t*, Space> r("r", n);
-  tessera::parallel_for(tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(int i) {
+void draw_all(const Pool& pool, const tessera::View<double*, Space>& u, const tessera::View<double*, Space>& d,
+              const tessera::View<double*, Space>& g, const tessera::View<double*, Space>& f,
+              const tessera::View<std::int64_t*, Space>& r) {
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, u.extent(0)), TESSERA_LAMBDA(std::size_t i) {
     auto gen = pool.get_state();
     u(i) = double(gen.urand()) / 4294967296.0;
     d(i) = gen.drand();
@@ -47,11 +49,6 @@ auto draw_all(const Pool& pool, int n) {
     r(i) = gen.rand64(-5, 6);
     pool.free_state(gen);
   });
-  return std::make_tuple(tessera::create_mirror_view_and_copy(tessera::HostSpace(), u),
-                         tessera::create_mirror_view_and_copy(tessera::HostSpace(), d),
-                         tessera::create_mirror_view_and_copy(tessera::HostSpace(), g),
-                         tessera::create_mirror_view_and_copy(tessera::HostSpace(), f),
-                         tessera::create_mirror_view_and_copy(tessera::HostSpace(), r));
 }
 
 }  // namespace
@@ -60,7 +57,14 @@ template <class Pool, class Space>
 void check_statistics() {
   const int n = 1000000;
   Pool pool(20240611);
-  auto [u, d, g, f, r] = draw_all<Space>(pool, n);
+  tessera::View<double*, Space> du("u", n), dd("d", n), dg("g", n), df("f", n);
+  tessera::View<std::int64_t*, Space> dr("r", n);
+  draw_all(pool, du, dd, dg, df, dr);
+  auto u = tessera::create_mirror_view_and_copy(tessera::HostSpace(), du);
+  auto d = tessera::create_mirror_view_and_copy(tessera::HostSpace(), dd);
+  auto g = tessera::create_mirror_view_and_copy(tessera::HostSpace(), dg);
+  auto f = tessera::create_mirror_view_and_copy(tessera::HostSpace(), df);
+  auto r = tessera::create_mirror_view_and_copy(tessera::HostSpace(), dr);
   // Uniform [0,1): mean 1/2, variance 1/12; standard error of the mean ~3e-4.
   auto mu = moments(u);
   EXPECT_NEAR(mu.mean, 0.5, 2e-3);
@@ -95,22 +99,26 @@ TYPED_TEST(Random, XorShift1024Statistics) {
   check_statistics<tessera::Random_XorShift1024_Pool<TypeParam>, TypeParam>();
 }
 
+// states x draws values: work item s uses state s explicitly, which is
+// deterministic on every back-end.
+template <class Space>
+typename tessera::View<std::uint64_t**, Space>::HostMirror draw_streams(std::uint64_t seed, int states, int draws) {
+  tessera::Random_XorShift64_Pool<Space> pool(seed, states);
+  tessera::View<std::uint64_t**, Space> out("out", states, draws);
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, states), TESSERA_LAMBDA(int s) {
+    auto gen = pool.get_state(s);
+    for (int k = 0; k < draws; ++k) out(s, k) = gen.urand64();
+    pool.free_state(gen);
+  });
+  return tessera::create_mirror_view_and_copy(tessera::HostSpace(), out);
+}
+
 TYPED_TEST(Random, SameSeedSameStreamsDifferentSeedsDiffer) {
   using Space = TypeParam;
   using Pool = tessera::Random_XorShift64_Pool<Space>;
   const int states = 8, draws = 1000;
-  auto stream = [&](std::uint64_t seed) {
-    Pool pool(seed, states);
-    tessera::View<std::uint64_t**, Space> out("out", states, draws);
-    // Work item s uses state s explicitly: deterministic on every back-end.
-    tessera::parallel_for(tessera::RangePolicy<Space>(0, states), TESSERA_LAMBDA(int s) {
-      auto gen = pool.get_state(s);
-      for (int k = 0; k < draws; ++k) out(s, k) = gen.urand64();
-      pool.free_state(gen);
-    });
-    return tessera::create_mirror_view_and_copy(tessera::HostSpace(), out);
-  };
-  auto a = stream(42), b = stream(42), c = stream(43), z = stream(0);
+  auto a = draw_streams<Space>(42, states, draws), b = draw_streams<Space>(42, states, draws);
+  auto c = draw_streams<Space>(43, states, draws), z = draw_streams<Space>(0, states, draws);
   std::set<std::uint64_t> seen;
   for (int s = 0; s < states; ++s)
     for (int k = 0; k < draws; ++k) {

@@ -93,14 +93,17 @@ void op_case(double init, double expect_value, bool prod) {
   auto sv = tessera::create_scatter_view(Op(), Dup(), Contrib(), out);
   tessera::parallel_for(tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(int i) {
     auto a = sv.access();
+    // Captures happen here, outside the constexpr-if (nvcc forbids first
+    // captures inside one).
+    const int b = i % bins, k = i / bins;
     if constexpr (std::is_same_v<Op, tessera::ScatterProd>) {
       // Bin b: *2 once, then *4 and /4 alternately 256 times each, so the
       // contributions multiply to exactly 2.
-      if (i < bins) a(i) *= 2.0;
-      else if ((i / bins) % 2) a(i % bins) *= 4.0;
-      else a(i % bins) /= 4.0;
+      if (k == 0) a(b) *= 2.0;
+      else if (k % 2) a(b) *= 4.0;
+      else a(b) /= 4.0;
     } else {
-      a(i % bins).update(double(i));
+      a(b).update(double(i));
     }
   });
   tessera::contribute(out, sv);
