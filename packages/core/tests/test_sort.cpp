@@ -67,6 +67,13 @@ void check_sort(std::size_t n) {
   }
 }
 
+// A struct value for sort_by_key; at namespace scope because nvcc forbids
+// local types in device lambda captures.
+struct SortPayload {
+  int a;
+  float b;
+};
+
 }  // namespace
 
 TYPED_TEST(Sort, IntegerKeysEveryShapeAndSize) {
@@ -232,16 +239,12 @@ TYPED_TEST(Sort, SortByKeyWithComparatorIsStable) {
     }
   }
   // Default order on floating keys (merge path, not radix), with a struct value.
-  struct Payload {
-    int a;
-    float b;
-  };
   const std::size_t n = 100000;
   tessera::View<float*, Space> k("k", n);
-  tessera::View<Payload*, Space> v("v", n);
+  tessera::View<SortPayload*, Space> v("v", n);
   tessera::parallel_for(tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(std::size_t i) {
     k(i) = float((i * 7919) % 1000) - 500.0f;
-    v(i) = Payload{int(i), float(i) * 0.5f};
+    v(i) = SortPayload{int(i), float(i) * 0.5f};
   });
   tessera::sort_by_key(Space(), k, v);
   auto hk = tessera::create_mirror_view_and_copy(tessera::HostSpace(), k);

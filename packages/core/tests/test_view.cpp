@@ -73,7 +73,8 @@ TYPED_TEST(ViewTest, CompileTimeExtentGivenDifferentlyIsAnError) {
   using Space = TypeParam;
   expect_throw_with([] { tessera::View<double* [3], Space> v("fixed3", 5, 4); },
                     {"'fixed3'", "extent 1", "given as 4", "fixes it to 3"});
-  expect_throw_with([] { tessera::View<double* [3], Space> v("fixed3", tessera::LayoutRight(5, 7)); },
+  expect_throw_with([] { using V = tessera::View<double* [3], Space>;
+    V v("fixed3", typename V::array_layout(5, 7)); },
                     {"'fixed3'", "extent 1", "as 7", "fixes it to 3"});
 }
 

@@ -82,6 +82,12 @@ TESSERA_FORCEINLINE_FUNCTION std::size_t map_offset(const Map& map, const std::s
   return [&]<std::size_t... R>(std::index_sequence<R...>) { return map(idx[R]...); }(std::make_index_sequence<Rank>());
 }
 
+// Extents of the region a resize copies; at namespace scope because nvcc
+// forbids local types in device lambda captures.
+struct ScatterBox {
+  std::size_t e[8];
+};
+
 }  // namespace detail
 
 // What access()(i...) returns: a proxy whose operators are the ones that make
@@ -461,9 +467,7 @@ class ScatterView {
     value_type* dst = to.m_dup.data();
     const map_type fm = from.m_map, tm = to.m_map;
     const std::size_t fs = from.m_copy_stride, ts = to.m_copy_stride;
-    struct Box {
-      std::size_t e[8];
-    } b;
+    detail::ScatterBox b;
     for (std::size_t r = 0; r < 8; ++r) b.e[r] = common[r];
     parallel_for("tessera::ScatterView::resize", RangePolicy<execution_space>(0, box * std::size_t(copies)),
                  TESSERA_LAMBDA(std::size_t k) {
@@ -478,9 +482,7 @@ class ScatterView {
     constexpr std::size_t R = rank;
     std::size_t box = 1;
     for (std::size_t r = 0; r < R; ++r) box *= common[r];
-    struct Box {
-      std::size_t e[8];
-    } b;
+    detail::ScatterBox b;
     for (std::size_t r = 0; r < 8; ++r) b.e[r] = common[r];
     parallel_for("tessera::ScatterView::resize", RangePolicy<execution_space>(0, box), TESSERA_LAMBDA(std::size_t k) {
       std::size_t idx[R > 0 ? R : 1] = {};
