@@ -203,8 +203,22 @@ TYPED_TEST(MemoryPoolConcurrency, ConcurrentExhaustionHandsOutEveryBlockOnce) {
   }
 }
 
+template <class Space>
+void allocation_from_team_kernels();
+
 TYPED_TEST(MemoryPoolConcurrency, AllocationFromTeamKernels) {
-  using Space = TypeParam;
+  // Core implements TeamPolicy on the host back-ends only so far; the
+  // primary TeamPolicyBackend static_asserts, so the device instantiation
+  // must not even be named. Drop this condition when TeamPolicy<Cuda> exists.
+  if constexpr (tessera::is_host_execution_space<TypeParam>::value) {
+    allocation_from_team_kernels<TypeParam>();
+  } else {
+    GTEST_SKIP() << "TeamPolicy is not implemented for " << TypeParam::name() << " in core yet";
+  }
+}
+
+template <class Space>
+void allocation_from_team_kernels() {
   using Pool = tessera::MemoryPool<Space>;
   using Mem = typename Pool::memory_space;
   using Policy = tessera::TeamPolicy<Space>;
