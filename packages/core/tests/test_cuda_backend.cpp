@@ -402,6 +402,42 @@ TEST_F(CudaGpu, ReducersAndSeveralResultsAtOnce) {
   EXPECT_EQ(mx, hi);
 }
 
+TEST_F(CudaGpu, MDRangeTilesLargerThanABlockAndEdgeTiles) {
+  const int n0 = 45, n1 = 301, n2 = 7;
+  tessera::View<int***, Cuda> v("v", n0, n1, n2);
+  // Tiles of 9 x 40 x 7 = 2520 points: more than one block-width, and the
+  // last tile along dimension 1 is clipped.
+  using P = tessera::MDRangePolicy<Cuda, tessera::Rank<3, tessera::Iterate::Right, tessera::Iterate::Left>>;
+  tessera::parallel_for(P({0, 0, 0}, {n0, n1, n2}, {9, 40, 7}),
+                        TESSERA_LAMBDA(int i, int j, int k) { v(i, j, k) += 1 + i + 100 * j + 100000 * k; });
+  long sum = 0;
+  tessera::parallel_reduce(tessera::MDRangePolicy<Cuda, tessera::Rank<3>>({0, 0, 0}, {n0, n1, n2}),
+                           TESSERA_LAMBDA(int i, int j, int k, long& s) { s += v(i, j, k); }, sum);
+  long expect = 0;
+  auto h = tessera::create_mirror_view_and_copy(HostSpace(), v);
+  for (int i = 0; i < n0; ++i)
+    for (int j = 0; j < n1; ++j)
+      for (int k = 0; k < n2; ++k) {
+        ASSERT_EQ(h(i, j, k), 1 + i + 100 * j + 100000 * k) << i << "," << j << "," << k;
+        expect += h(i, j, k);
+      }
+  EXPECT_EQ(sum, expect);
+  // An empty box still produces the identity.
+  long empty = -1;
+  tessera::parallel_reduce(tessera::MDRangePolicy<Cuda, tessera::Rank<2>>({0, 0}, {0, 5}),
+                           TESSERA_LAMBDA(int, int, long& s) { s += 1; }, empty);
+  EXPECT_EQ(empty, 0);
+}
+
+TEST(CudaBackend, MDRangeWithoutAGpuThrowsTheReason) {
+  if (available()) GTEST_SKIP() << "a GPU is present";
+  const std::string what = message_of([] {
+    tessera::parallel_for(tessera::MDRangePolicy<Cuda, tessera::Rank<2>>({0, 0}, {4, 4}), TESSERA_LAMBDA(int, int) {});
+  });
+  EXPECT_TRUE(contains(what, "MDRangePolicy")) << what;
+  EXPECT_TRUE(contains(what, Cuda::impl_unavailable_reason())) << what;
+}
+
 #else
 TEST(CudaBackend, NotEnabled) { GTEST_SKIP() << "configure with -DTessera_ENABLE_CUDA=ON"; }
 #endif

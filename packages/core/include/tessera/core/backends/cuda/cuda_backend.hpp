@@ -6,6 +6,7 @@
 #include <tessera/core/backends/cuda/cuda_memory_copy.hpp>
 #include <tessera/core/backends/cuda/cuda_space.hpp>
 #if defined(__CUDACC__)
+#include <tessera/core/backends/cuda/cuda_mdrange.hpp>
 #include <tessera/core/backends/cuda/cuda_range.hpp>
 #endif
 
@@ -18,19 +19,48 @@ struct Backend;
 
 #if defined(__CUDACC__)
 
+namespace cuda {
+// One overload per policy kind.
+template <class... P, class F>
+void dispatch_for(const RangePolicy<P...>& p, const F& f) {
+  range_parallel_for(p, f);
+}
+template <class... P, class F>
+void dispatch_for(const MDRangePolicy<P...>& p, const F& f) {
+  md_parallel_for(p, f);
+}
+template <class... P, class F, class Ops>
+void dispatch_reduce(const RangePolicy<P...>& p, const F& f, const Ops& ops) {
+  range_parallel_reduce(p, f, ops);
+}
+template <class... P, class F, class Ops>
+void dispatch_reduce(const MDRangePolicy<P...>& p, const F& f, const Ops& ops) {
+  md_parallel_reduce(p, f, ops);
+}
+template <class... P, class F, class Ops, class V>
+void dispatch_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops, V* total) {
+  range_parallel_scan(p, f, ops, total);
+}
+template <class... P, class F, class Ops, class V>
+void dispatch_scan(const MDRangePolicy<P...>&, const F&, const Ops&, V*) {
+  static_assert(sizeof(F) == 0, "tessera::parallel_scan does not take an MDRangePolicy (as in Kokkos): "
+                                "scan over a RangePolicy of the flattened index instead");
+}
+}  // namespace cuda
+
 template <>
 struct Backend<Cuda, void> {
   template <class Policy, class F>
   static void parallel_for(const Policy& p, const F& f) {
-    cuda::range_parallel_for(p, f);
+    cuda::dispatch_for(p, f);
   }
   template <class Policy, class F, class Ops>
   static void parallel_reduce(const Policy& p, const F& f, const Ops& ops) {
-    cuda::range_parallel_reduce(p, f, ops);
+    cuda::dispatch_reduce(p, f, ops);
   }
   template <class Policy, class F, class Ops, class V>
   static void parallel_scan(const Policy& p, const F& f, const Ops& ops, V* total) {
-    cuda::range_parallel_scan(p, f, ops, total);
+    cuda::dispatch_scan(p, f, ops, total);
   }
   // Writes one value to memory of Cuda's spaces (parallel_scan's total View).
   template <class T>
