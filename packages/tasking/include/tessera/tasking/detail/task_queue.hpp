@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -68,11 +69,30 @@ struct alignas(64) ReadyQueues {
   std::atomic<TaskBase*> head[kPriorities] = {};
 };
 
+// Record sizes up to 2^(kRecordCacheClasses - 1) bytes are cached per worker.
+inline constexpr int kRecordCacheClasses = 17;
+inline constexpr std::size_t kRecordCacheBytes = std::size_t(32) << 10;
+
+// ceil(log2(bytes)) for bytes >= 1: two requests with the same value get
+// the same pool block size.
+inline int record_class(std::size_t bytes) noexcept { return bytes <= 1 ? 0 : int(std::bit_width(bytes - 1)); }
+
 struct alignas(64) WorkerState {
   // Written only by the owning worker during a wait; summed afterwards.
   std::uint64_t spawned = 0, executed = 0, respawned = 0, failed_spawns = 0, steals = 0, aggregates = 0,
                 completed = 0, failed = 0, peak_ready = 0;
   std::int64_t live_delta = 0;  // records allocated minus freed
+  // Freed records kept for reuse by this worker, by ceil(log2(bytes)): a
+  // pool block serves every request of the same rounded size, so a record
+  // freed here is handed to the next spawn of that size without the pool's
+  // bookkeeping (locating the block, its bitset or thread-cache handshake).
+  // Linked through their first word; bounded (kRecordCacheBytes per size)
+  // and returned to the pool whenever the worker finds no work, when an
+  // allocation fails and when the wait ends, so the pool's statistics
+  // between waits count only live records.
+  void* cached[kRecordCacheClasses] = {};
+  std::uint32_t cached_count[kRecordCacheClasses] = {};
+  std::uint32_t cached_total = 0;
   // Team leading: the task and team context members read after joining.
   TaskBase* team_task = nullptr;
   std::unique_ptr<HostTeamShared> team;
@@ -116,12 +136,43 @@ class TaskQueueBase {
   }
 
   void* allocate_record(std::size_t bytes) {
-    void* p = pool_allocate(bytes);
-    if (p) {
-      if (WorkerState* w = local()) ++w->live_delta;
-      else m_live.fetch_add(1, std::memory_order_relaxed);
+    if (WorkerState* w = local()) {
+      const int c = record_class(bytes);
+      if (c < kRecordCacheClasses && w->cached_count[c] != 0) {
+        void* p = w->cached[c];
+        w->cached[c] = *static_cast<void**>(p);
+        --w->cached_count[c];
+        --w->cached_total;
+        ++w->live_delta;
+        return p;
+      }
+      void* p = pool_allocate(bytes);
+      if (!p && w->cached_total != 0) {  // blocks of other sizes may be parked here
+        flush_record_cache(*w);
+        p = pool_allocate(bytes);
+      }
+      if (p) ++w->live_delta;
+      return p;
     }
+    void* p = pool_allocate(bytes);
+    if (p) m_live.fetch_add(1, std::memory_order_relaxed);
     return p;
+  }
+
+  // Returns a worker's cached records to the pool.
+  void flush_record_cache(WorkerState& w) {
+    for (int c = 0; c < kRecordCacheClasses; ++c) {
+      void* p = w.cached[c];
+      const std::size_t bytes = std::size_t(1) << c;  // same block size as the requests cached here
+      while (p != nullptr) {
+        void* next = *static_cast<void**>(p);
+        pool_deallocate(p, bytes);
+        p = next;
+      }
+      w.cached[c] = nullptr;
+      w.cached_count[c] = 0;
+    }
+    w.cached_total = 0;
   }
 
   // Frees a record whose last reference went away (destroys its result, or
@@ -135,16 +186,26 @@ class TaskQueueBase {
     }
     const std::size_t bytes = t->alloc_bytes;
     t->~TaskBase();
-    pool_deallocate(t, bytes);
-    if (WorkerState* w = local()) --w->live_delta;
-    else drop_live(1);  // may delete this queue: the last thing done here
+    free_raw(t, bytes);  // may delete this queue: the last thing done here
   }
 
-  // Returns a block that never held a constructed record.
+  // Returns a block (a destroyed record, or one that never held one).
   void free_raw(void* p, std::size_t bytes) {
+    if (WorkerState* w = local()) {
+      --w->live_delta;
+      const int c = record_class(bytes);
+      if (c < kRecordCacheClasses && w->cached_count[c] < std::max<std::size_t>(4, kRecordCacheBytes >> c)) {
+        *static_cast<void**>(p) = w->cached[c];
+        w->cached[c] = p;
+        ++w->cached_count[c];
+        ++w->cached_total;
+        return;
+      }
+      pool_deallocate(p, bytes);
+      return;
+    }
     pool_deallocate(p, bytes);
-    if (WorkerState* w = local()) --w->live_delta;
-    else drop_live(1);
+    drop_live(1);
   }
 
   static void retain(TaskBase* t) noexcept {
@@ -505,13 +566,18 @@ class TaskQueue final : public TaskQueueBase {
           idle = 0;
           continue;
         }
+        // Idle: records parked in this worker's cache go back to the pool,
+        // where other workers can use them.
+        if (m_workers[std::size_t(tid)]->cached_total != 0) flush_record_cache(*m_workers[std::size_t(tid)]);
         if (m_active.load(std::memory_order_acquire) == 0) break;
         backoff(idle++);
       }
     } catch (...) {
+      flush_record_cache(*m_workers[std::size_t(tid)]);
       t_worker = saved;
       throw;
     }
+    flush_record_cache(*m_workers[std::size_t(tid)]);
     t_worker = saved;
   }
 
