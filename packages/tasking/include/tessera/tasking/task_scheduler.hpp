@@ -192,27 +192,38 @@ class TaskScheduler {
       ++live;
     }
     if (live == 0) return future_type<void>();
-    if (std::size_t(live) <= when_all_fanout()) {
+    // One thread: what is ready runs first (as in a spawn), so the inputs a
+    // task just spawned are usually complete and the when_all waits on
+    // nothing. The node keeps (and references) only inputs still incomplete:
+    // a complete one is never looked at again.
+    q.run_ready_inline();
+    std::size_t pending = 0;
+    for (int i = 0; i < n; ++i)
+      if (TaskBase* t = futures[i].impl_task(); t && !t->is_complete()) ++pending;
+    if (pending <= when_all_fanout()) {
       // The common case: one node, no temporary storage.
-      const std::size_t bytes = sizeof(AggregateTask) + std::size_t(live) * sizeof(TaskBase*);
+      const std::size_t bytes = sizeof(AggregateTask) + pending * sizeof(TaskBase*);
       void* mem = q.allocate_record(bytes);
       if (!mem) return when_all_failed(q, std::size_t(live));
       auto* a = new (mem) AggregateTask();
-      init_node(a, bytes, std::size_t(live));
       std::size_t k = 0;
+      // Completion is monotonic: an input incomplete now was incomplete in
+      // the count above, so at most `pending` are kept.
       for (int i = 0; i < n; ++i)
-        if (TaskBase* t = futures[i].impl_task()) {
+        if (TaskBase* t = futures[i].impl_task(); t && !t->is_complete()) {
           TaskQueueBase::retain(t);
           a->deps()[k++] = t;
         }
+      init_node(a, bytes, k);
       q.count_spawn(true);
+      if (k == 0) return complete_node(q, a);
       q.continue_aggregate(a);
       return future_type<void>(a, adopt_t{});
     }
     std::vector<TaskBase*> items;
-    items.reserve(std::size_t(live));
+    items.reserve(pending);
     for (int i = 0; i < n; ++i)
-      if (TaskBase* t = futures[i].impl_task()) items.push_back(t);
+      if (TaskBase* t = futures[i].impl_task(); t && !t->is_complete()) items.push_back(t);
     return make_when_all(items);
   }
   template <class T>
@@ -276,7 +287,6 @@ class TaskScheduler {
   future_type<void> make_when_all(const std::vector<detail::tasking::TaskBase*>& items) const {
     using namespace detail::tasking;
     Queue& q = queue("when_all");
-    if (items.empty()) return future_type<void>();
     const std::size_t cap = when_all_fanout();
     // Child counts of the nodes, level by level (leaves first).
     std::vector<std::size_t> counts;
@@ -323,6 +333,15 @@ class TaskScheduler {
     // child complete or waitable.
     for (AggregateTask* a : built) q.continue_aggregate(a);
     return future_type<void>(built.back(), adopt_t{});
+  }
+
+  // A when_all node with nothing left to wait for: complete at once (its
+  // future is the only reference).
+  future_type<void> complete_node(Queue& q, detail::tasking::AggregateTask* a) const {
+    a->refs.store(1, std::memory_order_relaxed);
+    a->wait_head.store(detail::tasking::list_marker(), std::memory_order_release);
+    q.count_completed();
+    return future_type<void>(a, detail::tasking::adopt_t{});
   }
 
   void init_node(detail::tasking::AggregateTask* a, std::size_t bytes, std::size_t count) const {
@@ -533,17 +552,20 @@ TaskBase* respawn_target(F* self, TaskBase* dep, const char* dep_kind) {
   }
   return t;
 }
-inline void request_respawn(TaskBase* t, TaskBase* dep, TaskPriority p) {
+// Records the respawn; false when the call does not count (team rank > 0).
+// `adopt`: the caller hands over its reference to dep instead of sharing it.
+inline bool request_respawn(TaskBase* t, TaskBase* dep, TaskPriority p, bool adopt) {
   const int pi = static_cast<int>(p);
   if (pi < 0 || pi > 2) throw_bad_respawn("tessera::respawn: priority " + std::to_string(pi) + " is not valid");
   // In a team task only rank 0's call counts, so every rank may call it.
-  if (t_worker.team_rank != 0) return;
+  if (t_worker.team_rank != 0) return false;
   TaskBase* old = t->dep;
-  TaskQueueBase::retain(dep);
+  if (!adopt) TaskQueueBase::retain(dep);
   t->dep = dep;
-  TaskQueueBase::release(old);
   t->priority = static_cast<std::uint8_t>(pi);
   t->respawn_requested = 1;
+  TaskQueueBase::release(old);
+  return true;
 }
 }  // namespace detail::tasking
 
@@ -556,14 +578,23 @@ void respawn(F* self, const BasicFuture<T, TaskScheduler<E>>& dependence,
   using namespace detail::tasking;
   TaskBase* d = dependence.impl_task();
   TaskBase* t = respawn_target(self, d, d && d->kind == TaskKind::Aggregate ? "when_all" : "dependence");
-  request_respawn(t, d, priority);
+  request_respawn(t, d, priority, false);
+}
+// The same with a temporary (`respawn(this, sched.when_all(...))`): the
+// task takes over the future's reference instead of making another.
+template <class F, class T, class E>
+void respawn(F* self, BasicFuture<T, TaskScheduler<E>>&& dependence, TaskPriority priority = TaskPriority::Regular) {
+  using namespace detail::tasking;
+  TaskBase* d = dependence.impl_task();
+  TaskBase* t = respawn_target(self, d, d && d->kind == TaskKind::Aggregate ? "when_all" : "dependence");
+  if (request_respawn(t, d, priority, true)) (void)dependence.impl_release();
 }
 // Respawn with no dependence: the task is ready again at once (at
 // `priority`; TaskPriority::Low lets other ready work go first).
 template <class F, class E>
 void respawn(F* self, const TaskScheduler<E>& /*scheduler*/, TaskPriority priority = TaskPriority::Regular) {
   using namespace detail::tasking;
-  request_respawn(respawn_target(self, nullptr, ""), nullptr, priority);
+  request_respawn(respawn_target(self, nullptr, ""), nullptr, priority, false);
 }
 
 // Runs the scheduler's DAG to completion on its execution space (every

@@ -212,7 +212,16 @@ class TaskQueueBase {
     if (t) t->refs.fetch_add(1, std::memory_order_relaxed);
   }
   static void release(TaskBase* t) {
-    if (t && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) t->queue->free_record(t);
+    if (t) release_n(t, 1);
+  }
+  // Drops n references held by the caller; whoever drops the last frees the
+  // record. When the caller's n are all that is left, no other thread can
+  // reach the record (making a reference needs one), so the count is read,
+  // not decremented: an atomic read-modify-write costs more than the rest of
+  // a release (about 10 ns each on the machines measured).
+  static void release_n(TaskBase* t, std::int32_t n) {
+    if (t->refs.load(std::memory_order_acquire) == n || t->refs.fetch_sub(n, std::memory_order_acq_rel) == n)
+      t->queue->free_record(t);
   }
 
   // ---- counters ----
@@ -280,19 +289,21 @@ class TaskQueueBase {
       else m_host_failed.fetch_add(1, std::memory_order_relaxed);
     }
     TaskBase* w = t->wait_head.exchange(list_marker(), std::memory_order_acq_rel);
+    // The DAG's "not complete" reference, plus one per woken task (whose
+    // dependence was t): dropped together at the end, in one operation.
+    std::int32_t held = 1;
     while (w != nullptr) {
       TaskBase* next = w->next;
       if (w->kind == TaskKind::Aggregate) {
         continue_aggregate(static_cast<AggregateTask*>(w));
       } else {
-        TaskBase* d = w->dep;
         w->dep = nullptr;
-        release(d);  // t itself: its DAG reference is still held here
+        ++held;
         push_ready(w);
       }
       w = next;
     }
-    release(t);
+    release_n(t, held);
   }
 
   // After a task's functor returned (or threw): runs it again later if it
