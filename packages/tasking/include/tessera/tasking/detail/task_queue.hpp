@@ -54,8 +54,10 @@ std::string task_name(const TaskBase* t);
                                        std::size_t max_block);
 
 // What a thread is doing for the tasking runtime. Null queue: plain host code.
+struct WorkerState;
 struct WorkerContext {
   TaskQueueBase* queue = nullptr;  // the queue whose DAG this thread is running
+  WorkerState* state = nullptr;    // its counters and caches there
   int worker = 0;                  // its worker index there
   int nthreads = 1;                // threads running that DAG
   int team_rank = 0;               // rank in the current task's team
@@ -82,6 +84,13 @@ struct alignas(64) WorkerState {
   std::uint64_t spawned = 0, executed = 0, respawned = 0, failed_spawns = 0, steals = 0, aggregates = 0,
                 completed = 0, failed = 0, peak_ready = 0;
   std::int64_t live_delta = 0;  // records allocated minus freed
+  // A worker running the DAG alone keeps the tasks it makes ready in these
+  // plain LIFO lists (one per priority): nobody else pops them, so no atomic
+  // operation is needed. Host threads still push onto the shared heads
+  // (counted in m_active). own_active: tasks in these lists plus tasks
+  // taken from them and running.
+  TaskBase* own[kPriorities] = {};
+  std::uint64_t own_active = 0;
   // Freed records kept for reuse by this worker, by ceil(log2(bytes)): a
   // pool block serves every request of the same rounded size, so a record
   // freed here is handed to the next spawn of that size without the pool's
@@ -131,9 +140,7 @@ class TaskQueueBase {
 
   // ---- records ----
 
-  WorkerState* local() noexcept {
-    return t_worker.queue == this ? m_workers[std::size_t(t_worker.worker)].get() : nullptr;
-  }
+  WorkerState* local() noexcept { return t_worker.queue == this ? t_worker.state : nullptr; }
 
   void* allocate_record(std::size_t bytes) {
     if (WorkerState* w = local()) {
@@ -253,8 +260,16 @@ class TaskQueueBase {
   }
 
   void push_ready(TaskBase* t) {
-    const std::int64_t before = m_active.fetch_add(1, std::memory_order_acq_rel);
     const int p = t->priority;
+    if (WorkerState* w = local(); w && t_worker.nthreads == 1) {
+      t->next = w->own[p];
+      w->own[p] = t;
+      ++w->own_active;
+      w->peak_ready = std::max<std::uint64_t>(
+          w->peak_ready, w->own_active + std::uint64_t(m_active.load(std::memory_order_relaxed)));
+      return;
+    }
+    const std::int64_t before = m_active.fetch_add(1, std::memory_order_acq_rel);
     if (WorkerState* w = local()) {
       w->peak_ready = std::max<std::uint64_t>(w->peak_ready, std::uint64_t(before + 1));
       queue_push(m_queues[t_worker.worker % m_nqueues].head[p], t);
@@ -324,8 +339,28 @@ class TaskQueueBase {
     complete(t);
   }
 
-  TaskBase* pop_local(int worker) noexcept {
+  // The next task of this worker's own queues, highest priority first.
+  // `counted`: it came from a shared head (it counts in m_active).
+  TaskBase* pop_local(int worker, bool& counted) noexcept {
     ReadyQueues& q = m_queues[worker % m_nqueues];
+    if (t_worker.nthreads == 1) {
+      WorkerState& w = *t_worker.state;
+      for (int p = 0; p < kPriorities; ++p) {
+        if (TaskBase* t = w.own[p]) {
+          w.own[p] = t->next;
+          t->next = nullptr;
+          counted = false;
+          return t;
+        }
+        if (q.head[p].load(std::memory_order_relaxed) == nullptr) continue;  // host threads push here
+        if (TaskBase* t = queue_pop(q.head[p])) {
+          counted = true;
+          return t;
+        }
+      }
+      return nullptr;
+    }
+    counted = true;
     for (int p = 0; p < kPriorities; ++p)
       if (TaskBase* t = queue_pop(q.head[p])) return t;
     return nullptr;
@@ -553,7 +588,8 @@ class TaskQueue final : public TaskQueueBase {
     WorkerContext& ctx = t_worker;
     if (ctx.queue != this || ctx.nthreads != 1 || ctx.depth >= kMaxInlineDepth) return;
     ++ctx.depth;
-    while (TaskBase* t = pop_local(ctx.worker)) execute(t);
+    bool counted = false;
+    while (TaskBase* t = pop_local(ctx.worker, counted)) execute(t, counted);
     --ctx.depth;
   }
 
@@ -562,7 +598,7 @@ class TaskQueue final : public TaskQueueBase {
     WorkerContext saved = t_worker;
     HostTeamShared solo(1);
     member_type solo_member(solo, 0, this);
-    t_worker = WorkerContext{this, tid, nt, 0, 0, nullptr, &solo_member};
+    t_worker = WorkerContext{this, m_workers[std::size_t(tid)].get(), tid, nt, 0, 0, nullptr, &solo_member};
     try {
       unsigned idle = 0;
       for (;;) {
@@ -570,10 +606,11 @@ class TaskQueue final : public TaskQueueBase {
           idle = 0;
           continue;
         }
-        TaskBase* t = pop_local(tid);
+        bool counted = false;
+        TaskBase* t = pop_local(tid, counted);
         if (!t && nt > 1) t = steal(tid);
         if (t) {
-          execute(t);
+          execute(t, counted || nt > 1);
           idle = 0;
           continue;
         }
@@ -597,8 +634,9 @@ class TaskQueue final : public TaskQueueBase {
     else std::this_thread::yield();
   }
 
-  // Runs one popped task (it is counted in m_active until this returns).
-  void execute(TaskBase* t) {
+  // Runs one popped task. It counts as active until this returns: in
+  // m_active when `counted`, else in this worker's own_active.
+  void execute(TaskBase* t, bool counted) {
     WorkerContext& ctx = t_worker;
     if (m_cancel.load(std::memory_order_acquire)) {
       // Another task threw: the DAG drains without running anything more.
@@ -608,7 +646,7 @@ class TaskQueue final : public TaskQueueBase {
       t->dep = nullptr;
       release(d);
       complete(t);
-      m_active.fetch_sub(1, std::memory_order_acq_rel);
+      done_executing(counted);
       return;
     }
     int team = 1;
@@ -626,9 +664,14 @@ class TaskQueue final : public TaskQueueBase {
     } else {
       run_functor(t, ctx.solo_member, 0);
     }
-    ++m_workers[std::size_t(ctx.worker)]->executed;
+    ++ctx.state->executed;
     finish(t);
-    m_active.fetch_sub(1, std::memory_order_acq_rel);
+    done_executing(counted);
+  }
+
+  void done_executing(bool counted) noexcept {
+    if (counted) m_active.fetch_sub(1, std::memory_order_acq_rel);
+    else --t_worker.state->own_active;
   }
 
   // Calls t's functor on this thread as team rank `rank`.
