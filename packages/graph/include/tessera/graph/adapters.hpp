@@ -259,7 +259,7 @@ class subgraph_adapter {
           odeg(v) = d;
           s += d;
         },
-        stored, loops);
+        tessera::Sum<std::int64_t>(stored), tessera::Sum<std::int64_t>(loops));
     m_m = graph_traits<G>::is_undirected ? (stored + loops) / 2 : stored;
     if constexpr (graph_traits<G>::has_in_edges && graph_traits<G>::is_directed) {
       m_in_deg = tessera::View<std::int64_t*, space_type>("graph::subgraph::in_degree", m_k);

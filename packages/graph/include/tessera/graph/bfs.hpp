@@ -238,7 +238,7 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
                               TESSERA_LAMBDA(std::int64_t i) { vis.examine_vertex(frontier(i), g); });
     }
 
-    tessera::deep_copy(counter, std::int64_t(0));
+    detail::write_one(counter, 0, std::int64_t(0));
     const std::int32_t nl = level + 1;
     if (!bottom_up) {
       res.edges_traversed += fedges;
@@ -315,7 +315,7 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
               }
             }
           },
-          found, scanned);
+          tessera::Sum<std::int64_t>(found), tessera::Sum<std::int64_t>(scanned));
       res.edges_traversed += scanned;
       if constexpr (fin_vertex)
         forall_vertices("graph::bfs::finish_vertex_bu", g, TESSERA_LAMBDA(V v) {

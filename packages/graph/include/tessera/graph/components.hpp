@@ -179,7 +179,7 @@ std::int64_t strongly_connected_components(const G& g,
   while (left > 0) {
     // Trim: a vertex with no unassigned in- or out-neighbour is its own SCC.
     for (;;) {
-      tessera::deep_copy(indeg, 0);
+      detail::fill<Exec>(indeg, 0);
       forall_vertices("graph::scc::indeg", g, TESSERA_LAMBDA(V v) {
         if (scc(v) != V(-1)) return;
         for (auto w : adjacent_vertices(v, g))

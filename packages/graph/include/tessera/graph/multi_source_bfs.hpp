@@ -37,8 +37,8 @@ tessera::View<std::int32_t**, tessera::LayoutRight, typename G::space_type> mult
 
   for (std::int64_t base = 0; base < k; base += 64) {
     const int nb = int(k - base < 64 ? k - base : 64);
-    tessera::deep_copy(seen, Word(0));
-    tessera::deep_copy(front, Word(0));
+    detail::fill<Exec>(seen, Word(0));
+    detail::fill<Exec>(front, Word(0));
     tessera::parallel_for("graph::msbfs::sources", tessera::RangePolicy<Exec>(0, nb), TESSERA_LAMBDA(std::int64_t j) {
       const V s = src(base + j);
       tessera::atomic_fetch_or(&seen(s), Word(1) << j);
@@ -70,7 +70,7 @@ tessera::View<std::int32_t**, tessera::LayoutRight, typename G::space_type> mult
         }
       }
       if (!pulled) {
-        tessera::deep_copy(next, Word(0));
+        detail::fill<Exec>(next, Word(0));
         tessera::parallel_for("graph::msbfs::push", detail::make_vertex_policy(g, 256), TESSERA_LAMBDA(std::int64_t vi) {
           const Word f = front(vi);
           if (!f) return;

@@ -93,7 +93,8 @@ void delta_stepping_shortest_paths(const G& g, std::int64_t source, const edge_p
           if (active(v) && double(dist(v)) < m) m = double(dist(v));
         },
         tessera::Min<double>(next));
-    if (next == std::numeric_limits<double>::max()) break;
+    // No active vertex left (the Min identity may be max() or +infinity).
+    if (!(next < std::numeric_limits<double>::max())) break;
     lo = next > hi ? next : hi;
   }
 }

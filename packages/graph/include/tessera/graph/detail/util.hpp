@@ -65,6 +65,14 @@ TESSERA_INLINE_FUNCTION I upper_bound_minus_one(const T* a, I lo, I hi, T x) {
   return lo;
 }
 
+// Fills a rank-1 View on Exec (deep_copy would use the memory space's
+// default execution space, not the graph's).
+template <class Exec, class V>
+void fill(const V& v, const typename V::non_const_value_type& x) {
+  tessera::parallel_for("graph::fill", tessera::RangePolicy<Exec>(0, std::int64_t(v.extent(0))),
+                        TESSERA_LAMBDA(std::int64_t i) { v(i) = x; });
+}
+
 // Index of the lowest set bit of a nonzero word, on host and device.
 TESSERA_INLINE_FUNCTION int lowest_bit(std::uint64_t x) {
 #if defined(__CUDA_ARCH__)
@@ -92,9 +100,15 @@ tessera::View<T*, Space> to_space(const std::string& label, const std::vector<U>
 }
 
 // One element of a (possibly device) View, read from the host.
+// Host-accessible Views are read and written directly: a deep_copy would
+// start a parallel region per element, which dominates level-synchronous
+// loops (one read per BFS level).
 template <class V>
 typename V::non_const_value_type read_one(const V& v, std::int64_t i) {
   using T = typename V::non_const_value_type;
+  if constexpr (tessera::detail::host_accessible<typename V::memory_space>::value) {
+    return v(i);
+  }
   tessera::View<T, tessera::HostSpace> h("read_one");
   tessera::deep_copy(h, tessera::subview(v, i));
   return h();
@@ -103,6 +117,10 @@ typename V::non_const_value_type read_one(const V& v, std::int64_t i) {
 template <class V>
 void write_one(const V& v, std::int64_t i, const typename V::non_const_value_type& x) {
   using T = typename V::non_const_value_type;
+  if constexpr (tessera::detail::host_accessible<typename V::memory_space>::value) {
+    v(i) = x;
+    return;
+  }
   tessera::View<T, tessera::HostSpace> h("write_one");
   h() = x;
   tessera::deep_copy(tessera::subview(v, i), h);

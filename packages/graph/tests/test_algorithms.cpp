@@ -1,0 +1,348 @@
+// Algorithms against serial references on graphs of several shapes (stars,
+// paths, disconnected pieces, isolated vertices, duplicate edges,
+// self-loops, Kronecker), on every back-end.
+#include "graph_reference.hpp"
+#include "graph_test_util.hpp"
+
+using namespace graph_test;
+
+namespace {
+struct shape {
+  std::string name;
+  tg::edge_list el;
+};
+
+std::vector<shape> shapes() {
+  std::vector<shape> s;
+  tg::edge_list star;
+  star.num_vertices = 301;
+  for (int i = 1; i <= 300; ++i) star.add(0, i);
+  s.push_back({"star", star});
+  tg::edge_list path;
+  path.num_vertices = 150;  // 150 levels: long enough to matter, short for CI
+  for (int i = 0; i + 1 < 150; ++i) path.add(i + 1, i);
+  s.push_back({"path", path});
+  tg::edge_list pieces;  // three cliques, isolated vertices between them, a loop and repeated edges
+  pieces.num_vertices = 40;
+  for (int base : {0, 12, 30})
+    for (int i = 0; i < 6; ++i)
+      for (int j = i + 1; j < 6; ++j) pieces.add(base + i, base + j);
+  pieces.add(3, 3);
+  pieces.add(1, 0);
+  pieces.add(0, 1);
+  s.push_back({"pieces", pieces});
+  s.push_back({"random_multigraph", random_edges(600, 1500, 77)});
+  s.push_back({"kronecker", tg::kronecker(9, 8, 5)});
+  s.push_back({"grid", tg::grid_2d(25, 20)});
+  return s;
+}
+
+template <class G>
+std::vector<int> levels_of(const G& g, const std::vector<std::int64_t>& sources, tg::bfs_options opt = {},
+                           tg::bfs_result* res = nullptr) {
+  tg::vertex_property_map<G, std::int32_t> lv(g);
+  auto r = tg::breadth_first_search(g, sources, tg::bfs_levels_visitor<G>(lv), opt);
+  if (res) *res = r;
+  auto h = tg::detail::to_host_vector(lv.view());
+  return std::vector<int>(h.begin(), h.end());
+}
+}  // namespace
+
+template <class Space>
+class GraphAlgorithms : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(GraphAlgorithms, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+
+TYPED_TEST(GraphAlgorithms, BfsLevelsAndParentsFormAValidBfsTree) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename G::vertex_descriptor;
+  for (auto& sh : shapes()) {
+    SCOPED_TRACE(sh.name);
+    G g(sh.el);  // duplicates and loops kept: BFS must not care
+    auto adj = simple_adjacency(sh.el, true);
+    for (std::vector<std::int64_t> src : {std::vector<std::int64_t>{0}, {sh.el.num_vertices - 1, 5, 5}}) {
+      const auto want = graph_ref::bfs_levels(adj, src);
+      for (auto dir : {tg::bfs_direction::top_down, tg::bfs_direction::automatic}) {
+        tg::bfs_result res;
+        EXPECT_EQ(levels_of(g, src, {dir}, &res), want);
+        EXPECT_EQ(res.visited, std::count_if(want.begin(), want.end(), [](int l) { return l >= 0; }));
+        EXPECT_EQ(res.levels, *std::max_element(want.begin(), want.end()) + 1);
+        if (dir == tg::bfs_direction::top_down) {
+          EXPECT_EQ(res.bottom_up_levels, 0);
+        }
+      }
+      tg::vertex_property_map<G, V> parents(g);
+      tg::breadth_first_search(g, src, tg::bfs_parents_visitor<G>(parents));
+      auto p = tg::detail::to_host_vector(parents.view());
+      for (std::int64_t v = 0; v < sh.el.num_vertices; ++v) {
+        if (want[v] < 0) {
+          ASSERT_EQ(p[v], -1) << v;
+        } else if (want[v] == 0) {
+          ASSERT_EQ(p[v], v) << v;
+        } else {
+          ASSERT_GE(p[v], 0) << v;
+          ASSERT_EQ(want[p[v]], want[v] - 1) << "parent of " << v << " is not one level up";
+          ASSERT_TRUE(std::binary_search(adj[v].begin(), adj[v].end(), std::int64_t(p[v]))) << "no edge to parent " << v;
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(GraphAlgorithms, DirectionOptimizingRunsBottomUpOnKronecker) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  auto el = tg::kronecker(12, 16, 3);
+  G g(el, tg::build_options::simple());
+  tessera::View<std::int64_t*, TypeParam> deg("deg", 1);
+  // The hub is a good source: reaches the giant component in two levels.
+  auto adj = simple_adjacency(el, true);
+  std::int64_t hub = 0;
+  for (std::int64_t v = 0; v < el.num_vertices; ++v)
+    if (adj[v].size() > adj[hub].size()) hub = v;
+  tg::bfs_result res;
+  EXPECT_EQ(levels_of(g, {hub}, {}, &res), graph_ref::bfs_levels(adj, {hub}));
+  EXPECT_GT(res.bottom_up_levels, 0);
+}
+
+namespace {
+// Counts every event; filters out edges into vertices that are multiples of 7
+// and refuses to discover vertices that are multiples of 11 (except sources).
+template <class Space>
+struct counting_visitor : tg::default_bfs_visitor {
+  tessera::View<std::int64_t*, Space> c;  // discover, examine_v, examine_e, tree, non_tree, finish, filtered
+  template <class V, class G>
+  TESSERA_INLINE_FUNCTION void discover_vertex(V, const G&) const { tessera::atomic_inc(&c(0)); }
+  template <class V, class G>
+  TESSERA_INLINE_FUNCTION void examine_vertex(V, const G&) const { tessera::atomic_inc(&c(1)); }
+  template <class E, class G>
+  TESSERA_INLINE_FUNCTION void examine_edge(const E&, const G&) const { tessera::atomic_inc(&c(2)); }
+  template <class E, class G>
+  TESSERA_INLINE_FUNCTION void tree_edge(const E&, const G&) const { tessera::atomic_inc(&c(3)); }
+  template <class E, class G>
+  TESSERA_INLINE_FUNCTION void non_tree_edge(const E&, const G&) const { tessera::atomic_inc(&c(4)); }
+  template <class V, class G>
+  TESSERA_INLINE_FUNCTION void finish_vertex(V, const G&) const { tessera::atomic_inc(&c(5)); }
+  template <class E, class G>
+  TESSERA_INLINE_FUNCTION bool filter(const E& e, const G& g) const {
+    const bool keep = tg::target(e, g) % 7 != 0;
+    if (!keep) tessera::atomic_inc(&c(6));
+    return keep;
+  }
+  template <class V, class G>
+  TESSERA_INLINE_FUNCTION bool color_test(V v, const G&) const { return v % 11 != 0 || v == 1; }
+};
+}  // namespace
+
+TYPED_TEST(GraphAlgorithms, VisitorEventsFollowTheContract) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  static_assert(tg::bfs_visitor_needs_edge_events_v<counting_visitor<TypeParam>, G>);
+  static_assert(!tg::bfs_visitor_needs_edge_events_v<tg::bfs_levels_visitor<G>, G>);
+  static_assert(!tg::bfs_visitor_needs_edge_events_v<tg::default_bfs_visitor, G>);
+  auto el = random_edges(2000, 8000, 13);
+  G g(el, tg::build_options::simple());
+  counting_visitor<TypeParam> vis;
+  vis.c = tessera::View<std::int64_t*, TypeParam>("counts", 7);
+  auto res = tg::breadth_first_search(g, 1, vis);
+  auto c = tg::detail::to_host_vector(vis.c);
+  // Reference: BFS on the graph without the filtered edges and blocked vertices.
+  auto adj = simple_adjacency(el, true);
+  graph_ref::adj_t cut(adj.size());
+  std::int64_t want_examined = 0, want_filtered = 0;
+  for (std::size_t u = 0; u < adj.size(); ++u)
+    for (auto v : adj[u])
+      if (v % 7 != 0 && (v % 11 != 0 || v == 1)) cut[u].push_back(v);
+  auto lv = graph_ref::bfs_levels(cut, {1});
+  std::int64_t reached = 0;
+  for (std::size_t u = 0; u < adj.size(); ++u) {
+    if (lv[u] < 0) continue;
+    ++reached;
+    for (auto v : adj[u]) (v % 7 != 0 ? want_examined : want_filtered)++;
+  }
+  EXPECT_EQ(res.visited, reached);
+  EXPECT_EQ(c[0], reached);                 // discover
+  EXPECT_EQ(c[1], reached);                 // examine_vertex
+  EXPECT_EQ(c[5], reached);                 // finish_vertex
+  EXPECT_EQ(c[2], want_examined);           // examine_edge: every unfiltered edge of a reached vertex
+  EXPECT_EQ(c[6], want_filtered);
+  EXPECT_EQ(c[3], reached - 1);             // one tree edge per discovered non-source
+  EXPECT_EQ(c[3] + c[4], want_examined);    // each examined edge is tree or non-tree
+  EXPECT_EQ(res.bottom_up_levels, 0);       // per-edge events: never bottom-up
+}
+
+TYPED_TEST(GraphAlgorithms, DirectedBfsFollowsEdgeDirection) {
+  using G = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  auto el = random_edges(800, 2400, 17);
+  G g(el);
+  auto adj = simple_adjacency(el, false);
+  EXPECT_EQ(levels_of(g, {3}), graph_ref::bfs_levels(adj, {3}));
+  EXPECT_THROW(levels_of(g, {800}), std::runtime_error);
+}
+
+TYPED_TEST(GraphAlgorithms, MultiSourceBfsEqualsSingleRuns) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  auto el = tg::kronecker(9, 4, 8);  // isolated vertices included
+  G g(el, tg::build_options::simple());
+  D d(el);
+  std::vector<std::int64_t> src;
+  for (int i = 0; i < 70; ++i) src.push_back((i * 37) % 512);  // two batches, repeats
+  src.push_back(src[3]);
+  auto lu = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(g, src));
+  auto ld = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(d, src));
+  ASSERT_EQ(lu.extent(1), src.size());
+  auto au = simple_adjacency(el, true), ad = simple_adjacency(el, false);
+  for (std::size_t j = 0; j < src.size(); ++j) {
+    auto wu = graph_ref::bfs_levels(au, {src[j]});
+    auto wd = graph_ref::bfs_levels(ad, {src[j]});
+    auto single = levels_of(g, {src[j]});
+    for (std::int64_t v = 0; v < 512; ++v) {
+      ASSERT_EQ(lu(v, j), wu[v]) << "query " << j << " vertex " << v;
+      ASSERT_EQ(lu(v, j), single[v]);
+      ASSERT_EQ(ld(v, j), wd[v]) << "directed query " << j << " vertex " << v;
+    }
+  }
+}
+
+TYPED_TEST(GraphAlgorithms, ComponentsMatchUnionFind) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  for (auto& sh : shapes()) {
+    SCOPED_TRACE(sh.name);
+    auto want = graph_ref::components(simple_adjacency(sh.el, true));
+    const auto k = std::set<std::int64_t>(want.begin(), want.end()).size();
+    G g(sh.el);
+    tg::vertex_property_map<G, typename G::vertex_descriptor> c(g);
+    EXPECT_EQ(tg::connected_components(g, c), std::int64_t(k));
+    auto got = tg::detail::to_host_vector(c.view());
+    EXPECT_EQ(std::vector<std::int64_t>(got.begin(), got.end()), want);
+    EXPECT_EQ(tg::shiloach_vishkin(g, c), std::int64_t(k));
+    got = tg::detail::to_host_vector(c.view());
+    EXPECT_EQ(std::vector<std::int64_t>(got.begin(), got.end()), want);
+    // Weak components of the directed version are the same.
+    D d(sh.el);
+    tg::vertex_property_map<D, typename D::vertex_descriptor> cd(d);
+    EXPECT_EQ(tg::connected_components(d, cd), std::int64_t(k));
+    got = tg::detail::to_host_vector(cd.view());
+    EXPECT_EQ(std::vector<std::int64_t>(got.begin(), got.end()), want);
+    EXPECT_EQ(tg::shiloach_vishkin(d, cd), std::int64_t(k));
+  }
+  tg::vertex_property_map<G, typename G::vertex_descriptor> wrong(G(random_edges(5, 3, 1)));
+  G g(random_edges(6, 3, 1));
+  EXPECT_THROW(tg::connected_components(g, wrong), std::runtime_error);
+}
+
+TYPED_TEST(GraphAlgorithms, StronglyConnectedComponentsMatchTarjan) {
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  std::vector<tg::edge_list> cases = {random_edges(300, 450, 1), random_edges(300, 900, 2), tg::kronecker(8, 4, 3)};
+  tg::edge_list cycles;  // rings of several sizes chained one way, plus a loop
+  cycles.num_vertices = 60;
+  for (int base : {0, 10, 30})
+    for (int i = 0; i < 10; ++i) cycles.add(base + i, base + (i + 1) % 10);
+  cycles.add(9, 10);
+  cycles.add(25, 30);
+  cycles.add(50, 50);
+  cases.push_back(cycles);
+  for (auto& el : cases) {
+    D d(el);
+    tg::vertex_property_map<D, typename D::vertex_descriptor> c(d);
+    const auto want = graph_ref::scc(simple_adjacency(el, false));
+    EXPECT_EQ(tg::strongly_connected_components(d, c), std::int64_t(std::set<std::int64_t>(want.begin(), want.end()).size()));
+    auto got = tg::detail::to_host_vector(c.view());
+    EXPECT_EQ(std::vector<std::int64_t>(got.begin(), got.end()), want);
+  }
+}
+
+TYPED_TEST(GraphAlgorithms, PageRankMatchesSerialPowerIteration) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  using B = tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam>;
+  auto el = tg::kronecker(9, 8, 21);  // isolated (dangling) vertices included
+  const int iters = 40;
+  auto check = [&](const auto& g, bool undirected) {
+    using GG = std::decay_t<decltype(g)>;
+    tg::vertex_property_map<GG, double> r(g);
+    EXPECT_EQ(tg::pagerank(g, r, 0.85, 0.0, iters), iters);  // tolerance 0: run every iteration
+    const auto want = graph_ref::pagerank(simple_adjacency(el, undirected), 0.85, iters);
+    auto got = tg::detail::to_host_vector(r.view());
+    double sum = 0;
+    for (std::size_t v = 0; v < want.size(); ++v) {
+      ASSERT_NEAR(got[v], want[v], 1e-10) << v;
+      sum += got[v];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-9);  // dangling rank is redistributed, nothing leaks
+  };
+  check(G(el, tg::build_options::simple()), true);
+  check(D(el, tg::build_options::simple()), false);  // scatter with atomics
+  check(B(el, tg::build_options::simple()), false);  // gather along in-edges
+  // Stops on the L1 change.
+  G g(el, tg::build_options::simple());
+  tg::vertex_property_map<G, double> r(g);
+  const int used = tg::pagerank(g, r, 0.85, 1e-6, 1000);
+  EXPECT_GT(used, 3);
+  EXPECT_LT(used, 1000);
+  EXPECT_THROW(tg::pagerank(g, r, 1.5), std::runtime_error);
+}
+
+TYPED_TEST(GraphAlgorithms, TrianglesEnumeratedOnceInOrder) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename G::vertex_descriptor;
+  for (auto& sh : shapes()) {
+    SCOPED_TRACE(sh.name);
+    G g(sh.el);  // with duplicates and loops: must still count simple triangles
+    auto want = graph_ref::triangles(simple_adjacency(sh.el, true));
+    const std::int64_t cap = std::int64_t(want.size()) + 1;
+    tessera::View<std::int64_t**, TypeParam> found("found", cap, 3);
+    tessera::View<std::int64_t*, TypeParam> n("n", 1);
+    const auto count = tg::find_triangles(g, TESSERA_LAMBDA(V u, V v, V w) {
+      const auto k = tessera::atomic_fetch_add(&n(0), std::int64_t(1));
+      if (k < cap) found(k, 0) = u, found(k, 1) = v, found(k, 2) = w;
+    });
+    ASSERT_EQ(count, std::int64_t(want.size()));
+    EXPECT_EQ(tg::count_triangles(g), count);
+    auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), found);
+    std::vector<std::array<std::int64_t, 3>> got;
+    for (std::int64_t k = 0; k < count; ++k) {
+      got.push_back({h(k, 0), h(k, 1), h(k, 2)});
+      ASSERT_TRUE(h(k, 0) < h(k, 1) && h(k, 1) < h(k, 2));
+    }
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+  }
+}
+
+TYPED_TEST(GraphAlgorithms, DeltaSteppingMatchesDijkstra) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  auto el = random_edges(700, 3000, 31);
+  for (std::int64_t i = 0; i < el.size(); ++i) el.weights.push_back(double((i * 7919) % 100) / 10.0);  // zeros included
+  auto run = [&](auto tag, bool undirected, double delta) {
+    using GG = decltype(tag);
+    tessera::View<std::int64_t*, typename GG::space_type> origin;
+    GG g(el, tg::build_options::simple(), &origin);
+    tg::edge_property_map<GG, double> w(g);
+    auto wv = w.view();
+    auto hw = tg::detail::to_space<double, typename GG::space_type>("w", el.weights);
+    tessera::parallel_for(tessera::RangePolicy<TypeParam>(0, w.size()), TESSERA_LAMBDA(std::int64_t k) { wv(k) = hw(origin(k)); });
+    tg::vertex_property_map<GG, double> dist(g);
+    tg::delta_stepping_shortest_paths(g, 0, w, dist, delta);
+    // Reference on the same simple graph (first weight of repeated edges wins, as in the build).
+    std::vector<std::vector<std::pair<std::int64_t, double>>> a(700);
+    std::set<std::pair<std::int64_t, std::int64_t>> seen;
+    for (std::int64_t i = 0; i < el.size(); ++i) {
+      auto u = el.src[i], v = el.dst[i];
+      if (u == v) continue;
+      auto key = undirected ? std::pair{std::min(u, v), std::max(u, v)} : std::pair{u, v};
+      if (!seen.insert(key).second) continue;
+      a[u].push_back({v, el.weights[i]});
+      if (undirected) a[v].push_back({u, el.weights[i]});
+    }
+    auto want = graph_ref::dijkstra(a, 0);
+    auto got = tg::detail::to_host_vector(dist.view());
+    for (std::size_t v = 0; v < want.size(); ++v) ASSERT_NEAR(got[v], want[v], 1e-9) << v;
+    deep_put(w, 0, -1.0);
+    EXPECT_THROW(tg::delta_stepping_shortest_paths(g, 0, w, dist), std::runtime_error);
+  };
+  run(G(), true, 0.0);
+  run(G(), true, 0.3);
+  run(D(), false, 5.0);
+}
