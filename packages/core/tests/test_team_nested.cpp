@@ -34,7 +34,11 @@ TYPED_TEST(TeamNested, ForRangesCoverEveryIndexOnceIncludingTinyAndEmpty) {
       tessera::View<int**, Space> tt("tt", league, n + 5), tv("tv", league, n + 5), vv("vv", league, n + 5);
       tessera::parallel_for(Policy(league, ts, 4), TESSERA_LAMBDA(const Member& m) {
         const int l = m.league_rank();
-        tessera::parallel_for(tessera::TeamThreadRange(m, n), [&](int i) { tt(l, i) += 1; });
+        // Every vector lane of a thread runs a TeamThreadRange body (Kokkos
+        // semantics; on Cuda the lanes are real threads): one lane writes.
+        tessera::parallel_for(tessera::TeamThreadRange(m, n), [&](int i) {
+          tessera::single(tessera::PerThread(m), [&]() { tt(l, i) += 1; });
+        });
         tessera::parallel_for(tessera::TeamVectorRange(m, 2, n + 2), [&](int i) { tv(l, i) += 1; });
         // Each thread runs its own vector loop: a per-thread column split.
         tessera::parallel_for(tessera::TeamThreadRange(m, 1), [&](int) {

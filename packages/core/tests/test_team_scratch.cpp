@@ -69,7 +69,7 @@ TYPED_TEST(TeamScratch, BlockReductionThroughLevel1TeamAndThreadScratch) {
   using Scalar = tessera::View<long, typename Space::scratch_memory_space, tessera::MemoryUnmanaged>;
   const int n = 10007, block = 512, league = (n + block - 1) / block;
   tessera::View<long*, Space> x("x", n), out("out", league);
-  tessera::parallel_for(n, TESSERA_LAMBDA(int i) { x(i) = (i * 13) % 101 - 40; });
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(int i) { x(i) = (i * 13) % 101 - 40; });
   const int ts = test_team_size(Policy(1, 1));
   Policy policy(league, ts);
   policy.set_scratch_size(1, tessera::PerTeam(Vec::shmem_size(ts)), tessera::PerThread(Scalar::shmem_size()));

@@ -5,6 +5,7 @@
 // it is a compile error that says so.
 #include <tessera/core/backends/cuda/cuda_memory_copy.hpp>
 #include <tessera/core/backends/cuda/cuda_space.hpp>
+#include <tessera/core/backends/cuda/cuda_team.hpp>  // TeamPolicyBackend<Cuda> (host compilers too)
 #if defined(__CUDACC__)
 #include <tessera/core/backends/cuda/cuda_mdrange.hpp>
 #include <tessera/core/backends/cuda/cuda_range.hpp>
@@ -28,6 +29,18 @@ void dispatch_for(const RangePolicy<P...>& p, const F& f) {
 template <class... P, class F>
 void dispatch_for(const MDRangePolicy<P...>& p, const F& f) {
   md_parallel_for(p, f);
+}
+template <class... P, class F>
+void dispatch_for(const TeamPolicy<P...>& p, const F& f) {
+  team_parallel_for(p, f);
+}
+template <class... P, class F, class Ops>
+void dispatch_reduce(const TeamPolicy<P...>& p, const F& f, const Ops& ops) {
+  team_parallel_reduce(p, f, ops);
+}
+template <class... P, class F, class Ops, class V>
+void dispatch_scan(const TeamPolicy<P...>& p, const F& f, const Ops& ops, V* total) {
+  team_parallel_scan(p, f, ops, total);
 }
 template <class... P, class F, class Ops>
 void dispatch_reduce(const RangePolicy<P...>& p, const F& f, const Ops& ops) {
