@@ -206,16 +206,7 @@ TYPED_TEST(MemoryPoolConcurrency, ConcurrentExhaustionHandsOutEveryBlockOnce) {
 template <class Space>
 void allocation_from_team_kernels();
 
-TYPED_TEST(MemoryPoolConcurrency, AllocationFromTeamKernels) {
-  // Core implements TeamPolicy on the host back-ends only so far; the
-  // primary TeamPolicyBackend static_asserts, so the device instantiation
-  // must not even be named. Drop this condition when TeamPolicy<Cuda> exists.
-  if constexpr (tessera::is_host_execution_space<TypeParam>::value) {
-    allocation_from_team_kernels<TypeParam>();
-  } else {
-    GTEST_SKIP() << "TeamPolicy is not implemented for " << TypeParam::name() << " in core yet";
-  }
-}
+TYPED_TEST(MemoryPoolConcurrency, AllocationFromTeamKernels) { allocation_from_team_kernels<TypeParam>(); }
 
 template <class Space>
 void allocation_from_team_kernels() {
@@ -227,8 +218,10 @@ void allocation_from_team_kernels() {
     SCOPED_TRACE(cache ? "thread cache on" : "thread cache off");
     Pool pool(Mem(), std::size_t(2) << 20, 64, 4096, std::size_t(1) << 16, tessera::test::pool_options(cache));
     constexpr int kLeague = 24;
-    Policy policy(kLeague, tessera::AUTO);
-    const int ts = policy.team_size();
+    // AUTO, capped so that the blocks of every member fit the pool at once
+    // (AUTO is 256 threads per team on Cuda).
+    const int ts = std::min(Policy(kLeague, tessera::AUTO).team_size(), 16);
+    Policy policy(kLeague, ts);
     tessera::View<std::uintptr_t**, Space> ptr("ptr", kLeague, ts);
     tessera::View<int*, Space> errors("errors", 1);
     for (int round = 0; round < 3; ++round) {
