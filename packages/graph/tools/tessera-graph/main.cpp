@@ -35,7 +35,7 @@ const char* kUsage =
     "  sssp        delta-stepping shortest paths from --source (file weights, or 1)\n"
     "  convert     write the graph as binary CSR to --output (fast reloads)\n"
     "options:\n"
-    "  --source V      source vertex (default 0)\n"
+    "  --source V      source vertex (default: the vertex of largest degree)\n"
     "  --threads N     threads of the host back-end\n"
     "  --output FILE   per-vertex results as 'vertex value' lines (convert: the .tgb file)\n"
     "  --directed      keep edge directions (default: undirected, except scc)\n";
@@ -102,6 +102,17 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
   using V = typename G::vertex_descriptor;
   const std::int64_t n = tg::num_vertices(g);
   run_result r;
+  if (source < 0 && n > 0 && (alg == "bfs" || alg == "sssp" || alg == "msbfs")) {
+    // No --source: the vertex of largest degree (it lies in the giant component;
+    // Kronecker graphs have many isolated vertices).
+    tessera::MaxLoc<std::int64_t, std::int64_t>::value_type best;
+    tg::reduce_vertices(g, TESSERA_LAMBDA(V v, tessera::MaxLoc<std::int64_t, std::int64_t>::value_type & b) {
+      const std::int64_t d = tg::out_degree(v, g);
+      if (d > b.val || (d == b.val && v < b.loc)) b.val = d, b.loc = v;
+    }, tessera::MaxLoc<std::int64_t, std::int64_t>(best));
+    source = best.loc;
+    std::printf("source: %lld (largest degree, %lld)\n", (long long)source, (long long)best.val);
+  }
   if ((alg == "bfs" || alg == "sssp" || alg == "msbfs") && (source < 0 || source >= n))
     throw usage_error("--source " + std::to_string(source) + " is not a vertex (the graph has " + std::to_string(n) + ")");
   if (alg == "info") {
@@ -262,7 +273,7 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
 int main(int argc, char* argv[]) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string alg, input, output;
-  std::int64_t source = 0;
+  std::int64_t source = -1;  // -1: the vertex of largest degree
   int threads = 0;
   bool directed = false;
   try {
@@ -278,6 +289,7 @@ int main(int argc, char* argv[]) {
         return 0;
       } else if (a == "--source") {
         source = parse_int(value("--source"), "--source");
+        if (source < 0) throw usage_error("--source must be a vertex id (>= 0), got " + std::to_string(source));
       } else if (a == "--threads") {
         threads = int(parse_int(value("--threads"), "--threads"));
         if (threads < 1) throw usage_error("--threads must be at least 1");

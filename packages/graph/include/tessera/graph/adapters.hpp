@@ -212,7 +212,7 @@ class subgraph_adapter {
   subgraph_adapter(const G& g, const VM& vertex_mask, const EM& edge_mask = EM()) : m_g(g) {
     using Exec = execution_space;
     using V = vertex_descriptor;
-    const std::int64_t n = num_vertices(g);
+    const std::int64_t n = tessera::graph::num_vertices(g);
     const bool has_vm = vertex_mask.data() != nullptr || vertex_mask.extent(0) != 0;
     const bool has_em = edge_mask.data() != nullptr || edge_mask.extent(0) != 0;
     if (has_vm && std::int64_t(vertex_mask.extent(0)) != n)
