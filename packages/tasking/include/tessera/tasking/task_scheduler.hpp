@@ -503,7 +503,7 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor, bool from_host) {
   }
   t->kind = policy.impl_kind();
   t->priority = static_cast<std::uint8_t>(policy.priority());
-  t->team_size = policy.team_size();
+  t->team_size = static_cast<std::uint16_t>(policy.team_size());  // checked: at most 65535
   t->queue = q;
   t->vt = &TaskT::vtable;
   t->alloc_bytes = static_cast<std::uint32_t>(bytes);

@@ -74,7 +74,8 @@ struct TaskBase {
   std::uint8_t priority = 1;
   std::uint8_t respawn_requested = 0;
   std::uint8_t failed = 0;                        // threw, or was cancelled after another task threw
-  std::int32_t team_size = 0;                     // requested team size of a Team task (0: scheduler default)
+  std::uint8_t counted = 0;                       // made ready by a host thread: counts in the queue's m_active
+  std::uint16_t team_size = 0;                    // requested team size of a Team task (0: scheduler default)
 
   bool is_complete() const noexcept { return wait_head.load(std::memory_order_acquire) == list_marker(); }
   void* closure() noexcept { return vt->closure(this); }

@@ -7,11 +7,15 @@
 //    worker. A worker pushes the tasks it makes ready onto its own stacks and
 //    pops its own High, then Regular, then Low; when those are empty it steals
 //    from the other workers' stacks (High first). No queue is shared by all.
-//  * m_active = tasks ready + tasks executing. A worker that finds no task
-//    leaves when m_active is 0: no task can become ready any more, because
-//    only a completing task makes other tasks ready. All workers therefore
-//    leave together, and a non-zero number of incomplete tasks at that point
-//    is a dependence cycle.
+//  * termination: m_active = workers busy + tasks made ready by host threads
+//    and not taken yet. A worker is busy from the start of the wait until
+//    it finds no task in its own queues nor in any other worker's; it only
+//    pushes onto its own queues while busy, so when m_active is 0 every
+//    queue is empty and no task runs: no task can become ready any more
+//    (only a completing task, or a host thread, which counts its task, makes
+//    one ready). All workers then leave together, and a non-zero number of
+//    incomplete tasks is a dependence cycle. The hot path (push, pop, run)
+//    touches no shared counter: workers count themselves, not tasks.
 //  * team tasks: the worker that pops one becomes its lead, claims the single
 //    "forming" slot and publishes (generation, lead, size, joined) in one
 //    64-bit word; idle workers join by a CAS on that word before looking for
@@ -91,6 +95,11 @@ struct alignas(64) WorkerState {
   // taken from them and running.
   TaskBase* own[kPriorities] = {};
   std::uint64_t own_active = 0;
+  // With several threads, for the peak statistic: tasks this worker pushed
+  // onto its shared stacks, popped from them itself, and (written by thieves,
+  // rarely) lost to thieves; the difference is about its stacks' length
+  // (host threads' tasks on its stacks are not counted in `pushed`).
+  std::int64_t pushed = 0, popped = 0;
   // Freed records kept for reuse by this worker, by ceil(log2(bytes)): a
   // pool block serves every request of the same rounded size, so a record
   // freed here is handed to the next spawn of that size without the pool's
@@ -106,6 +115,7 @@ struct alignas(64) WorkerState {
   TaskBase* team_task = nullptr;
   std::unique_ptr<HostTeamShared> team;
   alignas(64) std::atomic<int> members_out{0};
+  alignas(64) std::atomic<std::int64_t> stolen_from{0};
 };
 
 class TaskQueueBase {
@@ -261,7 +271,19 @@ class TaskQueueBase {
 
   void push_ready(TaskBase* t) {
     const int p = t->priority;
-    if (WorkerState* w = local(); w && t_worker.nthreads == 1) {
+    WorkerState* w = local();
+    if (w == nullptr) {
+      // A host thread: the task counts in m_active until a worker takes it.
+      // Host spawns are spread over the workers' queues so that a large
+      // fan-out starts on every worker without stealing.
+      t->counted = 1;
+      const std::int64_t before = m_active.fetch_add(1, std::memory_order_acq_rel);
+      const unsigned q = m_host_next.fetch_add(1, std::memory_order_relaxed) % unsigned(m_nqueues);
+      update_host_peak(std::uint64_t(before + 1));
+      queue_push(m_queues[q].head[p], t);
+      return;
+    }
+    if (t_worker.nthreads == 1) {
       t->next = w->own[p];
       w->own[p] = t;
       ++w->own_active;
@@ -269,17 +291,20 @@ class TaskQueueBase {
           w->peak_ready, w->own_active + std::uint64_t(m_active.load(std::memory_order_relaxed)));
       return;
     }
-    const std::int64_t before = m_active.fetch_add(1, std::memory_order_acq_rel);
-    if (WorkerState* w = local()) {
-      w->peak_ready = std::max<std::uint64_t>(w->peak_ready, std::uint64_t(before + 1));
-      queue_push(m_queues[t_worker.worker % m_nqueues].head[p], t);
-    } else {
-      // Host spawns are spread over the workers' queues so that a large
-      // fan-out starts on every worker without stealing.
-      const unsigned q = m_host_next.fetch_add(1, std::memory_order_relaxed) % unsigned(m_nqueues);
-      update_host_peak(std::uint64_t(before + 1));
-      queue_push(m_queues[q].head[p], t);
+    queue_push(m_queues[t_worker.worker % m_nqueues].head[p], t);
+    const std::int64_t queued = ++w->pushed - w->popped - w->stolen_from.load(std::memory_order_relaxed);
+    w->peak_ready = std::max<std::uint64_t>(w->peak_ready, std::uint64_t(std::max<std::int64_t>(queued, 0)) + 1);
+  }
+
+  // A worker took t from a shared stack: a host thread's task stops
+  // counting in m_active (the worker counts itself, or with one thread it
+  // counts in own_active while it runs).
+  void take(TaskBase* t) noexcept {
+    if (t->counted) {
+      t->counted = 0;
+      m_active.fetch_sub(1, std::memory_order_acq_rel);
     }
+    if (t_worker.nthreads == 1) ++t_worker.state->own_active;
   }
 
   // Continues a when_all aggregate: waits on its next incomplete dependence,
@@ -340,29 +365,30 @@ class TaskQueueBase {
   }
 
   // The next task of this worker's own queues, highest priority first.
-  // `counted`: it came from a shared head (it counts in m_active).
-  TaskBase* pop_local(int worker, bool& counted) noexcept {
+  TaskBase* pop_local(int worker) noexcept {
     ReadyQueues& q = m_queues[worker % m_nqueues];
+    WorkerState& w = *t_worker.state;
     if (t_worker.nthreads == 1) {
-      WorkerState& w = *t_worker.state;
       for (int p = 0; p < kPriorities; ++p) {
-        if (TaskBase* t = w.own[p]) {
+        if (TaskBase* t = w.own[p]) {  // counted in own_active since its push
           w.own[p] = t->next;
           t->next = nullptr;
-          counted = false;
           return t;
         }
         if (q.head[p].load(std::memory_order_relaxed) == nullptr) continue;  // host threads push here
         if (TaskBase* t = queue_pop(q.head[p])) {
-          counted = true;
+          take(t);
           return t;
         }
       }
       return nullptr;
     }
-    counted = true;
     for (int p = 0; p < kPriorities; ++p)
-      if (TaskBase* t = queue_pop(q.head[p])) return t;
+      if (TaskBase* t = queue_pop(q.head[p])) {
+        ++w.popped;
+        take(t);
+        return t;
+      }
     return nullptr;
   }
   TaskBase* steal(int worker) noexcept {
@@ -373,6 +399,8 @@ class TaskQueueBase {
         if (m_queues[v].head[p].load(std::memory_order_relaxed) == nullptr) continue;
         if (TaskBase* t = queue_pop(m_queues[v].head[p])) {
           ++m_workers[std::size_t(worker)]->steals;
+          m_workers[std::size_t(v)]->stolen_from.fetch_add(1, std::memory_order_relaxed);
+          take(t);
           return t;
         }
       }
@@ -440,6 +468,14 @@ class TaskQueueBase {
   int nqueues() const noexcept { return m_nqueues; }
 
  protected:
+  // Whether any worker's stacks hold a task (plain loads; for idle workers).
+  bool work_visible() const noexcept {
+    for (int v = 0; v < m_nqueues; ++v)
+      for (int p = 0; p < kPriorities; ++p)
+        if (m_queues[v].head[p].load(std::memory_order_relaxed) != nullptr) return true;
+    return false;
+  }
+
   // Tasks and aggregates created and not yet complete.
   std::uint64_t incomplete() const {
     const TaskStatistics s = statistics();
@@ -458,6 +494,7 @@ class TaskQueueBase {
   // Sums the workers' counters into the totals (between waits only).
   void collect_workers(int threads) {
     std::int64_t live = 0;
+    std::uint64_t peak = 0;  // one thread: the worker's exact peak; several: the sum of each worker's
     for (auto& wp : m_workers) {
       WorkerState& w = *wp;
       m_totals.spawned += w.spawned;
@@ -468,12 +505,15 @@ class TaskQueueBase {
       m_totals.aggregates += w.aggregates;
       m_totals.completed += w.completed;
       m_totals.failed += w.failed;
-      m_totals.peak_ready = std::max(m_totals.peak_ready, w.peak_ready);
+      peak += w.peak_ready;
       live += w.live_delta;
       w.spawned = w.executed = w.respawned = w.failed_spawns = w.steals = w.aggregates = w.completed = w.failed =
           w.peak_ready = 0;
       w.live_delta = 0;
+      w.pushed = w.popped = 0;
+      w.stolen_from.store(0, std::memory_order_relaxed);
     }
+    m_totals.peak_ready = std::max(m_totals.peak_ready, peak);
     m_totals.threads = threads;
     // The wait's caller holds a handle (one unit), so this never reaches 0.
     if (live > 0) m_live.fetch_add(live, std::memory_order_relaxed);
@@ -503,7 +543,7 @@ class TaskQueueBase {
   int m_nqueues;
   std::unique_ptr<ReadyQueues[]> m_queues;
   std::vector<std::unique_ptr<WorkerState>> m_workers;
-  alignas(64) std::atomic<std::int64_t> m_active{0};
+  alignas(64) std::atomic<std::int64_t> m_active{0};  // busy workers + host threads' tasks not taken yet
   alignas(64) std::atomic<std::uint64_t> m_forming{0};  // generation:16 | lead:16 | size:16 | joined:16
   std::atomic<int> m_forming_owner{-1};
   alignas(64) std::atomic<bool> m_cancel{false};
@@ -588,8 +628,7 @@ class TaskQueue final : public TaskQueueBase {
     WorkerContext& ctx = t_worker;
     if (ctx.queue != this || ctx.nthreads != 1 || ctx.depth >= kMaxInlineDepth) return;
     ++ctx.depth;
-    bool counted = false;
-    while (TaskBase* t = pop_local(ctx.worker, counted)) execute(t, counted);
+    while (TaskBase* t = pop_local(ctx.worker)) execute(t);
     --ctx.depth;
   }
 
@@ -599,34 +638,72 @@ class TaskQueue final : public TaskQueueBase {
     HostTeamShared solo(1);
     member_type solo_member(solo, 0, this);
     t_worker = WorkerContext{this, m_workers[std::size_t(tid)].get(), tid, nt, 0, 0, nullptr, &solo_member};
+    WorkerState& ws = *m_workers[std::size_t(tid)];
+    bool busy = false;
     try {
-      unsigned idle = 0;
-      for (;;) {
-        if (try_join()) {
-          idle = 0;
-          continue;
-        }
-        bool counted = false;
-        TaskBase* t = pop_local(tid, counted);
-        if (!t && nt > 1) t = steal(tid);
+      if (nt == 1) run_alone(ws);
+      else run_shared(ws, tid, busy);
+    } catch (...) {
+      if (busy) m_active.fetch_sub(1, std::memory_order_acq_rel);
+      flush_record_cache(ws);
+      t_worker = saved;
+      throw;
+    }
+    flush_record_cache(ws);
+    t_worker = saved;
+  }
+
+  // One thread: the worker's own lists, then host threads' tasks; it leaves
+  // when both are empty and no host thread's task is pending.
+  void run_alone(WorkerState& ws) {
+    for (unsigned idle = 0;;) {
+      TaskBase* t = pop_local(0);
+      if (!t && m_nqueues > 1 && m_active.load(std::memory_order_relaxed) != 0) t = steal(0);
+      if (t) {
+        execute(t);
+        idle = 0;
+        continue;
+      }
+      if (ws.cached_total != 0) flush_record_cache(ws);
+      if (m_active.load(std::memory_order_acquire) == 0) break;
+      backoff(idle++);
+    }
+  }
+
+  // Several threads: busy (counted in m_active) while it finds tasks; idle
+  // once its own stacks and every other worker's are empty. An idle worker
+  // counts itself again before it takes a task (or joins a team), and
+  // leaves when m_active is 0.
+  void run_shared(WorkerState& ws, int tid, bool& busy) {
+    m_active.fetch_add(1, std::memory_order_acq_rel);
+    busy = true;
+    for (unsigned idle = 0;;) {
+      if (try_join(busy)) {
+        idle = 0;
+        continue;
+      }
+      if (busy) {
+        TaskBase* t = pop_local(tid);
+        if (!t) t = steal(tid);
         if (t) {
-          execute(t, counted || nt > 1);
+          execute(t);
           idle = 0;
           continue;
         }
         // Idle: records parked in this worker's cache go back to the pool,
         // where other workers can use them.
-        if (m_workers[std::size_t(tid)]->cached_total != 0) flush_record_cache(*m_workers[std::size_t(tid)]);
-        if (m_active.load(std::memory_order_acquire) == 0) break;
-        backoff(idle++);
+        if (ws.cached_total != 0) flush_record_cache(ws);
+        busy = false;
+        m_active.fetch_sub(1, std::memory_order_acq_rel);
       }
-    } catch (...) {
-      flush_record_cache(*m_workers[std::size_t(tid)]);
-      t_worker = saved;
-      throw;
+      if (m_active.load(std::memory_order_acquire) == 0) break;
+      if (work_visible()) {
+        m_active.fetch_add(1, std::memory_order_acq_rel);
+        busy = true;
+        continue;
+      }
+      backoff(idle++);
     }
-    flush_record_cache(*m_workers[std::size_t(tid)]);
-    t_worker = saved;
   }
 
   static void backoff(unsigned idle) {
@@ -634,9 +711,9 @@ class TaskQueue final : public TaskQueueBase {
     else std::this_thread::yield();
   }
 
-  // Runs one popped task. It counts as active until this returns: in
-  // m_active when `counted`, else in this worker's own_active.
-  void execute(TaskBase* t, bool counted) {
+  // Runs one popped task (with one thread it counts in own_active until
+  // this returns; with several, the busy worker counts in m_active).
+  void execute(TaskBase* t) {
     WorkerContext& ctx = t_worker;
     if (m_cancel.load(std::memory_order_acquire)) {
       // Another task threw: the DAG drains without running anything more.
@@ -646,7 +723,7 @@ class TaskQueue final : public TaskQueueBase {
       t->dep = nullptr;
       release(d);
       complete(t);
-      done_executing(counted);
+      if (ctx.nthreads == 1) --ctx.state->own_active;
       return;
     }
     int team = 1;
@@ -656,8 +733,8 @@ class TaskQueue final : public TaskQueueBase {
     }
     if (team > 1) {
       if (!lead_team(t, team)) {
-        // Another team is forming: put the task back (still counted as
-        // active) and go join that team.
+        // Another team is forming: put the task back (this worker stays
+        // busy, so it is still accounted for) and go join that team.
         queue_push(m_queues[ctx.worker % m_nqueues].head[t->priority], t);
         return;
       }
@@ -666,12 +743,7 @@ class TaskQueue final : public TaskQueueBase {
     }
     ++ctx.state->executed;
     finish(t);
-    done_executing(counted);
-  }
-
-  void done_executing(bool counted) noexcept {
-    if (counted) m_active.fetch_sub(1, std::memory_order_acq_rel);
-    else --t_worker.state->own_active;
+    if (ctx.nthreads == 1) --ctx.state->own_active;
   }
 
   // Calls t's functor on this thread as team rank `rank`.
@@ -717,10 +789,17 @@ class TaskQueue final : public TaskQueueBase {
     return true;
   }
 
-  bool try_join() {
+  // Joins the forming team, if any. An idle worker becomes busy first (the
+  // member may spawn, onto this worker's stacks); the lead, busy while it
+  // waits, keeps m_active above 0 until then.
+  bool try_join(bool& busy) {
     std::uint64_t w = m_forming.load(std::memory_order_acquire);
     while (joined_of(w) < size_of(w)) {
       if (m_forming.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        if (!busy) {
+          m_active.fetch_add(1, std::memory_order_acq_rel);
+          busy = true;
+        }
         WorkerState& lead = *m_workers[std::size_t(lead_of(w))];
         run_team_member(lead.team_task, *lead.team, joined_of(w));
         lead.members_out.fetch_sub(1, std::memory_order_release);
