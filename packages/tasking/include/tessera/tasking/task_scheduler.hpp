@@ -192,11 +192,12 @@ class TaskScheduler {
       ++live;
     }
     if (live == 0) return future_type<void>();
-    // One thread: what is ready runs first (as in a spawn), so the inputs a
-    // task just spawned are usually complete and the when_all waits on
-    // nothing. The node keeps (and references) only inputs still incomplete:
-    // a complete one is never looked at again.
-    q.run_ready_inline();
+    // Inside a task, this worker's ready tasks run first (see
+    // TaskQueue::help_when_all), so the inputs a task just spawned are
+    // usually complete and the when_all waits on nothing. The node keeps (and
+    // references) only inputs still incomplete: a complete one is never
+    // looked at again.
+    if (t_worker_in(q)) q.help_when_all(std::size_t(n), [futures](std::size_t i) { return futures[i].impl_task(); });
     std::size_t pending = 0;
     for (int i = 0; i < n; ++i)
       if (TaskBase* t = futures[i].impl_task(); t && !t->is_complete()) ++pending;

@@ -625,14 +625,77 @@ class TaskQueue final : public TaskQueueBase {
   // A spawn from a task on a one-thread run first runs what is ready, so
   // that the DAG is explored depth first and few records are alive at once.
   void run_ready_inline() {
-    WorkerContext& ctx = t_worker;
-    if (ctx.queue != this || ctx.nthreads != 1 || ctx.depth >= kMaxInlineDepth) return;
-    ++ctx.depth;
-    while (TaskBase* t = pop_local(ctx.worker)) execute(t);
-    --ctx.depth;
+    if (t_worker.nthreads == 1) help([] { return true; });
+  }
+
+  // A when_all inside a task first runs this worker's ready tasks (the
+  // inputs it just spawned, typically) until every input is complete or
+  // nothing is ready here: the when_all then waits on nothing, which saves
+  // the node's wait-queue traffic and the respawned task's trip through the
+  // queues. Other workers still steal from this worker's stacks meanwhile.
+  // input(i) is the i-th input's task (null for a null future).
+  template <class Input>
+  void help_when_all(std::size_t n, const Input& input) {
+    std::size_t first = 0;  // inputs before it are complete (completion is monotonic)
+    help([&] {
+      for (; first < n; ++first) {
+        const TaskBase* t = input(first);
+        if (t && !t->is_complete()) return true;
+      }
+      return false;
+    });
   }
 
  private:
+  // Runs ready tasks of this worker's own queues inside the running task
+  // (depth first, at most kMaxInlineDepth levels) while more() says so.
+  // With several threads only inside a single-thread task and only single-
+  // thread tasks (a team needs other workers, which may be waiting for this
+  // one), and never while a team is forming (it may need this worker).
+  template <class More>
+  void help(More&& more) {
+    WorkerContext& ctx = t_worker;
+    if (ctx.queue != this || ctx.depth >= kMaxInlineDepth) return;
+    const bool alone = ctx.nthreads == 1;
+    if (!alone && (ctx.current == nullptr || ctx.current->kind != TaskKind::Single)) return;
+    ++ctx.depth;
+    while (more()) {
+      if (!alone && team_forming()) break;
+      TaskBase* t = pop_local(ctx.worker);
+      if (t == nullptr) break;
+      if (!alone && t->kind != TaskKind::Single) {
+        queue_push(m_queues[ctx.worker % m_nqueues].head[t->priority], t);  // for the worker loop
+        ++ctx.state->pushed;
+        break;
+      }
+      execute(t);
+    }
+    --ctx.depth;
+  }
+
+  bool team_forming() const noexcept {
+    const std::uint64_t w = m_forming.load(std::memory_order_relaxed);
+    return joined_of(w) < size_of(w);
+  }
+
+  // After t's functor asked to respawn: whether it may run again at once,
+  // without a trip through the queues. That is what the queues would do
+  // when its dependence is complete and no ready task of this worker has a
+  // higher priority (t is then the last-ready task of the highest
+  // priority), and no team is forming (this worker may be needed there).
+  bool rerun_at_once(const TaskBase* t) const noexcept {
+    if (!t->respawn_requested || t->failed || t->kind != TaskKind::Single) return false;
+    if (t->dep != nullptr && !t->dep->is_complete()) return false;
+    if (m_cancel.load(std::memory_order_relaxed)) return false;
+    const WorkerContext& ctx = t_worker;
+    const ReadyQueues& q = m_queues[ctx.worker % m_nqueues];
+    for (int p = 0; p < t->priority; ++p) {
+      if (ctx.nthreads == 1 && ctx.state->own[p] != nullptr) return false;
+      if (q.head[p].load(std::memory_order_relaxed) != nullptr) return false;
+    }
+    return ctx.nthreads == 1 || !team_forming();
+  }
+
   void worker_loop(int tid, int nt) {
     WorkerContext saved = t_worker;
     HostTeamShared solo(1);
@@ -740,6 +803,15 @@ class TaskQueue final : public TaskQueueBase {
       }
     } else {
       run_functor(t, ctx.solo_member, 0);
+      while (rerun_at_once(t)) {
+        ++ctx.state->executed;
+        ++ctx.state->respawned;
+        t->respawn_requested = 0;
+        TaskBase* d = t->dep;
+        t->dep = nullptr;
+        release(d);
+        run_functor(t, ctx.solo_member, 0);
+      }
     }
     ++ctx.state->executed;
     finish(t);
