@@ -61,9 +61,11 @@ class BasicFuture {
   bool is_null() const noexcept { return m_task == nullptr; }
   // Complete (a null future counts as ready, as in Kokkos: it is "no dependence").
   bool is_ready() const noexcept { return m_task == nullptr || m_task->is_complete(); }
-  // References to the task held by futures and by the scheduler (0 when null).
+  // References to the task held by futures and by the scheduler (0 when
+  // null): the scheduler holds one while the task is not complete.
   int reference_count() const noexcept {
-    return m_task ? m_task->refs.load(std::memory_order_relaxed) : 0;
+    if (m_task == nullptr) return 0;
+    return m_task->refs.load(std::memory_order_relaxed) + (m_task->is_complete() ? 0 : 1);
   }
 
   // The result, once the task has completed. Throws std::logic_error for a

@@ -192,6 +192,7 @@ class TaskScheduler {
       ++live;
     }
     if (live == 0) return future_type<void>();
+    TaskQueueBase::HostSpawning host_spawning(t_worker_in(q) ? nullptr : &q);
     // Inside a task, this worker's ready tasks run first (see
     // TaskQueue::help_when_all), so the inputs a task just spawned are
     // usually complete and the when_all waits on nothing. The node keeps (and
@@ -350,7 +351,7 @@ class TaskScheduler {
     a->queue = m_queue;
     a->alloc_bytes = static_cast<std::uint32_t>(bytes);
     a->count = static_cast<std::uint32_t>(count);
-    a->refs.store(2, std::memory_order_relaxed);  // its future or parent + "not complete yet"
+    a->refs.store(1, std::memory_order_relaxed);  // its future, or its parent node
   }
 
   // Pool full: a null future inside a task (respawn and retry), an
@@ -508,9 +509,10 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor, bool from_host) {
   t->queue = q;
   t->vt = &TaskT::vtable;
   t->alloc_bytes = static_cast<std::uint32_t>(bytes);
-  t->refs.store(2, std::memory_order_relaxed);  // the future + "not complete yet"
+  t->refs.store(1, std::memory_order_relaxed);  // the future
   t->dep = policy.impl_dependence();
   TaskQueueBase::retain(t->dep);
+  TaskQueueBase::HostSpawning host_spawning(from_host ? q : nullptr);
   q->count_spawn(false);
   q->schedule(t);
   return Future(t, adopt_t{});

@@ -13,6 +13,14 @@
 //  * wait queue: the tasks and aggregates waiting for this task. Push is one
 //    CAS; completion swaps the head for a CLOSED marker, after which every
 //    push fails and the pusher knows the dependence is already complete.
+//
+// Lifetime: `refs` counts futures, waiters' dependences and when_all nodes'
+// inputs, not the task's own incompleteness. A record is freed once it is
+// complete and refs is 0, by whichever comes last: the completion (its
+// exchange on wait_head finds the ORPHANED marker a last release left) or
+// the last release (it finds wait_head CLOSED). So a task completes with one
+// atomic read-modify-write (the exchange), and the last future released
+// after completion frees the record with plain loads.
 #include <tessera/core.hpp>
 #include <tessera/core/detail/host_team.hpp>
 
@@ -49,8 +57,11 @@ enum class TaskKind : std::uint8_t { Single = 0, Team = 1, Aggregate = 2 };
 struct TaskBase;
 class TaskQueueBase;
 
-// Marker values of list heads; never dereferenced.
+// Marker values of list heads; never dereferenced. list_marker(): complete
+// (CLOSED). orphan_marker(): not complete, and no reference is left (so no
+// waiter either): the completion frees the record.
 inline TaskBase* list_marker() noexcept { return reinterpret_cast<TaskBase*>(std::uintptr_t(1)); }
+inline TaskBase* orphan_marker() noexcept { return reinterpret_cast<TaskBase*>(std::uintptr_t(2)); }
 
 // What the scheduler needs to know about a task's functor type.
 struct TaskVTable {
@@ -65,7 +76,7 @@ struct TaskVTable {
 struct TaskBase {
   TaskBase* next = nullptr;                       // link in a ready or wait queue
   std::atomic<TaskBase*> wait_head{nullptr};      // waiters; list_marker() once complete
-  std::atomic<std::int32_t> refs{0};              // futures + "not complete yet" + waiters' dependences
+  std::atomic<std::int32_t> refs{0};              // futures + waiters' dependences + when_all inputs
   std::uint32_t alloc_bytes = 0;                  // what was taken from the pool
   TaskQueueBase* queue = nullptr;
   TaskBase* dep = nullptr;                        // dependence while waiting (holds a reference)
@@ -124,6 +135,7 @@ inline TaskBase* queue_pop(std::atomic<TaskBase*>& head) noexcept {
 }
 
 // Adds w to d's wait queue; false when d is already complete.
+// (w holds a reference to d, so d is never ORPHANED here.)
 inline bool wait_queue_push(TaskBase* d, TaskBase* w) noexcept {
   TaskBase* h = d->wait_head.load(std::memory_order_acquire);
   for (;;) {

@@ -238,7 +238,23 @@ class TaskQueueBase {
   // a release (about 10 ns each on the machines measured).
   static void release_n(TaskBase* t, std::int32_t n) {
     if (t->refs.load(std::memory_order_acquire) == n || t->refs.fetch_sub(n, std::memory_order_acq_rel) == n)
-      t->queue->free_record(t);
+      last_reference_gone(t);
+  }
+  // Nobody references t any more. Complete: its completion is over (it
+  // touches nothing after its exchange unless it held references, which
+  // were counted), so free it. Not complete: leave the ORPHANED marker; the
+  // completion frees it (its wait queue is empty: waiters hold references).
+  static void last_reference_gone(TaskBase* t) {
+    TaskBase* h = t->wait_head.load(std::memory_order_acquire);
+    for (;;) {
+      if (h == list_marker()) {
+        t->queue->free_record(t);
+        return;
+      }
+      if (t->wait_head.compare_exchange_weak(h, orphan_marker(), std::memory_order_acq_rel,
+                                             std::memory_order_acquire))
+        return;
+    }
   }
 
   // ---- counters ----
@@ -319,8 +335,10 @@ class TaskQueueBase {
   }
 
   // Completion: the closure goes first (so futures it holds are released
-  // before any dependent runs), then the waiters are woken, then the DAG's
-  // own reference is dropped.
+  // before any dependent runs), then the waiters are woken. After the
+  // exchange, t may be freed by another thread as soon as no reference is
+  // left, so nothing here reads t except to drop the woken tasks'
+  // references to it (which keep it alive until then).
   void complete(TaskBase* t) {
     if (t->kind != TaskKind::Aggregate) t->vt->destroy_closure(t);
     count_completed();
@@ -329,9 +347,13 @@ class TaskQueueBase {
       else m_host_failed.fetch_add(1, std::memory_order_relaxed);
     }
     TaskBase* w = t->wait_head.exchange(list_marker(), std::memory_order_acq_rel);
-    // The DAG's "not complete" reference, plus one per woken task (whose
-    // dependence was t): dropped together at the end, in one operation.
-    std::int32_t held = 1;
+    if (w == orphan_marker()) {  // no future, no waiter: nobody will look at it again
+      free_record(t);
+      return;
+    }
+    // One reference per woken task (its dependence was t), dropped together
+    // at the end in one operation.
+    std::int32_t held = 0;
     while (w != nullptr) {
       TaskBase* next = w->next;
       if (w->kind == TaskKind::Aggregate) {
@@ -343,7 +365,7 @@ class TaskQueueBase {
       }
       w = next;
     }
-    release_n(t, held);
+    if (held != 0) release_n(t, held);
   }
 
   // After a task's functor returned (or threw): runs it again later if it
@@ -467,7 +489,6 @@ class TaskQueueBase {
   void set_default_team_size(int n) noexcept { m_default_team_size = n; }
   int nqueues() const noexcept { return m_nqueues; }
 
- protected:
   // Whether any worker's stacks hold a task (plain loads; for idle workers).
   bool work_visible() const noexcept {
     for (int v = 0; v < m_nqueues; ++v)
@@ -476,6 +497,25 @@ class TaskQueueBase {
     return false;
   }
 
+  // A host thread creating a task or when_all node (between counting it and
+  // pushing it or parking it on a wait queue): workers do not leave while
+  // one is under way, and the cycle check does not count it.
+  struct HostSpawning {
+    TaskQueueBase* q;
+    explicit HostSpawning(TaskQueueBase* queue) : q(queue) {
+      if (q) q->m_host_spawning.fetch_add(1, std::memory_order_acq_rel);
+    }
+    ~HostSpawning() {
+      if (q) q->m_host_spawning.fetch_sub(1, std::memory_order_release);
+    }
+    HostSpawning(const HostSpawning&) = delete;
+    HostSpawning& operator=(const HostSpawning&) = delete;
+  };
+  bool nothing_left_for_workers() const noexcept {
+    return m_active.load(std::memory_order_acquire) == 0 && m_host_spawning.load(std::memory_order_acquire) == 0;
+  }
+
+ protected:
   // Tasks and aggregates created and not yet complete.
   std::uint64_t incomplete() const {
     const TaskStatistics s = statistics();
@@ -533,7 +573,15 @@ class TaskQueueBase {
     }
     m_cancel.store(false, std::memory_order_release);
     if (error) throw_task_failure(task, error, m_totals.failed);
-    if (const std::uint64_t waiting = incomplete(); waiting > 0) {
+    // Host threads may spawn while the wait ends: what they spawned late is
+    // counted as created but runs in the next wait, so it is no cycle. Read
+    // in this order, a counted host task is still "spawning" or, pushed,
+    // counted in m_active (workers are gone: nobody takes it); either way
+    // the check waits for the next wait.
+    const std::uint64_t waiting = incomplete();
+    const bool host_work_left = m_host_spawning.load(std::memory_order_acquire) != 0 ||
+                                m_active.load(std::memory_order_acquire) != 0;
+    if (waiting > 0 && !host_work_left) {
       // The tasks are lost; do not report them again at the next wait.
       m_outstanding_bias -= waiting;
       throw_dependence_cycle(waiting);
@@ -550,6 +598,7 @@ class TaskQueueBase {
   int m_default_team_size = 1;
   alignas(64) std::atomic<std::int64_t> m_live{1};  // the handles' unit + live records
   std::atomic<int> m_handles{1};
+  std::atomic<int> m_host_spawning{0};  // host threads inside a spawn or when_all (see HostSpawning)
   // Host-side counters (host_spawn, futures released on the host, ...).
   alignas(64) std::atomic<unsigned> m_host_next{0};
   std::atomic<std::uint64_t> m_host_spawned{0}, m_host_aggregates{0}, m_host_failed_spawns{0},
@@ -728,7 +777,7 @@ class TaskQueue final : public TaskQueueBase {
         continue;
       }
       if (ws.cached_total != 0) flush_record_cache(ws);
-      if (m_active.load(std::memory_order_acquire) == 0) break;
+      if (nothing_left_for_workers()) break;
       backoff(idle++);
     }
   }
@@ -759,7 +808,7 @@ class TaskQueue final : public TaskQueueBase {
         busy = false;
         m_active.fetch_sub(1, std::memory_order_acq_rel);
       }
-      if (m_active.load(std::memory_order_acquire) == 0) break;
+      if (nothing_left_for_workers()) break;
       if (work_visible()) {
         m_active.fetch_add(1, std::memory_order_acq_rel);
         busy = true;
