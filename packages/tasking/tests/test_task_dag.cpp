@@ -144,6 +144,75 @@ TYPED_TEST(TaskDag, WhenAllEdgeCases) {
   EXPECT_TRUE(gen.is_ready());
 }
 
+// Fibonacci written with when_all(f1, f2) (no array of copies).
+template <class Sched>
+struct FibPair {
+  using value_type = std::int64_t;
+  Sched sched;
+  int n;
+  tessera::BasicFuture<std::int64_t, Sched> f1, f2;
+  FibPair(const Sched& s, int n_) : sched(s), n(n_) {}
+  void operator()(typename Sched::member_type&, std::int64_t& result) {
+    if (n < 2) {
+      result = n;
+      return;
+    }
+    if (!f1.is_null()) {
+      result = f1.get() + f2.get();
+      return;
+    }
+    f1 = tessera::task_spawn(tessera::TaskSingle(sched), FibPair(sched, n - 1));
+    f2 = tessera::task_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), FibPair(sched, n - 2));
+    if (f1.is_null() || f2.is_null()) throw std::runtime_error("pool too small for FibPair");
+    tessera::respawn(this, sched.when_all(f1, f2));
+  }
+};
+
+TYPED_TEST(TaskDag, WhenAllOfNamedFutures) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using Member = typename Sched::member_type;
+  Sched sched(typename Sched::memory_space(), std::size_t(8) << 20);
+  // Host code: mixed result types and a null future (ignored).
+  std::atomic<int> step{0};
+  auto a = tessera::host_spawn(tessera::TaskSingle(sched), [&step](Member&, long& r) {
+    r = 40;
+    step.fetch_add(1);
+  });
+  auto b = tessera::host_spawn(tessera::TaskSingle(sched), [&step](Member&) { step.fetch_add(1); });
+  tessera::BasicFuture<double, Sched> none;
+  auto all = sched.when_all(a, none, b);
+  ASSERT_FALSE(all.is_null());
+  EXPECT_FALSE(all.is_ready());
+  EXPECT_EQ(a.reference_count(), 3) << "a's future, the when_all node's input, the scheduler";
+  auto after = tessera::host_spawn(tessera::TaskSingle(all), [&step, a](Member&, long& r) { r = a.get() + step.load(); });
+  tessera::wait(sched);
+  EXPECT_TRUE(all.is_ready());
+  EXPECT_EQ(after.get(), 42);
+  EXPECT_TRUE(sched.when_all(none).is_null()) << "only null futures: nothing to wait for";
+  EXPECT_TRUE(sched.when_all(a).is_ready()) << "complete inputs: complete at once";
+  // Futures of another scheduler are rejected by position.
+  Sched other(typename Sched::memory_space(), std::size_t(1) << 20);
+  auto c = tessera::host_spawn(tessera::TaskSingle(other), [](Member&) {});
+  try {
+    sched.when_all(a, b, c);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("future 2"), std::string::npos) << e.what();
+  }
+  tessera::wait(other);
+  // Inside tasks: Fibonacci, with exact statistics.
+  sched.reset_statistics();
+  auto f = tessera::host_spawn(tessera::TaskSingle(sched), FibPair<Sched>(sched, 20));
+  tessera::wait(sched);
+  EXPECT_EQ(f.get(), fibonacci_closed_form(20));
+  const auto s = sched.statistics();
+  const std::uint64_t tasks = std::uint64_t(2 * fibonacci_closed_form(21) - 1);
+  EXPECT_EQ(s.spawned, tasks);
+  EXPECT_EQ(s.aggregates, s.respawned) << "one when_all per inner call";
+  EXPECT_EQ(s.executed, s.spawned + s.respawned);
+  EXPECT_EQ(s.completed, s.spawned + s.aggregates);
+}
+
 TEST(TaskDagSerial, PriorityOrderHighFirstThenLastReadyFirst) {
   using Sched = tessera::TaskScheduler<tessera::Serial>;
   using Member = Sched::member_type;

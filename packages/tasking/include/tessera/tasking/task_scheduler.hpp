@@ -180,53 +180,17 @@ class TaskScheduler {
     if (n < 0)
       detail::tasking::throw_bad_policy("tessera::TaskScheduler::when_all: negative count n = " +
                                         std::to_string(n));
-    using namespace detail::tasking;
-    Queue& q = queue("when_all");
-    int live = 0;
-    for (int i = 0; i < n; ++i) {
-      TaskBase* t = futures[i].impl_task();
-      if (t == nullptr) continue;
-      if (t->queue != m_queue)
-        throw_bad_policy("tessera::TaskScheduler::when_all: future " + std::to_string(i) +
-                         " belongs to another scheduler");
-      ++live;
-    }
-    if (live == 0) return future_type<void>();
-    TaskQueueBase::HostSpawning host_spawning(t_worker_in(q) ? nullptr : &q);
-    // Inside a task, this worker's ready tasks run first (see
-    // TaskQueue::help_when_all), so the inputs a task just spawned are
-    // usually complete and the when_all waits on nothing. The node keeps (and
-    // references) only inputs still incomplete: a complete one is never
-    // looked at again.
-    if (t_worker_in(q)) q.help_when_all(std::size_t(n), [futures](std::size_t i) { return futures[i].impl_task(); });
-    std::size_t pending = 0;
-    for (int i = 0; i < n; ++i)
-      if (TaskBase* t = futures[i].impl_task(); t && !t->is_complete()) ++pending;
-    if (pending <= when_all_fanout()) {
-      // The common case: one node, no temporary storage.
-      const std::size_t bytes = sizeof(AggregateTask) + pending * sizeof(TaskBase*);
-      void* mem = q.allocate_record(bytes);
-      if (!mem) return when_all_failed(q, std::size_t(live));
-      auto* a = new (mem) AggregateTask();
-      std::size_t k = 0;
-      // Completion is monotonic: an input incomplete now was incomplete in
-      // the count above, so at most `pending` are kept.
-      for (int i = 0; i < n; ++i)
-        if (TaskBase* t = futures[i].impl_task(); t && !t->is_complete()) {
-          TaskQueueBase::retain(t);
-          a->deps()[k++] = t;
-        }
-      init_node(a, bytes, k);
-      q.count_spawn(true);
-      if (k == 0) return complete_node(q, a);
-      q.continue_aggregate(a);
-      return future_type<void>(a, adopt_t{});
-    }
-    std::vector<TaskBase*> items;
-    items.reserve(pending);
-    for (int i = 0; i < n; ++i)
-      if (TaskBase* t = futures[i].impl_task(); t && !t->is_complete()) items.push_back(t);
-    return make_when_all(items);
+    return when_all_of(std::size_t(n), [futures](std::size_t i) { return futures[i].impl_task(); });
+  }
+  // when_all(f1, f2, ...): the same for futures named one by one (of any
+  // result types), without first copying them into an array: each copy
+  // of a future costs two atomic operations (here the array's would be the
+  // only ones on the inputs).
+  template <class... T>
+    requires(sizeof...(T) >= 1)
+  future_type<void> when_all(const future_type<T>&... futures) const {
+    detail::tasking::TaskBase* const tasks[] = {futures.impl_task()...};
+    return when_all_of(sizeof...(T), [&tasks](std::size_t i) { return tasks[i]; });
   }
   template <class T>
   future_type<void> when_all(std::span<const future_type<T>> futures) const {
@@ -281,6 +245,58 @@ class TaskScheduler {
   std::size_t node_bytes(std::size_t count) const {
     return memory().allocate_block_size(sizeof(detail::tasking::AggregateTask) +
                                         count * sizeof(detail::tasking::TaskBase*));
+  }
+
+  // when_all over input(0), ..., input(n - 1) (tasks, null for null futures).
+  template <class Input>
+  future_type<void> when_all_of(std::size_t n, const Input& input) const {
+    using namespace detail::tasking;
+    Queue& q = queue("when_all");
+    std::size_t live = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      TaskBase* t = input(i);
+      if (t == nullptr) continue;
+      if (t->queue != m_queue)
+        throw_bad_policy("tessera::TaskScheduler::when_all: future " + std::to_string(i) +
+                         " belongs to another scheduler");
+      ++live;
+    }
+    if (live == 0) return future_type<void>();
+    TaskQueueBase::HostSpawning host_spawning(t_worker_in(q) ? nullptr : &q);
+    // Inside a task, this worker's ready tasks run first (see
+    // TaskQueue::help_when_all), so the inputs a task just spawned are
+    // usually complete and the when_all waits on nothing. The node keeps (and
+    // references) only inputs still incomplete: a complete one is never
+    // looked at again.
+    if (t_worker_in(q)) q.help_when_all(n, input);
+    std::size_t pending = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (TaskBase* t = input(i); t && !t->is_complete()) ++pending;
+    if (pending <= when_all_fanout()) {
+      // The common case: one node, no temporary storage.
+      const std::size_t bytes = sizeof(AggregateTask) + pending * sizeof(TaskBase*);
+      void* mem = q.allocate_record(bytes);
+      if (!mem) return when_all_failed(q, live);
+      auto* a = new (mem) AggregateTask();
+      std::size_t k = 0;
+      // Completion is monotonic: an input incomplete now was incomplete in
+      // the count above, so at most `pending` are kept.
+      for (std::size_t i = 0; i < n; ++i)
+        if (TaskBase* t = input(i); t && !t->is_complete()) {
+          TaskQueueBase::retain(t);
+          a->deps()[k++] = t;
+        }
+      init_node(a, bytes, k);
+      q.count_spawn(true);
+      if (k == 0) return complete_node(q, a);
+      q.continue_aggregate(a);
+      return future_type<void>(a, adopt_t{});
+    }
+    std::vector<TaskBase*> items;
+    items.reserve(pending);
+    for (std::size_t i = 0; i < n; ++i)
+      if (TaskBase* t = input(i); t && !t->is_complete()) items.push_back(t);
+    return make_when_all(items);
   }
 
   // A when_all node over `items`, or a tree of nodes when they do not fit
