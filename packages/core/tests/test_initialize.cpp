@@ -68,12 +68,14 @@ void child_flags_and_full_cycle() {
   tessera::print_configuration(out);
   CHILD_CHECK(out.str().find("Serial") != std::string::npos);
   CHILD_CHECK(out.str().find("(not initialized)") == std::string::npos);
-  // Work runs between initialize and finalize.
-  tessera::View<int*> v("v", 100);
+  // Work runs between initialize and finalize (on the host: the default
+  // space may be Cuda, which needs a GPU).
+  using Host = tessera::DefaultHostExecutionSpace;
+  tessera::View<int*, Host> v("v", 100);
   int sum = 0;
-  tessera::parallel_reduce(100, TESSERA_LAMBDA(int i, int& s) { s += v(i) + 1; }, sum);
+  tessera::parallel_reduce(tessera::RangePolicy<Host>(0, 100), TESSERA_LAMBDA(int i, int& s) { s += v(i) + 1; }, sum);
   CHILD_CHECK(sum == 100);
-  v = tessera::View<int*>();
+  v = tessera::View<int*, Host>();
   bool threw = false;
   try {
     tessera::initialize();

@@ -1,9 +1,24 @@
 // The examples of packages/core/docs/README.md, compiled and checked, so the
 // manual stays true. Keep the two in step.
-#include <gtest/gtest.h>
-#include <tessera/core.hpp>
+#include "tessera_test_spaces.hpp"  // gtest, <tessera/core.hpp>, public TestBody() under nvcc
 
 #include <sstream>
+#include <string>
+
+namespace {
+// The examples run on the default execution space (Cuda when enabled): skip
+// them, with the back-end's reason, where it cannot run.
+std::string default_space_unavailable() {
+#if TESSERA_ENABLE_CUDA
+  return tessera::Cuda::impl_unavailable_reason();
+#else
+  return "";
+#endif
+}
+}  // namespace
+#define SKIP_IF_DEFAULT_SPACE_UNAVAILABLE()                                            \
+  if (tessera::test::skip_if_unavailable<tessera::DefaultExecutionSpace>()) \
+  GTEST_SKIP() << default_space_unavailable()
 
 TEST(ManualExamples, PrintConfigurationNamesTheBackends) {
   std::ostringstream out;
@@ -13,6 +28,7 @@ TEST(ManualExamples, PrintConfigurationNamesTheBackends) {
 }
 
 TEST(ManualExamples, Views) {
+  SKIP_IF_DEFAULT_SPACE_UNAVAILABLE();
   tessera::View<double**> a("a", 1000, 3);
   tessera::View<double*[3]> b("b", 1000);
   tessera::View<const double**> ca = a;
@@ -32,6 +48,7 @@ TEST(ManualExamples, Views) {
 }
 
 TEST(ManualExamples, Patterns) {
+  SKIP_IF_DEFAULT_SPACE_UNAVAILABLE();
   const int n = 1000;
   tessera::View<double*> x("x", n), y("y", n);
   tessera::parallel_for("init", n, TESSERA_LAMBDA(int i) {
@@ -54,6 +71,7 @@ TEST(ManualExamples, Patterns) {
 }
 
 TEST(ManualExamples, Teams) {
+  SKIP_IF_DEFAULT_SPACE_UNAVAILABLE();
   const int rows = 64, cols = 100;
   tessera::View<double**> A("A", rows, cols);
   tessera::View<double*> x("x", cols), y("y", rows);
@@ -75,6 +93,7 @@ TEST(ManualExamples, Teams) {
 }
 
 TEST(ManualExamples, TeamScratch) {
+  SKIP_IF_DEFAULT_SPACE_UNAVAILABLE();
   using Scratch =
       tessera::View<double*, tessera::DefaultExecutionSpace::scratch_memory_space, tessera::MemoryUnmanaged>;
   const int league = 8;

@@ -258,11 +258,14 @@ std::size_t count(const std::string& text, const std::string& what) {
 void child_run_kernels_and_finalize() {
   dup2(2, 1);  // the summary goes to stdout; death tests match stderr
   tessera::initialize();
-  tessera::View<double*> x("x", 1000), y("y", 1000);
+  // On the host: the default space may be Cuda, which needs a GPU.
+  using Host = tessera::DefaultHostExecutionSpace;
+  tessera::View<double*, Host> x("x", 1000), y("y", 1000);
   for (int rep = 0; rep < 3; ++rep)
-    tessera::parallel_for("axpy_kernel", 1000, TESSERA_LAMBDA(int i) { y(i) += 2.0 * x(i); });
+    tessera::parallel_for("axpy_kernel", tessera::RangePolicy<Host>(0, 1000), TESSERA_LAMBDA(int i) { y(i) += 2.0 * x(i); });
   double s = 0;
-  tessera::parallel_reduce("dot_kernel", 1000, TESSERA_LAMBDA(int i, double& a) { a += x(i) * y(i); }, s);
+  tessera::parallel_reduce("dot_kernel", tessera::RangePolicy<Host>(0, 1000),
+                           TESSERA_LAMBDA(int i, double& a) { a += x(i) * y(i); }, s);
   tessera::push_region("phase \"one\"");  // quotes must be escaped in the trace
   tessera::deep_copy(x, y);
   tessera::pop_region();
