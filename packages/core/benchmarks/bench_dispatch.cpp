@@ -10,61 +10,52 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <vector>
 
 using namespace tessera;
 
 namespace {
 
-struct Latency {
-  bench::Stats for_us, reduce_us;
-};
+long g_sink = 0;  // keeps reductions from being optimized away
 
 template <class Space>
-Latency run_tessera(int launches, int repeats) {
-  const int n = Space().concurrency();
-  Latency out;
-  out.for_us = bench::summarize(bench::time_repeats(1, repeats, [&] {
+std::function<void()> tessera_for(int launches) {
+  return [launches] {
+    const int n = Space().concurrency();
     for (int l = 0; l < launches; ++l) parallel_for(RangePolicy<Space>(0, n), [](int) {});
-  }));
-  long sink = 0;
-  out.reduce_us = bench::summarize(bench::time_repeats(1, repeats, [&] {
+  };
+}
+template <class Space>
+std::function<void()> tessera_reduce(int launches) {
+  return [launches] {
+    const int n = Space().concurrency();
     for (int l = 0; l < launches; ++l) {
       long s = 0;
       parallel_reduce(RangePolicy<Space>(0, n), [](int i, long& acc) { acc += i; }, s);
-      sink += s;
+      g_sink += s;
     }
-  }));
-  if (sink < 0) std::printf("impossible\n");
-  const double scale = 1e6 / launches;
-  out.for_us = {out.for_us.median * scale, out.for_us.min * scale, out.for_us.max * scale};
-  out.reduce_us = {out.reduce_us.median * scale, out.reduce_us.min * scale, out.reduce_us.max * scale};
-  return out;
+  };
 }
-
-Latency run_raw(int launches, int repeats, int threads) {
-  Latency out;
-  out.for_us = bench::summarize(bench::time_repeats(1, repeats, [&] {
+std::function<void()> raw_for(int launches, int threads) {
+  return [launches, threads] {
     for (int l = 0; l < launches; ++l) {
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (int i = 0; i < threads; ++i) {
         asm volatile("" ::: "memory");  // keep the empty body from being removed
       }
     }
-  }));
-  long sink = 0;
-  out.reduce_us = bench::summarize(bench::time_repeats(1, repeats, [&] {
+  };
+}
+std::function<void()> raw_reduce(int launches, int threads) {
+  return [launches, threads] {
     for (int l = 0; l < launches; ++l) {
       long s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s) num_threads(threads)
       for (int i = 0; i < threads; ++i) s += i;
-      sink += s;
+      g_sink += s;
     }
-  }));
-  if (sink < 0) std::printf("impossible\n");
-  const double scale = 1e6 / launches;
-  out.for_us = {out.for_us.median * scale, out.for_us.min * scale, out.for_us.max * scale};
-  out.reduce_us = {out.reduce_us.median * scale, out.reduce_us.min * scale, out.reduce_us.max * scale};
-  return out;
+  };
 }
 
 }  // namespace
@@ -81,28 +72,32 @@ int main(int argc, char* argv[]) {
     }
   }
   const int threads = DefaultHostExecutionSpace().concurrency();
-  std::printf("Dispatch latency, %d launches per batch, %d batches, microseconds per launch (median, min, max); "
-              "ratio = Tessera / raw OpenMP at the same thread count (goal <= 1.2)\n",
+  std::printf("Dispatch latency over one index per thread, batches of %d launches, %d repeats; printed as launches\n"
+              "per microsecond (median, min, max) so that larger is better; ratio = raw-OpenMP time / Tessera time\n"
+              "per repeat (goal: Tessera latency <= 1.2x raw, i.e. ratio >= 0.83)\n",
               launches, repeats);
-  bench::print_header("dispatch", "us");
-  Latency raw = run_raw(launches, repeats, threads);
-  bench::print_row("empty-for", "raw-omp", threads, raw.for_us, 0);
-  bench::print_row("reduce", "raw-omp", threads, raw.reduce_us, 0);
-  auto report = [&](const char* name, int nt, const Latency& l) {
-    bench::print_row("empty-for", name, nt, l.for_us, l.for_us.median / raw.for_us.median);
-    bench::print_row("reduce", name, nt, l.reduce_us, l.reduce_us.median / raw.reduce_us.median);
-  };
+  for (int pattern = 0; pattern < 2; ++pattern) {
+    const char* name = pattern == 0 ? "empty-for" : "reduce";
+    std::vector<bench::Contender> cs;
+    cs.push_back({name, "raw-omp", threads, pattern == 0 ? raw_for(launches, threads) : raw_reduce(launches, threads), -1});
 #if TESSERA_ENABLE_OPENMP
-  bench::settle();
-  report("OpenMP", OpenMP().concurrency(), run_tessera<OpenMP>(launches, repeats));
+    cs.push_back({name, "OpenMP", OpenMP().concurrency(),
+                  pattern == 0 ? tessera_for<OpenMP>(launches) : tessera_reduce<OpenMP>(launches), 0});
 #endif
 #if TESSERA_ENABLE_THREADS
-  bench::settle();
-  report("Threads", Threads().concurrency(), run_tessera<Threads>(launches, repeats));
+    cs.push_back({name, "Threads", Threads().concurrency(),
+                  pattern == 0 ? tessera_for<Threads>(launches) : tessera_reduce<Threads>(launches), 0});
 #endif
-  bench::settle();
-  Latency serial = run_tessera<Serial>(launches, repeats);
-  bench::print_row("empty-for", "Serial", 1, serial.for_us, 0);
-  bench::print_row("reduce", "Serial", 1, serial.reduce_us, 0);
+    const int raw1 = static_cast<int>(cs.size());
+    cs.push_back({name, "raw-omp", 1, pattern == 0 ? raw_for(launches, 1) : raw_reduce(launches, 1), -1});
+    cs.push_back({name, "Serial", 1, pattern == 0 ? tessera_for<Serial>(launches) : tessera_reduce<Serial>(launches),
+                  raw1});
+    auto res = bench::run_paired(cs, 1, repeats, 20);
+    bench::print_paired(cs, res, launches * 1e-6, "launch/us");
+    for (std::size_t i = 0; i < cs.size(); ++i)
+      std::printf("    %-8s %d threads: %.3f us per launch (median)\n", cs[i].backend.c_str(), cs[i].threads,
+                  res[i].seconds.median / launches * 1e6);
+  }
+  if (g_sink == 42) std::printf("\n");
   return 0;
 }

@@ -10,6 +10,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <vector>
 
 using namespace tessera;
@@ -47,8 +49,10 @@ Csr laplacian_2d(int n) {
   return a;
 }
 
+// Sets up the matrix in Space (first touch on Space's threads) and returns
+// the timed kernel; `checksum` reads sum(y) after it ran.
 template <class Space>
-bench::Stats run_tessera(const Csr& host, int repeats, double* checksum) {
+std::function<void()> tessera_spmv(const Csr& host, std::function<double()>* checksum) {
   const int rows = host.rows;
   View<long*, Space> row_ptr(view_alloc("row_ptr", WithoutInitializing), rows + 1);
   View<int*, Space> col(view_alloc("col", WithoutInitializing), host.col.size());
@@ -67,7 +71,12 @@ bench::Stats run_tessera(const Csr& host, int repeats, double* checksum) {
   const int rows_per_team = 256;
   const int league = (rows + rows_per_team - 1) / rows_per_team;
   TeamPolicy<Space> policy(league, AUTO);
-  auto times = bench::time_repeats(2, repeats, [&] {
+  *checksum = [=] {
+    double s = 0;
+    parallel_reduce(RangePolicy<Space>(0, rows), [=](int i, double& acc) { acc += y(i); }, s);
+    return s;
+  };
+  return [=] {
     parallel_for("spmv", policy, [=](const typename TeamPolicy<Space>::member_type& team) {
       const int first = team.league_rank() * rows_per_team;
       const int last = first + rows_per_team < rows ? first + rows_per_team : rows;
@@ -79,14 +88,25 @@ bench::Stats run_tessera(const Csr& host, int repeats, double* checksum) {
         y(i) = sum;
       });
     });
-  });
-  double s = 0;
-  parallel_reduce(RangePolicy<Space>(0, rows), [=](int i, double& acc) { acc += y(i); }, s);
-  *checksum = s;
-  return bench::summarize(times);
+  };
 }
 
-bench::Stats run_raw(const Csr& host, int repeats, int threads, double* checksum) {
+// The raw-OpenMP twin; owns its arrays until the returned kernel is destroyed.
+struct RawSpmv {
+  long* row_ptr;
+  int* col;
+  double *val, *x, *y;
+  int rows;
+  ~RawSpmv() {
+    std::free(row_ptr);
+    std::free(col);
+    std::free(val);
+    std::free(x);
+    std::free(y);
+  }
+};
+
+std::function<void()> raw_spmv(const Csr& host, int threads, std::function<double()>* checksum) {
   const int rows = host.rows;
   const std::size_t nnz = host.col.size();
   long* row_ptr = static_cast<long*>(std::aligned_alloc(64, ((rows + 1) * sizeof(long) + 63) / 64 * 64));
@@ -105,23 +125,25 @@ bench::Stats run_raw(const Csr& host, int repeats, int threads, double* checksum
     y[i] = 0;
   }
   row_ptr[rows] = host.row_ptr[rows];
-  auto times = bench::time_repeats(2, repeats, [&] {
+  auto owner = std::make_shared<RawSpmv>(RawSpmv{row_ptr, col, val, x, y, rows});
+  *checksum = [owner] {
+    double s = 0;
+    for (int i = 0; i < owner->rows; ++i) s += owner->y[i];
+    return s;
+  };
+  return [owner, threads] {
+    const int rows = owner->rows;
+    const long* row_ptr = owner->row_ptr;
+    const int* col = owner->col;
+    const double *val = owner->val, *x = owner->x;
+    double* y = owner->y;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int i = 0; i < rows; ++i) {
       double sum = 0;
       for (long k = row_ptr[i]; k < row_ptr[i + 1]; ++k) sum += val[k] * x[col[k]];
       y[i] = sum;
     }
-  });
-  double s = 0;
-  for (int i = 0; i < rows; ++i) s += y[i];
-  *checksum = s;
-  std::free(row_ptr);
-  std::free(col);
-  std::free(val);
-  std::free(x);
-  std::free(y);
-  return bench::summarize(times);
+  };
 }
 
 }  // namespace
@@ -140,28 +162,27 @@ int main(int argc, char* argv[]) {
   Csr a = laplacian_2d(grid);
   const double gflop = 2.0 * double(a.col.size()) * 1e-9;
   const int threads = DefaultHostExecutionSpace().concurrency();
-  std::printf("CSR SpMV, 2-D Laplacian %d x %d (%d rows, %zu entries), GFLOP/s (median, min, max); "
-              "ratio = Tessera TeamPolicy / raw OpenMP at the same thread count (goal >= 0.95)\n",
-              grid, grid, a.rows, a.col.size());
-  bench::print_header("spmv", "GFLOP/s");
-  double ref = 0, got = 0;
-  bench::Stats raw = bench::to_rate(run_raw(a, repeats, threads, &ref), gflop);
-  bench::print_row("spmv", "raw-omp", threads, raw, 0);
-  bench::Stats raw1 = bench::to_rate(run_raw(a, std::max(3, repeats / 4), 1, &ref), gflop);
-  bench::print_row("spmv", "raw-omp", 1, raw1, 0);
-  auto report = [&](const char* name, int nt, const bench::Stats& s) {
-    bench::print_row("spmv", name, nt, s, s.median / (nt == 1 ? raw1.median : raw.median));
-    if (got != ref) std::printf("  WARNING: checksum %.17g differs from the raw loop's %.17g\n", got, ref);
-  };
+  std::printf("CSR SpMV, 2-D Laplacian %d x %d (%d rows, %zu entries), %d repeats, GFLOP/s (median, min, max);\n"
+              "contenders run in turn within each repeat; ratio = raw-OpenMP time / Tessera TeamPolicy time per\n"
+              "repeat at the same thread count (goal >= 0.95)\n",
+              grid, grid, a.rows, a.col.size(), repeats);
+  std::vector<std::function<double()>> sums(5);
+  std::vector<bench::Contender> cs;
+  cs.push_back({"spmv", "raw-omp", threads, raw_spmv(a, threads, &sums[0]), -1});
 #if TESSERA_ENABLE_OPENMP
-  bench::settle();
-  report("OpenMP", OpenMP().concurrency(), bench::to_rate(run_tessera<OpenMP>(a, repeats, &got), gflop));
+  cs.push_back({"spmv", "OpenMP", OpenMP().concurrency(), tessera_spmv<OpenMP>(a, &sums[cs.size()]), 0});
 #endif
 #if TESSERA_ENABLE_THREADS
-  bench::settle();
-  report("Threads", Threads().concurrency(), bench::to_rate(run_tessera<Threads>(a, repeats, &got), gflop));
+  cs.push_back({"spmv", "Threads", Threads().concurrency(), tessera_spmv<Threads>(a, &sums[cs.size()]), 0});
 #endif
-  bench::settle();
-  report("Serial", 1, bench::to_rate(run_tessera<Serial>(a, std::max(3, repeats / 4), &got), gflop));
+  const int raw1 = static_cast<int>(cs.size());
+  cs.push_back({"spmv", "raw-omp", 1, raw_spmv(a, 1, &sums[cs.size()]), -1});
+  cs.push_back({"spmv", "Serial", 1, tessera_spmv<Serial>(a, &sums[cs.size()]), raw1});
+  auto res = bench::run_paired(cs, 2, repeats);
+  bench::print_paired(cs, res, gflop, "GFLOP/s");
+  for (std::size_t i = 1; i < cs.size(); ++i)
+    if (sums[i]() != sums[0]())
+      std::printf("WARNING: %s checksum %.17g differs from the raw loop's %.17g\n", cs[i].backend.c_str(), sums[i](),
+                  sums[0]());
   return 0;
 }

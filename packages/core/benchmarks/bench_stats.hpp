@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,6 +61,67 @@ inline void print_row(const std::string& kernel, const std::string& backend, int
   else
     std::printf("%-12s %-10s %8d %12.3f %12.3f %12.3f %10s\n", kernel.c_str(), backend.c_str(), threads, s.median,
                 s.min, s.max, "-");
+  std::fflush(stdout);
+}
+
+// Several contenders timed in turn within each repetition (A B C A B C ...),
+// so that a machine whose speed drifts (shared, noisy) slows all of them
+// alike; each one's ratio to its peer is taken per repetition, and the
+// median of those ratios is what gets reported.
+struct Contender {
+  std::string kernel;
+  std::string backend;
+  int threads = 1;
+  std::function<void()> run;
+  int peer = -1;  // index of the contender it is compared with (-1: none)
+};
+
+struct PairedResult {
+  Stats seconds;
+  Stats ratio;  // peer time / own time per repetition (> 1: faster than the peer)
+};
+
+inline std::vector<PairedResult> run_paired(const std::vector<Contender>& cs, int warmup, int repeats,
+                                            int pause_ms = 5) {
+  for (int w = 0; w < warmup; ++w)
+    for (const auto& c : cs) c.run();
+  std::vector<std::vector<double>> t(cs.size());
+  for (int r = 0; r < repeats; ++r) {
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      // Let the previous runtime's spinning workers go idle first.
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+      auto start = std::chrono::steady_clock::now();
+      cs[i].run();
+      t[i].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+  std::vector<PairedResult> out(cs.size());
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    out[i].seconds = summarize(t[i]);
+    if (cs[i].peer >= 0) {
+      std::vector<double> ratios;
+      for (int r = 0; r < repeats; ++r) ratios.push_back(t[cs[i].peer][r] / t[i][r]);
+      out[i].ratio = summarize(ratios);
+    }
+  }
+  return out;
+}
+
+// Prints one row per contender: rate = work / seconds (median, worst, best)
+// and the median ratio to its peer with the ratio's spread.
+inline void print_paired(const std::vector<Contender>& cs, const std::vector<PairedResult>& res, double work,
+                         const char* unit) {
+  std::printf("%-12s %-10s %7s %11s %11s %11s %9s %15s\n", "kernel", "back-end", "threads",
+              (std::string(unit) + " med").c_str(), "min", "max", "ratio", "ratio min-max");
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const Stats& s = res[i].seconds;
+    std::printf("%-12s %-10s %7d %11.3f %11.3f %11.3f", cs[i].kernel.c_str(), cs[i].backend.c_str(), cs[i].threads,
+                work / s.median, work / s.max, work / s.min);
+    if (cs[i].peer >= 0)
+      std::printf(" %9.3f %7.3f-%-7.3f\n", res[i].ratio.median, res[i].ratio.min, res[i].ratio.max);
+    else
+      std::printf(" %9s %15s\n", "(peer)", "");
+  }
   std::fflush(stdout);
 }
 

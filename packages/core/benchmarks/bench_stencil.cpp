@@ -10,6 +10,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
 
 using namespace tessera;
 
@@ -18,29 +21,34 @@ namespace {
 constexpr double c0 = -6.0, c1 = 1.0;
 
 template <class Space>
-bench::Stats run_tessera(int n, int repeats, double* checksum) {
+std::function<void()> tessera_stencil(int n, std::function<double()>* checksum) {
   View<double***, LayoutRight, Space> in(view_alloc("in", WithoutInitializing), n, n, n);
   View<double***, LayoutRight, Space> out("out", n, n, n);
   parallel_for(MDRangePolicy<Space, Rank<3>>({0, 0, 0}, {n, n, n}),
                [=](int i, int j, int k) { in(i, j, k) = double((i * 7 + j * 3 + k) % 11); });
+  *checksum = [=] {
+    double s = 0;
+    parallel_reduce(MDRangePolicy<Space, Rank<3>>({0, 0, 0}, {n, n, n}),
+                    [=](int i, int j, int k, double& acc) { acc += out(i, j, k); }, s);
+    return s;
+  };
   MDRangePolicy<Space, Rank<3>> interior({1, 1, 1}, {n - 1, n - 1, n - 1});
-  auto times = bench::time_repeats(2, repeats, [&] {
+  return [=] {
     parallel_for("stencil", interior, [=](int i, int j, int k) {
       out(i, j, k) = c0 * in(i, j, k) + c1 * (in(i - 1, j, k) + in(i + 1, j, k) + in(i, j - 1, k) +
                                               in(i, j + 1, k) + in(i, j, k - 1) + in(i, j, k + 1));
     });
-  });
-  double s = 0;
-  parallel_reduce(MDRangePolicy<Space, Rank<3>>({0, 0, 0}, {n, n, n}),
-                  [=](int i, int j, int k, double& acc) { acc += out(i, j, k); }, s);
-  *checksum = s;
-  return bench::summarize(times);
+  };
 }
 
-bench::Stats run_raw(int n, int repeats, int threads, double* checksum) {
+std::function<void()> raw_stencil(int n, int threads, std::function<double()>* checksum) {
   const std::size_t total = std::size_t(n) * n * n;
-  double* in = static_cast<double*>(std::aligned_alloc(64, (total * sizeof(double) + 63) / 64 * 64));
-  double* out = static_cast<double*>(std::aligned_alloc(64, (total * sizeof(double) + 63) / 64 * 64));
+  std::shared_ptr<double> in_owner(static_cast<double*>(std::aligned_alloc(64, (total * sizeof(double) + 63) / 64 * 64)),
+                                   std::free);
+  std::shared_ptr<double> out_owner(static_cast<double*>(std::aligned_alloc(64, (total * sizeof(double) + 63) / 64 * 64)),
+                                    std::free);
+  double* in = in_owner.get();
+  double* out = out_owner.get();
   const long nn = long(n) * n;
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int i = 0; i < n; ++i)
@@ -49,7 +57,14 @@ bench::Stats run_raw(int n, int repeats, int threads, double* checksum) {
         in[i * nn + long(j) * n + k] = double((i * 7 + j * 3 + k) % 11);
         out[i * nn + long(j) * n + k] = 0;
       }
-  auto times = bench::time_repeats(2, repeats, [&] {
+  *checksum = [out_owner, total] {
+    double s = 0;
+    for (std::size_t p = 0; p < total; ++p) s += out_owner.get()[p];
+    return s;
+  };
+  return [in_owner, out_owner, n, nn, threads] {
+    const double* in = in_owner.get();
+    double* out = out_owner.get();
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
     for (int i = 1; i < n - 1; ++i)
       for (int j = 1; j < n - 1; ++j) {
@@ -58,13 +73,7 @@ bench::Stats run_raw(int n, int repeats, int threads, double* checksum) {
         for (int k = 1; k < n - 1; ++k)
           o[k] = c0 * c[k] + c1 * (c[k - nn] + c[k + nn] + c[k - n] + c[k + n] + c[k - 1] + c[k + 1]);
       }
-  });
-  double s = 0;
-  for (std::size_t p = 0; p < total; ++p) s += out[p];
-  *checksum = s;
-  std::free(in);
-  std::free(out);
-  return bench::summarize(times);
+  };
 }
 
 }  // namespace
@@ -82,28 +91,26 @@ int main(int argc, char* argv[]) {
   }
   const double gpoints = double(n - 2) * (n - 2) * (n - 2) * 1e-9;
   const int threads = DefaultHostExecutionSpace().concurrency();
-  std::printf("3-D 7-point stencil on %d^3, Gpoint/s (median, min, max); "
-              "ratio = Tessera MDRangePolicy / raw OpenMP at the same thread count (goal >= 0.95)\n",
-              n);
-  bench::print_header("stencil", "Gpt/s");
-  double ref = 0, got = 0;
-  bench::Stats raw = bench::to_rate(run_raw(n, repeats, threads, &ref), gpoints);
-  bench::print_row("stencil", "raw-omp", threads, raw, 0);
-  bench::Stats raw1 = bench::to_rate(run_raw(n, std::max(3, repeats / 4), 1, &ref), gpoints);
-  bench::print_row("stencil", "raw-omp", 1, raw1, 0);
-  auto report = [&](const char* name, int nt, const bench::Stats& s) {
-    bench::print_row("stencil", name, nt, s, s.median / (nt == 1 ? raw1.median : raw.median));
-    if (got != ref) std::printf("  WARNING: checksum %.17g differs from the raw loop's %.17g\n", got, ref);
-  };
+  std::printf("3-D 7-point stencil on %d^3, %d repeats, Gpoint/s (median, min, max); contenders run in turn within\n"
+              "each repeat; ratio = raw-OpenMP time / Tessera MDRangePolicy time per repeat (goal >= 0.95)\n",
+              n, repeats);
+  std::vector<std::function<double()>> sums(5);
+  std::vector<bench::Contender> cs;
+  cs.push_back({"stencil", "raw-omp", threads, raw_stencil(n, threads, &sums[0]), -1});
 #if TESSERA_ENABLE_OPENMP
-  bench::settle();
-  report("OpenMP", OpenMP().concurrency(), bench::to_rate(run_tessera<OpenMP>(n, repeats, &got), gpoints));
+  cs.push_back({"stencil", "OpenMP", OpenMP().concurrency(), tessera_stencil<OpenMP>(n, &sums[cs.size()]), 0});
 #endif
 #if TESSERA_ENABLE_THREADS
-  bench::settle();
-  report("Threads", Threads().concurrency(), bench::to_rate(run_tessera<Threads>(n, repeats, &got), gpoints));
+  cs.push_back({"stencil", "Threads", Threads().concurrency(), tessera_stencil<Threads>(n, &sums[cs.size()]), 0});
 #endif
-  bench::settle();
-  report("Serial", 1, bench::to_rate(run_tessera<Serial>(n, std::max(3, repeats / 4), &got), gpoints));
+  const int raw1 = static_cast<int>(cs.size());
+  cs.push_back({"stencil", "raw-omp", 1, raw_stencil(n, 1, &sums[cs.size()]), -1});
+  cs.push_back({"stencil", "Serial", 1, tessera_stencil<Serial>(n, &sums[cs.size()]), raw1});
+  auto res = bench::run_paired(cs, 2, repeats);
+  bench::print_paired(cs, res, gpoints, "Gpt/s");
+  for (std::size_t i = 1; i < cs.size(); ++i)
+    if (sums[i]() != sums[0]())
+      std::printf("WARNING: %s checksum %.17g differs from the raw loop's %.17g\n", cs[i].backend.c_str(), sums[i](),
+                  sums[0]());
   return 0;
 }

@@ -16,41 +16,50 @@ using namespace tessera;
 
 namespace {
 
-struct Kernel {
-  std::string name;
-  double bytes_per_element;
+// The three STREAM arrays of one contender and its four kernels.
+struct StreamSet {
+  std::function<void()> copy, scale, add, triad;
 };
 
 template <class Space>
-std::map<std::string, bench::Stats> run_tessera(std::size_t n, int repeats) {
+StreamSet tessera_set(std::size_t n) {
   View<double*, Space> a(view_alloc("a", WithoutInitializing), n), b(view_alloc("b", WithoutInitializing), n),
       c(view_alloc("c", WithoutInitializing), n);
-  const double scalar = 3.0;
+  // First touch by the threads that will use the pages.
   parallel_for(RangePolicy<Space>(0, n), [=](std::size_t i) {
     a(i) = 1.0;
     b(i) = 2.0;
     c(i) = 0.0;
   });
-  std::map<std::string, bench::Stats> out;
-  out["copy"] = bench::summarize(bench::time_repeats(2, repeats, [&] {
-    parallel_for("copy", RangePolicy<Space>(0, n), [=](std::size_t i) { c(i) = a(i); });
-  }));
-  out["scale"] = bench::summarize(bench::time_repeats(2, repeats, [&] {
-    parallel_for("scale", RangePolicy<Space>(0, n), [=](std::size_t i) { b(i) = scalar * c(i); });
-  }));
-  out["add"] = bench::summarize(bench::time_repeats(2, repeats, [&] {
-    parallel_for("add", RangePolicy<Space>(0, n), [=](std::size_t i) { c(i) = a(i) + b(i); });
-  }));
-  out["triad"] = bench::summarize(bench::time_repeats(2, repeats, [&] {
+  const double scalar = 3.0;
+  StreamSet s;
+  s.copy = [=] { parallel_for("copy", RangePolicy<Space>(0, n), [=](std::size_t i) { c(i) = a(i); }); };
+  s.scale = [=] { parallel_for("scale", RangePolicy<Space>(0, n), [=](std::size_t i) { b(i) = scalar * c(i); }); };
+  s.add = [=] { parallel_for("add", RangePolicy<Space>(0, n), [=](std::size_t i) { c(i) = a(i) + b(i); }); };
+  s.triad = [=] {
     parallel_for("triad", RangePolicy<Space>(0, n), [=](std::size_t i) { a(i) = b(i) + scalar * c(i); });
-  }));
-  return out;
+  };
+  return s;
 }
 
-std::map<std::string, bench::Stats> run_raw_openmp(std::size_t n, int repeats, int threads) {
-  auto alloc = [n] { return static_cast<double*>(std::aligned_alloc(64, (n * sizeof(double) + 63) / 64 * 64)); };
-  double *a = alloc(), *b = alloc(), *c = alloc();
-  const double scalar = 3.0;
+struct RawArrays {
+  double *a, *b, *c;
+  explicit RawArrays(std::size_t n) {
+    auto alloc = [n] { return static_cast<double*>(std::aligned_alloc(64, (n * sizeof(double) + 63) / 64 * 64)); };
+    a = alloc();
+    b = alloc();
+    c = alloc();
+  }
+  ~RawArrays() {
+    std::free(a);
+    std::free(b);
+    std::free(c);
+  }
+};
+
+// The same kernels as plain `#pragma omp parallel for` loops.
+StreamSet raw_set(RawArrays& arr, std::size_t n, int threads) {
+  double *a = arr.a, *b = arr.b, *c = arr.c;
   const long ln = static_cast<long>(n);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long i = 0; i < ln; ++i) {
@@ -58,34 +67,32 @@ std::map<std::string, bench::Stats> run_raw_openmp(std::size_t n, int repeats, i
     b[i] = 2.0;
     c[i] = 0.0;
   }
-  std::map<std::string, bench::Stats> out;
-  out["copy"] = bench::summarize(bench::time_repeats(2, repeats, [&] {
+  const double scalar = 3.0;
+  StreamSet s;
+  s.copy = [=] {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long i = 0; i < ln; ++i) c[i] = a[i];
-  }));
-  out["scale"] = bench::summarize(bench::time_repeats(2, repeats, [&] {
+  };
+  s.scale = [=] {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long i = 0; i < ln; ++i) b[i] = scalar * c[i];
-  }));
-  out["add"] = bench::summarize(bench::time_repeats(2, repeats, [&] {
+  };
+  s.add = [=] {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long i = 0; i < ln; ++i) c[i] = a[i] + b[i];
-  }));
-  out["triad"] = bench::summarize(bench::time_repeats(2, repeats, [&] {
+  };
+  s.triad = [=] {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long i = 0; i < ln; ++i) a[i] = b[i] + scalar * c[i];
-  }));
-  std::free(a);
-  std::free(b);
-  std::free(c);
-  return out;
+  };
+  return s;
 }
 
 }  // namespace
 
 int main(int argc, char* argv[]) {
   ScopeGuard guard(argc, argv);
-  std::size_t n = std::size_t(1) << 25;  // 3 x 256 MiB: far beyond any cache
+  std::size_t n = std::size_t(1) << 25;  // 3 x 256 MiB per contender: far beyond any cache
   int repeats = 20;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--n") && i + 1 < argc) n = std::strtoull(argv[++i], nullptr, 10);
@@ -95,36 +102,43 @@ int main(int argc, char* argv[]) {
       return 2;
     }
   }
-  const Kernel kernels[] = {{"copy", 16}, {"scale", 16}, {"add", 24}, {"triad", 24}};
   const int threads = DefaultHostExecutionSpace().concurrency();
-  std::printf("STREAM, %zu doubles per array, %d repeats, bandwidth in GB/s (median, min, max), ratio = Tessera / raw OpenMP\n",
+  std::printf("STREAM, %zu doubles per array, %d repeats, GB/s (median, min, max); contenders run in turn within\n"
+              "each repeat; ratio = raw-OpenMP time / Tessera time per repeat at the same thread count (goal >= 0.97)\n",
               n, repeats);
-  bench::print_header("stream", "GB/s");
-
-  auto raw = run_raw_openmp(n, repeats, threads);
-  bench::settle();
-  auto raw1 = run_raw_openmp(n, std::max(3, repeats / 4), 1);
-  // Each Tessera back-end is compared with raw OpenMP at the same thread count.
-  auto report = [&](const char* backend, int nt, const std::map<std::string, bench::Stats>& res, bool is_raw) {
-    const auto& peer = nt == 1 ? raw1 : raw;
-    for (const auto& k : kernels) {
-      const double bytes = k.bytes_per_element * double(n) * 1e-9;
-      bench::Stats bw = bench::to_rate(res.at(k.name), bytes);
-      bench::Stats raw_bw = bench::to_rate(peer.at(k.name), bytes);
-      bench::print_row(k.name, backend, nt, bw, is_raw ? 0.0 : bw.median / raw_bw.median);
-    }
-  };
-  report("raw-omp", threads, raw, true);
-  if (threads != 1) report("raw-omp", 1, raw1, true);
-  bench::settle();
-  report("Serial", 1, run_tessera<Serial>(n, std::max(3, repeats / 4)), false);
+  RawArrays raw_many(n), raw_one(n);
+  StreamSet raw = raw_set(raw_many, n, threads);
+  StreamSet raw1 = raw_set(raw_one, n, 1);
+  StreamSet serial = tessera_set<Serial>(n);
 #if TESSERA_ENABLE_OPENMP
-  bench::settle();
-  report("OpenMP", OpenMP().concurrency(), run_tessera<OpenMP>(n, repeats), false);
+  StreamSet omp = tessera_set<OpenMP>(n);
 #endif
 #if TESSERA_ENABLE_THREADS
-  bench::settle();
-  report("Threads", Threads().concurrency(), run_tessera<Threads>(n, repeats), false);
+  StreamSet thr = tessera_set<Threads>(n);
 #endif
+  struct K {
+    const char* name;
+    double bytes_per_element;
+    std::function<void()> StreamSet::*member;
+  };
+  const K kernels[] = {{"copy", 16, &StreamSet::copy},
+                       {"scale", 16, &StreamSet::scale},
+                       {"add", 24, &StreamSet::add},
+                       {"triad", 24, &StreamSet::triad}};
+  for (const auto& k : kernels) {
+    std::vector<bench::Contender> cs;
+    cs.push_back({k.name, "raw-omp", threads, raw.*k.member, -1});
+#if TESSERA_ENABLE_OPENMP
+    cs.push_back({k.name, "OpenMP", OpenMP().concurrency(), omp.*k.member, 0});
+#endif
+#if TESSERA_ENABLE_THREADS
+    cs.push_back({k.name, "Threads", Threads().concurrency(), thr.*k.member, 0});
+#endif
+    const int raw1_index = static_cast<int>(cs.size());
+    cs.push_back({k.name, "raw-omp", 1, raw1.*k.member, -1});
+    cs.push_back({k.name, "Serial", 1, serial.*k.member, raw1_index});
+    auto res = bench::run_paired(cs, 2, repeats);
+    bench::print_paired(cs, res, k.bytes_per_element * double(n) * 1e-9, "GB/s");
+  }
   return 0;
 }

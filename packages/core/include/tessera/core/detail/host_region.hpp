@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -60,16 +61,30 @@ class PaddedSlots {
     std::size_t bytes = std::max<std::size_t>(count * sizeof(V), 1);
     m_stride = (bytes + 63) / 64 * 64;
     std::size_t total = m_stride * std::max<std::size_t>(slots, 1);
-    m_storage.reset(static_cast<unsigned char*>(::operator new[](total, std::align_val_t(64))));
+    // Small reductions (the common case: one scalar per thread) stay in the
+    // object itself, so a reduction costs no heap allocation.
+    if (total <= sizeof(m_inline)) {
+      m_base = m_inline;
+      // Every slot is initialized by the reduction's init() before use; the
+      // clear only lets the compiler see that (no -Wmaybe-uninitialized).
+      std::memset(m_inline, 0, total);
+    } else {
+      m_heap.reset(static_cast<unsigned char*>(::operator new[](total, std::align_val_t(64))));
+      m_base = m_heap.get();
+    }
   }
-  V* operator[](std::size_t slot) const { return reinterpret_cast<V*>(m_storage.get() + slot * m_stride); }
+  PaddedSlots(const PaddedSlots&) = delete;
+  PaddedSlots& operator=(const PaddedSlots&) = delete;
+  V* operator[](std::size_t slot) const { return reinterpret_cast<V*>(m_base + slot * m_stride); }
   std::size_t count() const { return m_count; }
 
  private:
   struct Deleter {
     void operator()(unsigned char* p) const { ::operator delete[](p, std::align_val_t(64)); }
   };
-  std::unique_ptr<unsigned char[], Deleter> m_storage;
+  alignas(64) unsigned char m_inline[2048];
+  std::unique_ptr<unsigned char[], Deleter> m_heap;
+  unsigned char* m_base = nullptr;
   std::size_t m_stride = 0;
   std::size_t m_count = 0;
 };
