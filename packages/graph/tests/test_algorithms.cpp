@@ -310,6 +310,16 @@ TYPED_TEST(GraphAlgorithms, TrianglesEnumeratedOnceInOrder) {
   }
 }
 
+namespace {
+// wv(k) = hw(origin(k)): the weight of each built edge from the input edge it
+// came from. A named function: nvcc allows no extended lambda inside a
+// generic lambda.
+template <class Exec, class W, class H, class O>
+void gather_weights(std::int64_t m, const W& wv, const H& hw, const O& origin) {
+  tessera::parallel_for(tessera::RangePolicy<Exec>(0, m), TESSERA_LAMBDA(std::int64_t k) { wv(k) = hw(origin(k)); });
+}
+}  // namespace
+
 TYPED_TEST(GraphAlgorithms, DeltaSteppingMatchesDijkstra) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
@@ -322,7 +332,7 @@ TYPED_TEST(GraphAlgorithms, DeltaSteppingMatchesDijkstra) {
     tg::edge_property_map<GG, double> w(g);
     auto wv = w.view();
     auto hw = tg::detail::to_space<double, typename GG::space_type>("w", el.weights);
-    tessera::parallel_for(tessera::RangePolicy<TypeParam>(0, w.size()), TESSERA_LAMBDA(std::int64_t k) { wv(k) = hw(origin(k)); });
+    gather_weights<TypeParam>(w.size(), wv, hw, origin);
     tg::vertex_property_map<GG, double> dist(g);
     tg::delta_stepping_shortest_paths(g, 0, w, dist, delta);
     // Reference on the same simple graph (first weight of repeated edges wins, as in the build).

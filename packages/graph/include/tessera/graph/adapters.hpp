@@ -178,6 +178,87 @@ class masked_adjacency_iterator {
   EdgeIt m_it{};
   bool m_far_src = false;
 };
+// The construction kernels of subgraph_adapter, as free functions: nvcc does
+// not allow extended (device) lambdas inside a constructor.
+template <class V, class M, class S>
+struct subgraph_maps {
+  std::int64_t k = 0;
+  tessera::View<V*, S> g2l, l2g;
+  tessera::View<M*, S> emask;
+};
+
+// Renumbers the kept vertices 0..k-1 in id order; copies the edge mask (if any).
+template <class Exec, class V, class M, class S, class VM, class EM>
+subgraph_maps<V, M, S> make_subgraph_maps(std::int64_t n, std::int64_t edge_bound, const VM& vm, bool has_vm,
+                                          const EM& em, bool has_em) {
+  subgraph_maps<V, M, S> r;
+  tessera::View<std::int64_t*, S> pos("graph::subgraph::pos", n + 1);
+  tessera::parallel_for("graph::subgraph::vflags", tessera::RangePolicy<Exec>(0, n),
+                        TESSERA_LAMBDA(std::int64_t v) { pos(v) = (!has_vm || vm(v) != 0) ? 1 : 0; });
+  r.k = detail::exclusive_scan_inplace<Exec>("graph::subgraph::vscan", pos, n);
+  r.g2l = tessera::View<V*, S>(tessera::view_alloc("graph::subgraph::global_to_local", tessera::WithoutInitializing), n);
+  r.l2g = tessera::View<V*, S>(tessera::view_alloc("graph::subgraph::local_to_global", tessera::WithoutInitializing), r.k);
+  r.emask = tessera::View<M*, S>(tessera::view_alloc("graph::subgraph::edge_mask", tessera::WithoutInitializing),
+                                 has_em ? edge_bound : 0);
+  auto g2l = r.g2l;
+  auto l2g = r.l2g;
+  auto emask = r.emask;
+  tessera::parallel_for("graph::subgraph::maps", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
+    const bool keep = pos(v + 1) != pos(v);
+    g2l(v) = keep ? V(pos(v)) : V(-1);
+    if (keep) l2g(pos(v)) = V(v);
+  });
+  if (has_em)
+    tessera::parallel_for("graph::subgraph::emask", tessera::RangePolicy<Exec>(0, edge_bound),
+                          TESSERA_LAMBDA(std::int64_t i) { emask(i) = em(i) != 0 ? 1 : 0; });
+  return r;
+}
+
+template <class S>
+struct subgraph_degrees {
+  tessera::View<std::int64_t*, S> out, in;  // in: directed graphs with in-edges only
+  std::int64_t m = 0;                       // edges of the view
+};
+
+// Out- (and in-) degrees of a subgraph whose maps are set, and its edge count.
+template <class A>
+subgraph_degrees<typename A::space_type> count_subgraph_degrees(const A& self) {
+  using G = typename A::base_graph;
+  using Exec = typename A::execution_space;
+  using S = typename A::space_type;
+  using V = typename A::vertex_descriptor;
+  const std::int64_t k = self.num_vertices();
+  subgraph_degrees<S> r;
+  r.out = tessera::View<std::int64_t*, S>("graph::subgraph::out_degree", k);
+  auto odeg = r.out;
+  std::int64_t stored = 0, loops = 0;
+  tessera::parallel_reduce(
+      "graph::subgraph::degrees", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, k, 64),
+      TESSERA_LAMBDA(std::int64_t v, std::int64_t & s, std::int64_t & l) {
+        std::int64_t d = 0;
+        for (auto e : self.out(V(v))) {
+          ++d;
+          if (e.src == e.tgt) ++l;
+        }
+        odeg(v) = d;
+        s += d;
+      },
+      tessera::Sum<std::int64_t>(stored), tessera::Sum<std::int64_t>(loops));
+  r.m = graph_traits<G>::is_undirected ? (stored + loops) / 2 : stored;
+  if constexpr (graph_traits<G>::has_in_edges && graph_traits<G>::is_directed) {
+    r.in = tessera::View<std::int64_t*, S>("graph::subgraph::in_degree", k);
+    auto ideg = r.in;
+    tessera::parallel_for("graph::subgraph::in_degrees", tessera::RangePolicy<Exec>(0, k), TESSERA_LAMBDA(std::int64_t v) {
+      std::int64_t d = 0;
+      for (auto e : self.in(V(v))) {
+        (void)e;
+        ++d;
+      }
+      ideg(v) = d;
+    });
+  }
+  return r;
+}
 }  // namespace detail
 
 template <class G>
@@ -221,58 +302,18 @@ class subgraph_adapter {
     if (has_em && std::int64_t(edge_mask.extent(0)) != edge_index_bound(g))
       detail::fail("subgraph_adapter: edge mask '" + edge_mask.label() + "' has " + std::to_string(edge_mask.extent(0)) +
                    " values for " + std::to_string(edge_index_bound(g)) + " edge indices");
-    auto vm = tessera::create_mirror_view_and_copy(memory_space(), vertex_mask);
-    auto em = tessera::create_mirror_view_and_copy(memory_space(), edge_mask);
-
-    tessera::View<std::int64_t*, space_type> pos("graph::subgraph::pos", n + 1);
-    tessera::parallel_for("graph::subgraph::vflags", tessera::RangePolicy<Exec>(0, n),
-                          TESSERA_LAMBDA(std::int64_t v) { pos(v) = (!has_vm || vm(v) != 0) ? 1 : 0; });
-    m_k = detail::exclusive_scan_inplace<Exec>("graph::subgraph::vscan", pos, n);
-    m_g2l = tessera::View<V*, space_type>(tessera::view_alloc("graph::subgraph::global_to_local", tessera::WithoutInitializing), n);
-    m_l2g = tessera::View<V*, space_type>(tessera::view_alloc("graph::subgraph::local_to_global", tessera::WithoutInitializing), m_k);
-    m_emask = tessera::View<mask_index*, space_type>(tessera::view_alloc("graph::subgraph::edge_mask", tessera::WithoutInitializing),
-                                                     has_em ? edge_index_bound(g) : 0);
-    auto g2l = m_g2l;
-    auto l2g = m_l2g;
-    auto emask = m_emask;
-    tessera::parallel_for("graph::subgraph::maps", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
-      const bool keep = pos(v + 1) != pos(v);
-      g2l(v) = keep ? V(pos(v)) : V(-1);
-      if (keep) l2g(pos(v)) = V(v);
-    });
-    if (has_em)
-      tessera::parallel_for("graph::subgraph::emask", tessera::RangePolicy<Exec>(0, edge_index_bound(g)),
-                            TESSERA_LAMBDA(std::int64_t i) { emask(i) = em(i) != 0 ? 1 : 0; });
+    auto maps = detail::make_subgraph_maps<Exec, V, mask_index, space_type>(
+        n, edge_index_bound(g), tessera::create_mirror_view_and_copy(memory_space(), vertex_mask), has_vm,
+        tessera::create_mirror_view_and_copy(memory_space(), edge_mask), has_em);
+    m_k = maps.k;
+    m_g2l = maps.g2l;
+    m_l2g = maps.l2g;
+    m_emask = maps.emask;
     // Degrees of the view (ranges are filtered, so degrees are counted once here).
-    m_out_deg = tessera::View<std::int64_t*, space_type>("graph::subgraph::out_degree", m_k);
-    auto odeg = m_out_deg;
-    const subgraph_adapter self = *this;
-    std::int64_t stored = 0, loops = 0;
-    tessera::parallel_reduce(
-        "graph::subgraph::degrees", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, m_k, 64),
-        TESSERA_LAMBDA(std::int64_t v, std::int64_t & s, std::int64_t & l) {
-          std::int64_t d = 0;
-          for (auto e : self.out(V(v))) {
-            ++d;
-            if (e.src == e.tgt) ++l;
-          }
-          odeg(v) = d;
-          s += d;
-        },
-        tessera::Sum<std::int64_t>(stored), tessera::Sum<std::int64_t>(loops));
-    m_m = graph_traits<G>::is_undirected ? (stored + loops) / 2 : stored;
-    if constexpr (graph_traits<G>::has_in_edges && graph_traits<G>::is_directed) {
-      m_in_deg = tessera::View<std::int64_t*, space_type>("graph::subgraph::in_degree", m_k);
-      auto ideg = m_in_deg;
-      tessera::parallel_for("graph::subgraph::in_degrees", tessera::RangePolicy<Exec>(0, m_k), TESSERA_LAMBDA(std::int64_t v) {
-        std::int64_t d = 0;
-        for (auto e : self.in(V(v))) {
-          (void)e;
-          ++d;
-        }
-        ideg(v) = d;
-      });
-    }
+    auto deg = detail::count_subgraph_degrees(*this);
+    m_out_deg = deg.out;
+    m_in_deg = deg.in;
+    m_m = deg.m;
   }
 
   TESSERA_INLINE_FUNCTION const G& base() const { return m_g; }

@@ -178,6 +178,7 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
   constexpr bool fin_vertex = detail::overrides_finish_vertex<Vis, V, G>::value;
   constexpr bool ex_edge = detail::overrides_examine_edge<Vis, E, G>::value;
   constexpr bool do_filter = detail::overrides_filter<Vis, E, G>::value;
+  constexpr bool init_vertex = detail::overrides_initialize_vertex<Vis, V, G>::value;
   constexpr bool can_bottom_up = graph_traits<G>::is_undirected && !bfs_visitor_needs_edge_events_v<Vis, G>;
   const bool allow_bottom_up = can_bottom_up && opts.direction == bfs_direction::automatic;
 
@@ -193,7 +194,11 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
   tessera::View<std::int64_t*, S> counter("graph::bfs::counter", 1);
   tessera::parallel_for("graph::bfs::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
     depth(v) = -1;
-    if constexpr (detail::overrides_initialize_vertex<Vis, V, G>::value) vis.initialize_vertex(V(v), g);
+    // Plain `if` on the constant (the call is compiled out all the same):
+    // nvcc rejects an extended lambda whose first use of a captured variable
+    // lies inside `if constexpr`. The event exists either way (the visitor's
+    // or default_bfs_visitor's empty one).
+    if (init_vertex) vis.initialize_vertex(V(v), g);
   });
   // Sources: level 0, each discovered once even when listed twice.
   const std::int64_t ns = std::int64_t(src.extent(0));
@@ -245,10 +250,9 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
       unexplored -= fedges;
       auto step = TESSERA_LAMBDA(const V u, const E& e) {
         (void)u;
-        if constexpr (do_filter) {
-          if (!vis.filter(e, g)) return;
-        }
-        if constexpr (ex_edge) vis.examine_edge(e, g);
+        // Plain `if`s on the constants, as in the init kernel.
+        if (do_filter && !vis.filter(e, g)) return;
+        if (ex_edge) vis.examine_edge(e, g);
         const V w = target(e, g);
         if (tessera::atomic_load(&depth(w)) == -1 && vis.color_test(w, g) &&
             tessera::atomic_compare_exchange(&depth(w), std::int32_t(-1), nl) == -1) {

@@ -20,7 +20,9 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <limits>
 #include <type_traits>
+#include <utility>
 
 namespace tessera::graph {
 
@@ -100,6 +102,243 @@ class csr_all_edges_iterator {
   index_type m_k = 0;
 };
 
+// The arrays of a CSR graph. The construction steps are free functions over
+// this struct rather than members of the graph: nvcc does not allow extended
+// (device) lambdas inside private or protected member functions.
+template <class S, class V, class E>
+struct csr_storage {
+  std::int64_t n = 0;
+  std::int64_t m = 0;
+  tessera::View<E*, S> row_map;
+  tessera::View<V*, S> entries;
+  tessera::View<E*, S> edge_ids;
+  tessera::View<E*, S> t_row_map;
+  tessera::View<V*, S> t_entries;
+  tessera::View<E*, S> t_edge_ids;
+};
+
+// Edge indices (undirected) and the transpose (bidirectional) from row_map/entries.
+template <class D, class Exec, class S, class V, class E>
+void csr_finish(csr_storage<S, V, E>& st, const tessera::View<E*, S>& slot_origin,
+                tessera::View<E*, S>* edge_origin) {
+  using size_type = std::int64_t;
+  using Key = std::uint64_t;
+  constexpr bool undirected = !D::is_directed;
+  const size_type n = st.n;
+  const E ns = E(st.entries.extent(0));
+  const int bits = n > 1 ? int(std::bit_width(std::uint64_t(n - 1))) : 1;
+  const Key mask = (Key(1) << bits) - 1;
+  auto row_map = st.row_map;
+  auto entries = st.entries;
+  (void)mask;
+  (void)bits;
+  if constexpr (undirected) {
+    // One index per undirected edge: the slots with src <= tgt ("upper"),
+    // numbered row by row; the other slot of an edge finds its twin by binary
+    // search (the k-th duplicate of {u, v} pairs with the k-th in the twin row).
+    tessera::View<E*, S> uoff("graph::csr::upper_offsets", n + 1);
+    tessera::parallel_for(
+        "graph::csr::upper_count", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+          const E b = row_map(u), e = row_map(u + 1);
+          uoff(u) = e - detail::lower_bound(entries.data(), b, e, V(u));
+        });
+    st.m = size_type(detail::exclusive_scan_inplace<Exec>("graph::csr::upper_scan", uoff, n));
+    st.edge_ids = tessera::View<E*, S>(tessera::view_alloc("graph::edge_ids", tessera::WithoutInitializing), ns);
+    auto ids = st.edge_ids;
+    tessera::parallel_for(
+        "graph::csr::edge_ids", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+          const V* a = entries.data();
+          const E b = row_map(u), e = row_map(u + 1);
+          const E diag = detail::lower_bound(a, b, e, V(u));
+          for (E j = b; j < e; ++j) {
+            const V v = a[j];
+            if (j >= diag) {
+              ids(j) = uoff(u) + (j - diag);
+            } else {
+              const E vb = row_map(v), ve = row_map(v + 1);
+              const E p = detail::lower_bound(a, vb, ve, V(u));
+              const E vdiag = detail::lower_bound(a, vb, ve, V(v));
+              const E dup = j - detail::lower_bound(a, b, e, v);
+              ids(j) = uoff(v) + (p - vdiag) + dup;
+            }
+          }
+        });
+    if (edge_origin) {
+      *edge_origin = tessera::View<E*, S>(tessera::view_alloc("graph::edge_origin", tessera::WithoutInitializing), st.m);
+      auto eo = *edge_origin;
+      tessera::parallel_for(
+          "graph::csr::edge_origin", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+            for (E j = row_map(u); j < row_map(u + 1); ++j)
+              if (entries(j) >= V(u)) eo(ids(j)) = slot_origin(j);
+          });
+    }
+  } else {
+    st.m = size_type(ns);
+    if (edge_origin) *edge_origin = slot_origin;
+  }
+
+  if constexpr (D::is_directed && D::is_bidirectional) {
+    // The transpose: sort (target, source) keys carrying the out-slot.
+    tessera::View<Key*, S> tkeys(tessera::view_alloc("graph::csr::tkeys", tessera::WithoutInitializing), ns);
+    st.t_edge_ids = tessera::View<E*, S>(tessera::view_alloc("graph::transpose_edge_ids", tessera::WithoutInitializing), ns);
+    auto tids = st.t_edge_ids;
+    tessera::parallel_for(
+        "graph::csr::tkeys", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+          for (E j = row_map(u); j < row_map(u + 1); ++j) {
+            tkeys(j) = (Key(entries(j)) << bits) | Key(u);
+            tids(j) = j;
+          }
+        });
+    detail::sort_by_key(Exec(), tkeys, tids);
+    st.t_row_map = tessera::View<E*, S>("graph::transpose_row_map", n + 1);
+    st.t_entries = tessera::View<V*, S>(tessera::view_alloc("graph::transpose_entries", tessera::WithoutInitializing), ns);
+    auto trm = st.t_row_map;
+    auto tent = st.t_entries;
+    tessera::parallel_for(
+        "graph::csr::transpose", tessera::RangePolicy<Exec>(0, ns), TESSERA_LAMBDA(size_type j) {
+          tent(j) = V(tkeys(j) & mask);
+          tessera::atomic_inc(&trm(size_type(tkeys(j) >> bits)));
+        });
+    detail::exclusive_scan_inplace<Exec>("graph::csr::transpose_scan", trm, n);
+  }
+  tessera::fence("graph::csr::build");
+}
+
+// Sorts, filters and compacts an edge list into CSR arrays.
+template <class D, class Exec, class S, class V, class E, class SV, class DV>
+csr_storage<S, V, E> csr_build(std::int64_t n, const SV& src, const DV& dst, const build_options& opts,
+                               tessera::View<E*, S>* edge_origin) {
+  using size_type = std::int64_t;
+  using Key = std::uint64_t;
+  constexpr bool undirected = !D::is_directed;
+  if (n < 0) detail::fail("number of vertices is negative (" + std::to_string(n) + ")");
+  if (n > size_type(std::numeric_limits<V>::max()))
+    detail::fail("number of vertices " + std::to_string(n) + " does not fit the vertex type (max " +
+                 std::to_string(std::numeric_limits<V>::max()) + ")");
+  const size_type m_in = size_type(src.extent(0));
+
+  // Every id in range; the first offending edge is named.
+  {
+    size_type first_bad = m_in;
+    tessera::parallel_reduce(
+        "graph::csr::validate", tessera::RangePolicy<Exec>(0, m_in),
+        TESSERA_LAMBDA(size_type i, size_type & bad) {
+          const auto u = src(i), v = dst(i);
+          if ((u < 0 || size_type(u) >= n || v < 0 || size_type(v) >= n) && i < bad) bad = i;
+        },
+        tessera::Min<size_type>(first_bad));
+    if (first_bad < m_in) {
+      const auto u = detail::read_one(src, first_bad), v = detail::read_one(dst, first_bad);
+      detail::fail("edge " + std::to_string(first_bad) + " (" + std::to_string(u) + ", " + std::to_string(v) +
+                   ") has a vertex outside [0, " + std::to_string(n) + ")");
+    }
+  }
+
+  csr_storage<S, V, E> st;
+  st.n = n;
+  const int bits = n > 1 ? int(std::bit_width(std::uint64_t(n - 1))) : 1;
+  const Key mask = (Key(1) << bits) - 1;
+  const Key sentinel = ~Key(0);
+  const bool drop_loops = opts.remove_self_loops;
+  const bool dedupe = opts.remove_duplicates;
+
+  // (source, target) keys; undirected edges twice, dropped ones as sentinels
+  // that sort to the end. The value is the input position.
+  const size_type nk = undirected ? 2 * m_in : m_in;
+  tessera::View<Key*, S> keys(tessera::view_alloc("graph::csr::keys", tessera::WithoutInitializing), nk);
+  tessera::View<E*, S> origin(tessera::view_alloc("graph::csr::origin", tessera::WithoutInitializing), nk);
+  tessera::parallel_for(
+      "graph::csr::keys", tessera::RangePolicy<Exec>(0, m_in), TESSERA_LAMBDA(size_type i) {
+        const Key u = Key(src(i)), v = Key(dst(i));
+        const bool loop = u == v;
+        // A plain `if` on the constant: nvcc rejects an extended lambda whose
+        // first use of a captured variable lies inside `if constexpr`.
+        const size_type at = undirected ? 2 * i : i;
+        keys(at) = (loop && drop_loops) ? sentinel : ((u << bits) | v);
+        origin(at) = E(i);
+        if (undirected) {
+          keys(at + 1) = loop ? sentinel : ((v << bits) | u);  // a self-loop is stored once
+          origin(at + 1) = E(i);
+        }
+      });
+  detail::sort_by_key(Exec(), keys, origin);
+
+  // Keep: not a sentinel, and (deduplicating) different from the previous key.
+  tessera::View<E*, S> pos("graph::csr::pos", nk + 1);
+  tessera::parallel_for(
+      "graph::csr::flags", tessera::RangePolicy<Exec>(0, nk), TESSERA_LAMBDA(size_type i) {
+        const Key k = keys(i);
+        pos(i) = (k != sentinel && (!dedupe || i == 0 || keys(i - 1) != k)) ? 1 : 0;
+      });
+  const E ns = detail::exclusive_scan_inplace<Exec>("graph::csr::compact_scan", pos, nk);
+
+  st.row_map = tessera::View<E*, S>("graph::row_map", n + 1);
+  st.entries = tessera::View<V*, S>(tessera::view_alloc("graph::entries", tessera::WithoutInitializing), ns);
+  tessera::View<E*, S> slot_origin(tessera::view_alloc("graph::csr::slot_origin", tessera::WithoutInitializing), ns);
+  auto row_map = st.row_map;
+  auto entries = st.entries;
+  tessera::parallel_for(
+      "graph::csr::compact", tessera::RangePolicy<Exec>(0, nk), TESSERA_LAMBDA(size_type i) {
+        if (pos(i + 1) != pos(i)) {
+          const Key k = keys(i);
+          entries(pos(i)) = V(k & mask);
+          slot_origin(pos(i)) = origin(i);
+          tessera::atomic_inc(&row_map(size_type(k >> bits)));
+        }
+      });
+  keys = {};
+  origin = {};
+  pos = {};
+  detail::exclusive_scan_inplace<Exec>("graph::csr::row_scan", row_map, n);
+  csr_finish<D, Exec, S, V, E>(st, slot_origin, edge_origin);
+  return st;
+}
+
+// Checks ready CSR arrays (the first bad row is named) and completes them.
+template <class D, class Exec, class S, class V, class E>
+csr_storage<S, V, E> csr_adopt(std::int64_t n, const tessera::View<E*, S>& row_map,
+                               const tessera::View<V*, S>& entries) {
+  using size_type = std::int64_t;
+  if (n < 0) detail::fail("number of vertices is negative (" + std::to_string(n) + ")");
+  if (size_type(row_map.extent(0)) != n + 1)
+    detail::fail("row map '" + row_map.label() + "' has " + std::to_string(row_map.extent(0)) + " offsets for " +
+                 std::to_string(n) + " vertices (needs " + std::to_string(n + 1) + ")");
+  const E ns = E(entries.extent(0));
+  // First bad row: offsets decreasing or out of range, a target out of range,
+  // a row not sorted, or (undirected) an edge without its reverse.
+  size_type first_bad = n;
+  tessera::parallel_reduce(
+      "graph::csr::check", tessera::RangePolicy<Exec>(0, n),
+      TESSERA_LAMBDA(size_type u, size_type & bad) {
+        const E b = row_map(u), e = row_map(u + 1);
+        bool ok = (u > 0 || b == 0) && b <= e && e <= ns && (u < n - 1 || e == ns);
+        for (E j = b; ok && j < e; ++j) {
+          const V v = entries(j);
+          ok = v >= 0 && size_type(v) < n && (j == b || entries(j - 1) <= v);
+          if (ok && !D::is_directed) {
+            const E vb = row_map(v), ve = row_map(v + 1);
+            ok = vb <= ve && ve <= ns && detail::lower_bound(entries.data(), vb, ve, V(u)) < ve &&
+                 entries(detail::lower_bound(entries.data(), vb, ve, V(u))) == V(u);
+          }
+        }
+        if (!ok && u < bad) bad = u;
+      },
+      tessera::Min<size_type>(first_bad));
+  if (n == 0 && ns != 0) detail::fail("CSR arrays: no vertices but " + std::to_string(ns) + " entries");
+  if (first_bad < n)
+    detail::fail("CSR arrays: row " + std::to_string(first_bad) +
+                 " is invalid (offsets must start at 0 and not decrease, targets lie in [0, " + std::to_string(n) +
+                 ") sorted within the row" + (D::is_directed ? "" : ", and every edge appears in both rows") + ")");
+  csr_storage<S, V, E> st;
+  st.n = n;
+  st.row_map = row_map;
+  st.entries = entries;
+  st.m = size_type(ns);
+  csr_finish<D, Exec, S, V, E>(st, tessera::View<E*, S>(), nullptr);
+  tessera::fence("graph::csr::adopt");
+  return st;
+}
+
 }  // namespace detail
 
 // Tag: build a graph from ready CSR arrays (row offsets and sorted rows).
@@ -144,8 +383,9 @@ class compressed_sparse_row_graph {
     if (el.src.size() != el.dst.size())
       detail::fail("edge list '" + el.origin + "' has " + std::to_string(el.src.size()) + " sources but " +
                    std::to_string(el.dst.size()) + " targets");
-    build(el.num_vertices, detail::to_space<std::int64_t, Space>("graph::src", el.src),
-          detail::to_space<std::int64_t, Space>("graph::dst", el.dst), opts, edge_origin);
+    assign(detail::csr_build<DirectedS, execution_space, Space, Vertex, EdgeIndex>(
+        el.num_vertices, detail::to_space<std::int64_t, Space>("graph::src", el.src),
+        detail::to_space<std::int64_t, Space>("graph::dst", el.dst), opts, edge_origin));
   }
 
   // From Views of sources and targets (any integer type, any space).
@@ -155,8 +395,9 @@ class compressed_sparse_row_graph {
     if (src.extent(0) != dst.extent(0))
       detail::fail("'" + src.label() + "' has " + std::to_string(src.extent(0)) + " sources but '" + dst.label() +
                    "' has " + std::to_string(dst.extent(0)) + " targets");
-    build(n, tessera::create_mirror_view_and_copy(memory_space(), src),
-          tessera::create_mirror_view_and_copy(memory_space(), dst), opts, edge_origin);
+    assign(detail::csr_build<DirectedS, execution_space, Space, Vertex, EdgeIndex>(
+        n, tessera::create_mirror_view_and_copy(memory_space(), src),
+        tessera::create_mirror_view_and_copy(memory_space(), dst), opts, edge_origin));
   }
 
   // From CSR arrays: row_map (n+1 offsets from 0) and entries (targets,
@@ -164,7 +405,7 @@ class compressed_sparse_row_graph {
   // The arrays are adopted, not copied, when they are in the graph's space.
   // Everything is checked; the first problem is named.
   compressed_sparse_row_graph(csr_arrays_t, size_type n, const row_map_type& row_map, const entries_type& entries) {
-    adopt(n, row_map, entries);
+    assign(detail::csr_adopt<DirectedS, execution_space, Space, Vertex, EdgeIndex>(n, row_map, entries));
   }
 
   // ---- accessors, callable in kernels ----
@@ -225,12 +466,16 @@ class compressed_sparse_row_graph {
   const row_map_type& transpose_edge_ids() const { return m_t_edge_ids; }
 
  private:
-  template <class SV, class DV>
-  void build(size_type n, const SV& src, const DV& dst, const build_options& opts,
-             tessera::View<EdgeIndex*, Space>* edge_origin);
-  void adopt(size_type n, const row_map_type& row_map, const entries_type& entries);
-  // Edge indices (undirected) and the transpose (bidirectional) from row_map/entries.
-  void finish(const tessera::View<EdgeIndex*, Space>& slot_origin, tessera::View<EdgeIndex*, Space>* edge_origin);
+  void assign(detail::csr_storage<Space, Vertex, EdgeIndex>&& st) {
+    m_n = st.n;
+    m_m = st.m;
+    m_row_map = std::move(st.row_map);
+    m_entries = std::move(st.entries);
+    m_edge_ids = std::move(st.edge_ids);
+    m_t_row_map = std::move(st.t_row_map);
+    m_t_entries = std::move(st.t_entries);
+    m_t_edge_ids = std::move(st.t_edge_ids);
+  }
 
   size_type m_n = 0;
   size_type m_m = 0;
@@ -241,222 +486,6 @@ class compressed_sparse_row_graph {
   entries_type m_t_entries;
   row_map_type m_t_edge_ids;
 };
-
-template <class D, class S, class V, class E>
-template <class SV, class DV>
-void compressed_sparse_row_graph<D, S, V, E>::build(size_type n, const SV& src, const DV& dst,
-                                                    const build_options& opts, tessera::View<E*, S>* edge_origin) {
-  using Exec = execution_space;
-  using Key = std::uint64_t;
-  constexpr bool undirected = !D::is_directed;
-  if (n < 0) detail::fail("number of vertices is negative (" + std::to_string(n) + ")");
-  if (n > size_type(std::numeric_limits<V>::max()))
-    detail::fail("number of vertices " + std::to_string(n) + " does not fit the vertex type (max " +
-                 std::to_string(std::numeric_limits<V>::max()) + ")");
-  const size_type m_in = size_type(src.extent(0));
-
-  // Every id in range; the first offending edge is named.
-  {
-    size_type first_bad = m_in;
-    tessera::parallel_reduce(
-        "graph::csr::validate", tessera::RangePolicy<Exec>(0, m_in),
-        TESSERA_LAMBDA(size_type i, size_type & bad) {
-          const auto u = src(i), v = dst(i);
-          if ((u < 0 || size_type(u) >= n || v < 0 || size_type(v) >= n) && i < bad) bad = i;
-        },
-        tessera::Min<size_type>(first_bad));
-    if (first_bad < m_in) {
-      const auto u = detail::read_one(src, first_bad), v = detail::read_one(dst, first_bad);
-      detail::fail("edge " + std::to_string(first_bad) + " (" + std::to_string(u) + ", " + std::to_string(v) +
-                   ") has a vertex outside [0, " + std::to_string(n) + ")");
-    }
-  }
-
-  m_n = n;
-  const int bits = n > 1 ? int(std::bit_width(std::uint64_t(n - 1))) : 1;
-  const Key mask = (Key(1) << bits) - 1;
-  const Key sentinel = ~Key(0);
-  const bool drop_loops = opts.remove_self_loops;
-  const bool dedupe = opts.remove_duplicates;
-
-  // (source, target) keys; undirected edges twice, dropped ones as sentinels
-  // that sort to the end. The value is the input position.
-  const size_type nk = undirected ? 2 * m_in : m_in;
-  tessera::View<Key*, S> keys(tessera::view_alloc("graph::csr::keys", tessera::WithoutInitializing), nk);
-  tessera::View<E*, S> origin(tessera::view_alloc("graph::csr::origin", tessera::WithoutInitializing), nk);
-  tessera::parallel_for(
-      "graph::csr::keys", tessera::RangePolicy<Exec>(0, m_in), TESSERA_LAMBDA(size_type i) {
-        const Key u = Key(src(i)), v = Key(dst(i));
-        const bool loop = u == v;
-        if constexpr (undirected) {
-          keys(2 * i) = (loop && drop_loops) ? sentinel : ((u << bits) | v);
-          keys(2 * i + 1) = loop ? sentinel : ((v << bits) | u);  // a self-loop is stored once
-          origin(2 * i) = E(i);
-          origin(2 * i + 1) = E(i);
-        } else {
-          keys(i) = (loop && drop_loops) ? sentinel : ((u << bits) | v);
-          origin(i) = E(i);
-        }
-      });
-  detail::sort_by_key(Exec(), keys, origin);
-
-  // Keep: not a sentinel, and (deduplicating) different from the previous key.
-  tessera::View<E*, S> pos("graph::csr::pos", nk + 1);
-  tessera::parallel_for(
-      "graph::csr::flags", tessera::RangePolicy<Exec>(0, nk), TESSERA_LAMBDA(size_type i) {
-        const Key k = keys(i);
-        pos(i) = (k != sentinel && (!dedupe || i == 0 || keys(i - 1) != k)) ? 1 : 0;
-      });
-  const E ns = detail::exclusive_scan_inplace<Exec>("graph::csr::compact_scan", pos, nk);
-
-  m_row_map = row_map_type("graph::row_map", n + 1);
-  m_entries = entries_type(tessera::view_alloc("graph::entries", tessera::WithoutInitializing), ns);
-  tessera::View<E*, S> slot_origin(tessera::view_alloc("graph::csr::slot_origin", tessera::WithoutInitializing), ns);
-  auto row_map = m_row_map;
-  auto entries = m_entries;
-  tessera::parallel_for(
-      "graph::csr::compact", tessera::RangePolicy<Exec>(0, nk), TESSERA_LAMBDA(size_type i) {
-        if (pos(i + 1) != pos(i)) {
-          const Key k = keys(i);
-          entries(pos(i)) = V(k & mask);
-          slot_origin(pos(i)) = origin(i);
-          tessera::atomic_inc(&row_map(size_type(k >> bits)));
-        }
-      });
-  keys = {};
-  origin = {};
-  pos = {};
-  detail::exclusive_scan_inplace<Exec>("graph::csr::row_scan", row_map, n);
-  finish(slot_origin, edge_origin);
-}
-
-template <class D, class S, class V, class E>
-void compressed_sparse_row_graph<D, S, V, E>::adopt(size_type n, const row_map_type& row_map,
-                                                    const entries_type& entries) {
-  using Exec = execution_space;
-  if (n < 0) detail::fail("number of vertices is negative (" + std::to_string(n) + ")");
-  if (size_type(row_map.extent(0)) != n + 1)
-    detail::fail("row map '" + row_map.label() + "' has " + std::to_string(row_map.extent(0)) + " offsets for " +
-                 std::to_string(n) + " vertices (needs " + std::to_string(n + 1) + ")");
-  const E ns = E(entries.extent(0));
-  // First bad row: offsets decreasing or out of range, a target out of range,
-  // a row not sorted, or (undirected) an edge without its reverse.
-  size_type first_bad = n;
-  tessera::parallel_reduce(
-      "graph::csr::check", tessera::RangePolicy<Exec>(0, n),
-      TESSERA_LAMBDA(size_type u, size_type & bad) {
-        const E b = row_map(u), e = row_map(u + 1);
-        bool ok = (u > 0 || b == 0) && b <= e && e <= ns && (u < n - 1 || e == ns);
-        for (E j = b; ok && j < e; ++j) {
-          const V v = entries(j);
-          ok = v >= 0 && size_type(v) < n && (j == b || entries(j - 1) <= v);
-          if (ok && !D::is_directed) {
-            const E vb = row_map(v), ve = row_map(v + 1);
-            ok = vb <= ve && ve <= ns && detail::lower_bound(entries.data(), vb, ve, V(u)) < ve &&
-                 entries(detail::lower_bound(entries.data(), vb, ve, V(u))) == V(u);
-          }
-        }
-        if (!ok && u < bad) bad = u;
-      },
-      tessera::Min<size_type>(first_bad));
-  if (n == 0 && ns != 0) detail::fail("CSR arrays: no vertices but " + std::to_string(ns) + " entries");
-  if (first_bad < n)
-    detail::fail("CSR arrays: row " + std::to_string(first_bad) +
-                 " is invalid (offsets must start at 0 and not decrease, targets lie in [0, " + std::to_string(n) +
-                 ") sorted within the row" + (D::is_directed ? "" : ", and every edge appears in both rows") + ")");
-  m_n = n;
-  m_row_map = row_map;
-  m_entries = entries;
-  m_m = size_type(ns);
-  finish(tessera::View<E*, S>(), nullptr);
-  tessera::fence("graph::csr::adopt");
-}
-
-template <class D, class S, class V, class E>
-void compressed_sparse_row_graph<D, S, V, E>::finish(const tessera::View<E*, S>& slot_origin,
-                                                     tessera::View<E*, S>* edge_origin) {
-  using Exec = execution_space;
-  using Key = std::uint64_t;
-  constexpr bool undirected = !D::is_directed;
-  const size_type n = m_n;
-  const E ns = E(m_entries.extent(0));
-  const int bits = n > 1 ? int(std::bit_width(std::uint64_t(n - 1))) : 1;
-  const Key mask = (Key(1) << bits) - 1;
-  auto row_map = m_row_map;
-  auto entries = m_entries;
-  (void)mask;
-  (void)bits;
-  if constexpr (undirected) {
-    // One index per undirected edge: the slots with src <= tgt ("upper"),
-    // numbered row by row; the other slot of an edge finds its twin by binary
-    // search (the k-th duplicate of {u, v} pairs with the k-th in the twin row).
-    tessera::View<E*, S> uoff("graph::csr::upper_offsets", n + 1);
-    tessera::parallel_for(
-        "graph::csr::upper_count", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
-          const E b = row_map(u), e = row_map(u + 1);
-          uoff(u) = e - detail::lower_bound(entries.data(), b, e, V(u));
-        });
-    m_m = size_type(detail::exclusive_scan_inplace<Exec>("graph::csr::upper_scan", uoff, n));
-    m_edge_ids = row_map_type(tessera::view_alloc("graph::edge_ids", tessera::WithoutInitializing), ns);
-    auto ids = m_edge_ids;
-    tessera::parallel_for(
-        "graph::csr::edge_ids", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
-          const V* a = entries.data();
-          const E b = row_map(u), e = row_map(u + 1);
-          const E diag = detail::lower_bound(a, b, e, V(u));
-          for (E j = b; j < e; ++j) {
-            const V v = a[j];
-            if (j >= diag) {
-              ids(j) = uoff(u) + (j - diag);
-            } else {
-              const E vb = row_map(v), ve = row_map(v + 1);
-              const E p = detail::lower_bound(a, vb, ve, V(u));
-              const E vdiag = detail::lower_bound(a, vb, ve, V(v));
-              const E dup = j - detail::lower_bound(a, b, e, v);
-              ids(j) = uoff(v) + (p - vdiag) + dup;
-            }
-          }
-        });
-    if (edge_origin) {
-      *edge_origin = tessera::View<E*, S>(tessera::view_alloc("graph::edge_origin", tessera::WithoutInitializing), m_m);
-      auto eo = *edge_origin;
-      tessera::parallel_for(
-          "graph::csr::edge_origin", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
-            for (E j = row_map(u); j < row_map(u + 1); ++j)
-              if (entries(j) >= V(u)) eo(ids(j)) = slot_origin(j);
-          });
-    }
-  } else {
-    m_m = size_type(ns);
-    if (edge_origin) *edge_origin = slot_origin;
-  }
-
-  if constexpr (D::is_directed && D::is_bidirectional) {
-    // The transpose: sort (target, source) keys carrying the out-slot.
-    tessera::View<Key*, S> tkeys(tessera::view_alloc("graph::csr::tkeys", tessera::WithoutInitializing), ns);
-    m_t_edge_ids = row_map_type(tessera::view_alloc("graph::transpose_edge_ids", tessera::WithoutInitializing), ns);
-    auto tids = m_t_edge_ids;
-    tessera::parallel_for(
-        "graph::csr::tkeys", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
-          for (E j = row_map(u); j < row_map(u + 1); ++j) {
-            tkeys(j) = (Key(entries(j)) << bits) | Key(u);
-            tids(j) = j;
-          }
-        });
-    detail::sort_by_key(Exec(), tkeys, tids);
-    m_t_row_map = row_map_type("graph::transpose_row_map", n + 1);
-    m_t_entries = entries_type(tessera::view_alloc("graph::transpose_entries", tessera::WithoutInitializing), ns);
-    auto trm = m_t_row_map;
-    auto tent = m_t_entries;
-    tessera::parallel_for(
-        "graph::csr::transpose", tessera::RangePolicy<Exec>(0, ns), TESSERA_LAMBDA(size_type j) {
-          tent(j) = V(tkeys(j) & mask);
-          tessera::atomic_inc(&trm(size_type(tkeys(j) >> bits)));
-        });
-    detail::exclusive_scan_inplace<Exec>("graph::csr::transpose_scan", trm, n);
-  }
-  tessera::fence("graph::csr::build");
-}
 
 // ---- the generic functions for CSR graphs (found by ADL) ----
 #define TESSERA_GRAPH_CSR_TEMPLATE template <class D, class S, class V, class E>
