@@ -66,7 +66,11 @@ foreach(_pkg IN LISTS TESSERA_ENABLED_PACKAGES)
 endforeach()
 
 # --- install + examples, find_package of every component -----------------------
-foreach(_mode examples find_package)
+set(_tessera_install_modes find_package)
+if(Tessera_ENABLE_EXAMPLES)
+  list(PREPEND _tessera_install_modes examples)
+endif()
+foreach(_mode IN LISTS _tessera_install_modes)
   if(_mode STREQUAL "examples")
     set(_name examples_install)
   else()
