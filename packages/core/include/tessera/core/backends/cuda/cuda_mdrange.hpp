@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 namespace tessera::detail::cuda {
@@ -166,41 +167,44 @@ void md_parallel_reduce(const MDRangePolicy<P...>& p, const F& f, const Ops& ops
   using LB = typename Policy::launch_bounds;
   using G = MDGeometry<Policy>;
   using V = typename Ops::value_type;
-  Cuda::impl_require_available("tessera::parallel_reduce(MDRangePolicy) on Cuda");
+  using H = functor_holder_t<F>;
+  static constexpr const char* what = "tessera::parallel_reduce(MDRangePolicy) on Cuda";
+  Cuda::impl_require_available(what);
   const G g(p);
   CudaInstance& inst = p.space().impl_internal();
   const auto& dev = cuda_device_info();
   const std::size_t count = ops.value_count();
   const std::size_t vbytes = count * sizeof(V);
   const bool scalar = shuffle_able<V> && count == 1;
+  const void* kernel;
+  if constexpr (lb_max_threads<LB> > 0) kernel = reinterpret_cast<const void*>(&md_reduce_kernel_lb<Tag, G, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>);
+  else kernel = reinterpret_cast<const void*>(&md_reduce_kernel<Tag, G, H, Ops>);
+  static const int limit = block_size_for<LB>(kernel, 256, true);
+  const ReduceShape shape = reduce_shape(md_block(g.max_tile_volume(), limit, true), vbytes, scalar, dev.max_shared_per_block);
+  const std::int64_t full = std::int64_t(dev.sm_count) * std::max(1, dev.max_threads_per_sm / shape.block);
+  const unsigned grid = unsigned(std::clamp<std::int64_t>(g.total_tiles, 1, full));
+  const std::size_t partial_bytes = (std::size_t(grid) * vbytes + 255) / 256 * 256;
+  const std::size_t result_bytes = (vbytes + 255) / 256 * 256;
+  const std::size_t slot_bytes = shape.global_slots ? std::size_t(grid) * shape.block * vbytes : 0;
   std::lock_guard<std::mutex> lock(inst.mutex);
-  auto launch = [&](auto holder) {
-    using H = decltype(holder);
-    const void* kernel;
-    if constexpr (lb_max_threads<LB> > 0) kernel = reinterpret_cast<const void*>(&md_reduce_kernel_lb<Tag, G, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>);
-    else kernel = reinterpret_cast<const void*>(&md_reduce_kernel<Tag, G, H, Ops>);
-    static const int limit = block_size_for<LB>(kernel, 256, true);
-    const ReduceShape shape = reduce_shape(md_block(g.max_tile_volume(), limit, true), vbytes, scalar, dev.max_shared_per_block);
-    const std::int64_t full = std::int64_t(dev.sm_count) * std::max(1, dev.max_threads_per_sm / shape.block);
-    const unsigned grid = unsigned(std::clamp<std::int64_t>(g.total_tiles, 1, full));
-    const std::size_t partial_bytes = (std::size_t(grid) * vbytes + 255) / 256 * 256;
-    const std::size_t result_bytes = (vbytes + 255) / 256 * 256;
-    const std::size_t slot_bytes = shape.global_slots ? std::size_t(grid) * shape.block * vbytes : 0;
-    auto s = inst.scratch(0, partial_bytes + result_bytes + slot_bytes);
-    char* data = static_cast<char*>(s.data);
-    const bool direct = result_goes_to_device(ops);
-    ReduceArgs<V> args{reinterpret_cast<V*>(data),
-                       shape.global_slots ? reinterpret_cast<V*>(data + partial_bytes + result_bytes) : nullptr,
-                       direct ? device_dest(ops) : reinterpret_cast<V*>(data + partial_bytes), s.counter};
+  // One request for the functor copy and the partials (see dispatch_scratch).
+  const auto s = dispatch_scratch<F>(inst, partial_bytes + result_bytes + slot_bytes);
+  char* data = static_cast<char*>(s.data);
+  const bool direct = result_goes_to_device(ops);
+  ReduceArgs<V> args{reinterpret_cast<V*>(data),
+                     shape.global_slots ? reinterpret_cast<V*>(data + partial_bytes + result_bytes) : nullptr,
+                     direct ? device_dest(ops) : reinterpret_cast<V*>(data + partial_bytes), s.counter};
+  with_functor(inst, f, [&](auto holder) {
+    static_assert(std::is_same_v<decltype(holder), H>);
+    check_functor_placement(holder, s, what);
     if constexpr (lb_max_threads<LB> > 0)
       md_reduce_kernel_lb<Tag, G, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>
           <<<grid, shape.block, shape.shared_bytes, inst.stream>>>(holder, ops, g, args);
     else
       md_reduce_kernel<Tag, G, H, Ops><<<grid, shape.block, shape.shared_bytes, inst.stream>>>(holder, ops, g, args);
-    check_launch("tessera::parallel_reduce(MDRangePolicy) on Cuda");
+    check_launch(what);
     finish_reduction(inst, ops, args.result, direct);
-  };
-  with_functor(inst, f, launch);
+  });
 }
 
 }  // namespace tessera::detail::cuda

@@ -22,8 +22,38 @@
 #include <climits>
 #include <cstdint>
 #include <mutex>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 namespace tessera::detail::cuda {
+
+// The functor holder with_functor will pass (by value, or a pointer to the
+// copy in the instance scratch).
+template <class F>
+using functor_holder_t = std::conditional_t<functor_fits_param<F>, FunctorByValue<F>, FunctorInGlobal<F>>;
+
+// The one scratch request of a dispatch that needs scratch data (reduction
+// partials, scan totals): sized for the functor copy and the data together,
+// before with_functor copies a large functor there. Growing the buffer later
+// in the dispatch would free the memory the functor pointer handed to the
+// kernel points into. Caller holds inst.mutex.
+template <class F>
+CudaInstance::Scratch dispatch_scratch(CudaInstance& inst, std::size_t data_bytes) {
+  return inst.scratch(functor_fits_param<F> ? 0 : sizeof(F), data_bytes);
+}
+
+// Host-side guard for the rule above: the functor copy the kernel reads must
+// be the one in the scratch the dispatch sized (`s`). A functor passed by
+// value has nothing in the scratch.
+template <class H>
+void check_functor_placement(const H&, const CudaInstance::Scratch&, const char*) {}
+template <class F>
+void check_functor_placement(const FunctorInGlobal<F>& holder, const CudaInstance::Scratch& s, const char* what) {
+  if (static_cast<const void*>(holder.f) != s.functor)
+    throw std::logic_error(std::string(what) +
+                           ": internal error: the functor copy is not in the dispatch scratch sized for it");
+}
 
 // ---- device bodies ------------------------------------------------------------
 
@@ -292,42 +322,45 @@ void range_parallel_reduce(const RangePolicy<P...>& p, const F& f, const Ops& op
   using I = typename Policy::index_type;
   using LB = typename Policy::launch_bounds;
   using V = typename Ops::value_type;
-  Cuda::impl_require_available("tessera::parallel_reduce on Cuda");
+  using H = functor_holder_t<F>;
+  static constexpr const char* what = "tessera::parallel_reduce on Cuda";
+  Cuda::impl_require_available(what);
   const std::int64_t n = std::int64_t(p.end()) - std::int64_t(p.begin());
   CudaInstance& inst = p.space().impl_internal();
   const auto& dev = cuda_device_info();
   const std::size_t count = ops.value_count();
   const std::size_t vbytes = count * sizeof(V);
   const bool scalar = shuffle_able<V> && count == 1;
+  const void* kernel;
+  if constexpr (lb_max_threads<LB> > 0) kernel = reinterpret_cast<const void*>(&range_reduce_kernel_lb<Tag, I, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>);
+  else kernel = reinterpret_cast<const void*>(&range_reduce_kernel<Tag, I, H, Ops>);
+  static const int preferred = block_size_for<LB>(kernel, 256, true);
+  const ReduceShape shape = reduce_shape(preferred, vbytes, scalar, dev.max_shared_per_block);
+  // Enough blocks to fill the device once; each thread then folds a
+  // grid-stride share. A fixed grid per device keeps results reproducible.
+  const std::int64_t full = std::int64_t(dev.sm_count) * std::max(1, dev.max_threads_per_sm / shape.block);
+  const unsigned grid = unsigned(std::clamp<std::int64_t>((n + shape.block - 1) / shape.block, 1, full));
+  const std::size_t partial_bytes = (std::size_t(grid) * vbytes + 255) / 256 * 256;
+  const std::size_t result_bytes = (vbytes + 255) / 256 * 256;
+  const std::size_t slot_bytes = shape.global_slots ? std::size_t(grid) * shape.block * vbytes : 0;
   std::lock_guard<std::mutex> lock(inst.mutex);
-  auto launch = [&](auto holder) {
-    using H = decltype(holder);
-    const void* kernel;
-    if constexpr (lb_max_threads<LB> > 0) kernel = reinterpret_cast<const void*>(&range_reduce_kernel_lb<Tag, I, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>);
-    else kernel = reinterpret_cast<const void*>(&range_reduce_kernel<Tag, I, H, Ops>);
-    static const int preferred = block_size_for<LB>(kernel, 256, true);
-    const ReduceShape shape = reduce_shape(preferred, vbytes, scalar, dev.max_shared_per_block);
-    // Enough blocks to fill the device once; each thread then folds a
-    // grid-stride share. A fixed grid per device keeps results reproducible.
-    const std::int64_t full = std::int64_t(dev.sm_count) * std::max(1, dev.max_threads_per_sm / shape.block);
-    const unsigned grid = unsigned(std::clamp<std::int64_t>((n + shape.block - 1) / shape.block, 1, full));
-    const std::size_t partial_bytes = (std::size_t(grid) * vbytes + 255) / 256 * 256;
-    const std::size_t result_bytes = (vbytes + 255) / 256 * 256;
-    const std::size_t slot_bytes = shape.global_slots ? std::size_t(grid) * shape.block * vbytes : 0;
-    auto s = inst.scratch(0, partial_bytes + result_bytes + slot_bytes);
-    char* data = static_cast<char*>(s.data);
-    const bool direct = result_goes_to_device(ops);
-    ReduceArgs<V> args{reinterpret_cast<V*>(data), shape.global_slots ? reinterpret_cast<V*>(data + partial_bytes + result_bytes) : nullptr,
-                       direct ? device_dest(ops) : reinterpret_cast<V*>(data + partial_bytes), s.counter};
+  // One request for the functor copy and the partials (see dispatch_scratch).
+  const auto s = dispatch_scratch<F>(inst, partial_bytes + result_bytes + slot_bytes);
+  char* data = static_cast<char*>(s.data);
+  const bool direct = result_goes_to_device(ops);
+  ReduceArgs<V> args{reinterpret_cast<V*>(data), shape.global_slots ? reinterpret_cast<V*>(data + partial_bytes + result_bytes) : nullptr,
+                     direct ? device_dest(ops) : reinterpret_cast<V*>(data + partial_bytes), s.counter};
+  with_functor(inst, f, [&](auto holder) {
+    static_assert(std::is_same_v<decltype(holder), H>);
+    check_functor_placement(holder, s, what);
     if constexpr (lb_max_threads<LB> > 0)
       range_reduce_kernel_lb<Tag, I, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>
           <<<grid, shape.block, shape.shared_bytes, inst.stream>>>(holder, ops, p.begin(), n, args);
     else
       range_reduce_kernel<Tag, I, H, Ops><<<grid, shape.block, shape.shared_bytes, inst.stream>>>(holder, ops, p.begin(), n, args);
-    check_launch("tessera::parallel_reduce on Cuda");
+    check_launch(what);
     finish_reduction(inst, ops, args.result, direct);
-  };
-  with_functor(inst, f, launch);
+  });
 }
 
 template <class... P, class F, class Ops>
@@ -337,7 +370,9 @@ void range_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops,
   using I = typename Policy::index_type;
   using LB = typename Policy::launch_bounds;
   using V = typename Ops::value_type;
-  Cuda::impl_require_available("tessera::parallel_scan on Cuda");
+  using H = functor_holder_t<F>;
+  static constexpr const char* what = "tessera::parallel_scan on Cuda";
+  Cuda::impl_require_available(what);
   const std::int64_t n = std::int64_t(p.end()) - std::int64_t(p.begin());
   if (n <= 0) {
     if (total) ops.init(total);
@@ -345,35 +380,37 @@ void range_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops,
   }
   CudaInstance& inst = p.space().impl_internal();
   const auto& dev = cuda_device_info();
+  const void* k0;
+  const void* k1;
+  if constexpr (lb_max_threads<LB> > 0) {
+    k0 = reinterpret_cast<const void*>(&range_scan_kernel_lb<false, Tag, I, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>);
+    k1 = reinterpret_cast<const void*>(&range_scan_kernel_lb<true, Tag, I, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>);
+  } else {
+    k0 = reinterpret_cast<const void*>(&range_scan_kernel<false, Tag, I, H, Ops>);
+    k1 = reinterpret_cast<const void*>(&range_scan_kernel<true, Tag, I, H, Ops>);
+  }
+  static const int preferred = std::min(block_size_for<LB>(k0, 256, true), block_size_for<LB>(k1, 256, true));
+  int block = preferred;
+  while (block > kWarpSize && 2 * std::size_t(block) * sizeof(V) > std::size_t(dev.max_shared_per_block)) block /= 2;
+  if (2 * std::size_t(block) * sizeof(V) > std::size_t(dev.max_shared_per_block))
+    throw std::runtime_error(std::string(what) + ": the scan value type (" + std::to_string(sizeof(V)) +
+                             " bytes) is too large for a block-wide scan in shared memory");
+  const std::size_t shared = 2 * std::size_t(block) * sizeof(V);
+  // Contiguous chunks, a whole number of blocks long, at most kMaxScanBlocks of them.
+  const std::int64_t per_block = std::max<std::int64_t>(
+      block, ((n + kMaxScanBlocks - 1) / kMaxScanBlocks + block - 1) / block * block);
+  const unsigned grid = unsigned((n + per_block - 1) / per_block);
+  const std::size_t vb = (std::size_t(grid) * sizeof(V) + 255) / 256 * 256;
   std::lock_guard<std::mutex> lock(inst.mutex);
-  auto launch = [&](auto holder) {
-    using H = decltype(holder);
-    const void* k0;
-    const void* k1;
-    if constexpr (lb_max_threads<LB> > 0) {
-      k0 = reinterpret_cast<const void*>(&range_scan_kernel_lb<false, Tag, I, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>);
-      k1 = reinterpret_cast<const void*>(&range_scan_kernel_lb<true, Tag, I, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>);
-    } else {
-      k0 = reinterpret_cast<const void*>(&range_scan_kernel<false, Tag, I, H, Ops>);
-      k1 = reinterpret_cast<const void*>(&range_scan_kernel<true, Tag, I, H, Ops>);
-    }
-    static const int preferred = std::min(block_size_for<LB>(k0, 256, true), block_size_for<LB>(k1, 256, true));
-    int block = preferred;
-    while (block > kWarpSize && 2 * std::size_t(block) * sizeof(V) > std::size_t(dev.max_shared_per_block)) block /= 2;
-    if (2 * std::size_t(block) * sizeof(V) > std::size_t(dev.max_shared_per_block))
-      throw std::runtime_error("tessera::parallel_scan on Cuda: the scan value type (" + std::to_string(sizeof(V)) +
-                               " bytes) is too large for a block-wide scan in shared memory");
-    const std::size_t shared = 2 * std::size_t(block) * sizeof(V);
-    // Contiguous chunks, a whole number of blocks long, at most kMaxScanBlocks of them.
-    const std::int64_t per_block = std::max<std::int64_t>(
-        block, ((n + kMaxScanBlocks - 1) / kMaxScanBlocks + block - 1) / block * block);
-    const unsigned grid = unsigned((n + per_block - 1) / per_block);
-    const std::size_t vb = (std::size_t(grid) * sizeof(V) + 255) / 256 * 256;
-    auto s = inst.scratch(0, 2 * vb + 256);
-    char* data = static_cast<char*>(s.data);
-    V* totals = reinterpret_cast<V*>(data);
-    V* offsets = reinterpret_cast<V*>(data + vb);
-    V* grand = reinterpret_cast<V*>(data + 2 * vb);
+  // One request for the functor copy and the block totals (see dispatch_scratch).
+  const auto s = dispatch_scratch<F>(inst, 2 * vb + 256);
+  char* data = static_cast<char*>(s.data);
+  V* totals = reinterpret_cast<V*>(data);
+  V* offsets = reinterpret_cast<V*>(data + vb);
+  V* grand = reinterpret_cast<V*>(data + 2 * vb);
+  with_functor(inst, f, [&](auto holder) {
+    static_assert(std::is_same_v<decltype(holder), H>);
+    check_functor_placement(holder, s, what);
     if constexpr (lb_max_threads<LB> > 0)
       range_scan_kernel_lb<false, Tag, I, H, Ops, lb_max_threads<LB>, lb_min_blocks<LB>>
           <<<grid, block, shared, inst.stream>>>(holder, ops, p.begin(), n, per_block, totals, offsets);
@@ -395,8 +432,7 @@ void range_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops,
       cuda_check(cudaStreamSynchronize(inst.stream), "tessera::parallel_scan on Cuda (kernel failed?)");
       *total = *static_cast<const V*>(host);
     }
-  };
-  with_functor(inst, f, launch);
+  });
 }
 
 }  // namespace tessera::detail::cuda
