@@ -47,6 +47,9 @@ struct FunctorReduceOps {
     else return *v;
   }
 
+#if defined(__NVCC__)
+#pragma nv_exec_check_disable  // host-only init/join/final on host back-ends (see invoke_tagged)
+#endif
   TESSERA_FORCEINLINE_FUNCTION void init(value_type* v) const {
     if constexpr (has_init<Functor, arg_type>) {
       functor->init(as_arg(v));
@@ -54,6 +57,9 @@ struct FunctorReduceOps {
       for (std::size_t i = 0; i < count; ++i) v[i] = value_type();
     }
   }
+#if defined(__NVCC__)
+#pragma nv_exec_check_disable  // host-only init/join/final on host back-ends (see invoke_tagged)
+#endif
   TESSERA_FORCEINLINE_FUNCTION void join(value_type* dst, const value_type* src) const {
     if constexpr (has_join<Functor, arg_type>) {
       functor->join(as_arg(dst), as_arg(const_cast<value_type*>(src)));
@@ -61,6 +67,9 @@ struct FunctorReduceOps {
       for (std::size_t i = 0; i < count; ++i) dst[i] += src[i];
     }
   }
+#if defined(__NVCC__)
+#pragma nv_exec_check_disable  // host-only init/join/final on host back-ends (see invoke_tagged)
+#endif
   TESSERA_FORCEINLINE_FUNCTION void final(value_type* v) const {
     if constexpr (has_final<Functor, arg_type>) functor->final(as_arg(v));
   }
