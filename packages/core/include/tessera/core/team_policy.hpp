@@ -212,11 +212,18 @@ class TeamPolicy {
     m_vector = vector_length;
     if (team_size > 0) {
       const int max = backend::team_size_max(m_space, m_vector);
-      if (team_size > max)
+      if (team_size > max) {
+        // concurrency() is 0 for a back-end compiled in without a device here
+        // (Cuda on a machine without a GPU), whose limit is then the usual
+        // one of its hardware: say so rather than "(0 threads)".
+        const int threads = m_space.concurrency();
+        const std::string where = threads > 0 ? " (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)")
+                                              : " (no device available here: the back-end's usual limit)";
         detail::throw_runtime_error("tessera::TeamPolicy: team_size " + std::to_string(team_size) +
                                     " exceeds team_size_max() = " + std::to_string(max) + " on " +
-                                    execution_space::name() + " (" + std::to_string(m_space.concurrency()) +
-                                    " threads); query policy.team_size_max(functor, ParallelForTag()) or use AUTO");
+                                    execution_space::name() + where +
+                                    "; query policy.team_size_max(functor, ParallelForTag()) or use AUTO");
+      }
     }
   }
   TeamPolicy& set_scratch(int level, std::int64_t per_team, std::int64_t per_thread) {
