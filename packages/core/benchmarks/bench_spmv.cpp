@@ -125,7 +125,8 @@ std::function<void()> raw_spmv(const Csr& host, int threads, std::function<doubl
     y[i] = 0;
   }
   row_ptr[rows] = host.row_ptr[rows];
-  auto owner = std::make_shared<RawSpmv>(RawSpmv{row_ptr, col, val, x, y, rows});
+  // Built in place: a temporary RawSpmv would free the arrays on destruction.
+  std::shared_ptr<RawSpmv> owner(new RawSpmv{row_ptr, col, val, x, y, rows});
   *checksum = [owner] {
     double s = 0;
     for (int i = 0; i < owner->rows; ++i) s += owner->y[i];

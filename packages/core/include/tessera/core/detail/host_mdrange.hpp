@@ -18,6 +18,7 @@
 #include <tessera/core/md_range_policy.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <atomic>
 #include <cstdint>
 
@@ -96,19 +97,20 @@ struct MDTiles {
 // innermost level is a plain counted loop calling call(indices...).
 template <int N, bool Right>
 struct MDTileLoop {
+
   template <int D, class I, class Call, class... Idx>
   TESSERA_FORCEINLINE_FUNCTION static void run(const I* lo, const I* hi, const Call& call, Idx... idx) {
     if constexpr (Right) {
       const I b = lo[D], e = hi[D];
       if constexpr (D == N - 1) {
-        for (I i = b; i < e; ++i) call(idx..., i);
+        host_index_loop(b, e, [&](I i) { call(idx..., i); });
       } else {
         for (I i = b; i < e; ++i) run<D + 1>(lo, hi, call, idx..., i);
       }
     } else {
       const I b = lo[D], e = hi[D];
       if constexpr (D == 0) {
-        for (I i = b; i < e; ++i) call(i, idx...);
+        host_index_loop(b, e, [&](I i) { call(i, idx...); });
       } else {
         for (I i = b; i < e; ++i) run<D - 1>(lo, hi, call, i, idx...);
       }

@@ -55,7 +55,7 @@ void host_parallel_for(const RangePolicy<P...>& p, const F& f) {
   const auto& exec = p.space();
   const int nt = exec.impl_thread_pool_size();
   if (nt == 1) {
-    for (I i = b; i < e; ++i) invoke_tagged<Tag>(f, i);
+    host_index_loop(b, e, [&](I i) { invoke_tagged<Tag>(f, i); });
     return;
   }
   std::atomic<std::int64_t> next{0};
@@ -63,7 +63,7 @@ void host_parallel_for(const RangePolicy<P...>& p, const F& f) {
                                                         : p.chunk_size();
   host_region(exec, [&](int tid, int n) {
     host_schedule(p, b, e, tid, n, next, chunk, [&](I first, I last) {
-      for (I i = first; i < last; ++i) invoke_tagged<Tag>(f, i);
+      host_index_loop(first, last, [&](I i) { invoke_tagged<Tag>(f, i); });
     });
   });
 }
@@ -83,7 +83,7 @@ void host_parallel_reduce(const RangePolicy<P...>& p, const F& f, const Ops& ops
     PaddedSlots<V> slot(1, count);
     V* v = slot[0];
     ops.init(v);
-    for (I i = b; i < e; ++i) ops.template call<Tag>(f, v, i);
+    host_index_loop(b, e, [&](I i) { ops.template call<Tag>(f, v, i); });
     ops.final(v);
     copy_out_host(ops, v);
     return;
@@ -106,13 +106,13 @@ void host_parallel_reduce(const RangePolicy<P...>& p, const F& f, const Ops& ops
       for (int blk_id = tid; blk_id < nt; blk_id += nthreads) {
         V* v = partial[blk_id];
         auto blk = block_of(b, e, blk_id, nt);
-        for (I i = blk.first; i < blk.last; ++i) ops.template call<Tag>(f, v, i);
+        host_index_loop(blk.first, blk.last, [&](I i) { ops.template call<Tag>(f, v, i); });
       }
     } else {
       host_schedule(p, b, e, tid, nthreads, next, chunk, [&](I first, I last) {
         V* v = partial[std::size_t((first - b) / chunk)];
         ops.init(v);
-        for (I i = first; i < last; ++i) ops.template call<Tag>(f, v, i);
+        host_index_loop(first, last, [&](I i) { ops.template call<Tag>(f, v, i); });
       });
     }
   });

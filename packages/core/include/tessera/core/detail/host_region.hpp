@@ -5,6 +5,7 @@
 #include <tessera/core/macros.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
@@ -50,6 +51,28 @@ inline Block<I> block_of(I begin, I end, int tid, int nt) {
   const U lo = t * q + std::min(t, r);
   const U hi = lo + q + (t < r ? 1 : 0);
   return {static_cast<I>(begin + static_cast<I>(lo)), static_cast<I>(begin + static_cast<I>(hi))};
+}
+
+// for (I i = b; i < e; ++i) body(i), the loop every host pattern runs.
+// When the bounds fit in an int the loop runs on an int counter: a functor
+// taking `int` indices (the common case) then receives a value the compiler
+// can prove never wraps, so address arithmetic stays affine and the loop
+// vectorizes. The functor still receives an I, so its semantics do not change.
+// (Host and device annotated only because MDTileLoop, which is, calls it;
+// it runs on the host alone.)
+#if defined(__NVCC__)
+#pragma nv_exec_check_disable
+#endif
+template <class I, class Body>
+TESSERA_FORCEINLINE_FUNCTION void host_index_loop(const I b, const I e, const Body& body) {
+  if constexpr (sizeof(I) > sizeof(int)) {
+    if (b >= I(INT_MIN) && e <= I(INT_MAX)) {
+      const int b32 = int(b), e32 = int(e);
+      for (int i = b32; i < e32; ++i) body(I(i));
+      return;
+    }
+  }
+  for (I i = b; i < e; ++i) body(i);
 }
 
 // Contiguous storage of `slots` reduction values of `count` elements each,

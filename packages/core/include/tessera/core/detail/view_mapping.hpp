@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace tessera::detail {
 
@@ -52,15 +53,21 @@ struct ViewOffset<LayoutRight, Rank> : OffsetStorage<Rank> {
       s *= n[r];
     }
   }
+  // The last stride of LayoutRight is always 1. A fold over the indices (no
+  // index array, no loop) keeps the offset an affine expression of each
+  // index, which the compiler's vectorizer needs to see through.
+  template <std::size_t R>
+  TESSERA_FORCEINLINE_FUNCTION std::size_t stride_of() const {
+    if constexpr (R + 1 == Rank) return 1;
+    else return this->m_stride[R];
+  }
   template <class... I>
   TESSERA_FORCEINLINE_FUNCTION std::size_t operator()(I... i) const {
-    const std::size_t idx[] = {std::size_t(i)..., 0};
-    std::size_t off = 0;
-    if constexpr (Rank > 0) {
-      for (std::size_t r = 0; r + 1 < Rank; ++r) off += idx[r] * this->m_stride[r];
-      off += idx[Rank - 1];  // the last stride of LayoutRight is always 1
-    }
-    return off;
+    return offset(std::index_sequence_for<I...>{}, i...);
+  }
+  template <std::size_t... R, class... I>
+  TESSERA_FORCEINLINE_FUNCTION std::size_t offset(std::index_sequence<R...>, I... i) const {
+    return (std::size_t(0) + ... + (std::size_t(i) * stride_of<R>()));
   }
   TESSERA_INLINE_FUNCTION std::size_t span() const { return this->strided_span(); }
   TESSERA_INLINE_FUNCTION LayoutRight layout() const {
@@ -82,15 +89,19 @@ struct ViewOffset<LayoutLeft, Rank> : OffsetStorage<Rank> {
       s *= n[r];
     }
   }
+  // The first stride of LayoutLeft is always 1 (see LayoutRight on the fold).
+  template <std::size_t R>
+  TESSERA_FORCEINLINE_FUNCTION std::size_t stride_of() const {
+    if constexpr (R == 0) return 1;
+    else return this->m_stride[R];
+  }
   template <class... I>
   TESSERA_FORCEINLINE_FUNCTION std::size_t operator()(I... i) const {
-    const std::size_t idx[] = {std::size_t(i)..., 0};
-    std::size_t off = 0;
-    if constexpr (Rank > 0) {
-      off = idx[0];  // the first stride of LayoutLeft is always 1
-      for (std::size_t r = 1; r < Rank; ++r) off += idx[r] * this->m_stride[r];
-    }
-    return off;
+    return offset(std::index_sequence_for<I...>{}, i...);
+  }
+  template <std::size_t... R, class... I>
+  TESSERA_FORCEINLINE_FUNCTION std::size_t offset(std::index_sequence<R...>, I... i) const {
+    return (std::size_t(0) + ... + (std::size_t(i) * stride_of<R>()));
   }
   TESSERA_INLINE_FUNCTION std::size_t span() const { return this->strided_span(); }
   TESSERA_INLINE_FUNCTION LayoutLeft layout() const {
@@ -114,10 +125,11 @@ struct ViewOffset<LayoutStride, Rank> : OffsetStorage<Rank> {
   }
   template <class... I>
   TESSERA_FORCEINLINE_FUNCTION std::size_t operator()(I... i) const {
-    const std::size_t idx[] = {std::size_t(i)..., 0};
-    std::size_t off = 0;
-    for (std::size_t r = 0; r < Rank; ++r) off += idx[r] * this->m_stride[r];
-    return off;
+    return offset(std::index_sequence_for<I...>{}, i...);
+  }
+  template <std::size_t... R, class... I>
+  TESSERA_FORCEINLINE_FUNCTION std::size_t offset(std::index_sequence<R...>, I... i) const {
+    return (std::size_t(0) + ... + (std::size_t(i) * this->m_stride[R]));
   }
   TESSERA_INLINE_FUNCTION std::size_t span() const { return this->strided_span(); }
   TESSERA_INLINE_FUNCTION LayoutStride layout() const {
