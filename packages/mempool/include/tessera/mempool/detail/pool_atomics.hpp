@@ -228,9 +228,11 @@ inline std::uint32_t host_thread_id() {
 }
 
 inline std::uint64_t host_cycle_counter() {
-#if defined(__x86_64__) || defined(__i386__)
+  // nvcc's device pass parses this host function too, with the host's
+  // architecture macros defined but without <x86intrin.h>: use the fallback there.
+#if !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(__i386__))
   return __rdtsc();
-#elif defined(__aarch64__)
+#elif !defined(__CUDA_ARCH__) && defined(__aarch64__)
   std::uint64_t v;
   asm volatile("mrs %0, cntvct_el0" : "=r"(v));
   return v;
