@@ -17,7 +17,7 @@ set(TESSERA_DEPS_core "")
 set(TESSERA_DEPS_mempool core)
 set(TESSERA_DEPS_tasking mempool core)
 set(TESSERA_DEPS_graph core)
-set(TESSERA_DEPS_sparse tasking)
+set(TESSERA_DEPS_sparse tasking graph)
 set(TESSERA_DEPS_analytics graph tasking)
 set(TESSERA_BACKEND_OPTIONS SERIAL THREADS OPENMP CUDA BOUNDS_CHECK)
 
@@ -271,6 +271,16 @@ macro(tessera_package pkg)
       enable_testing()
     endif()
   endif()
+endmacro()
+
+# tessera_data_dir(): sets the cache variable TESSERA_DATA_DIR to the
+# repository's examples/data (the test data kept in the repository). Every
+# package folder sits two levels below the repository root, in the
+# super-build and when the package is configured on its own.
+macro(tessera_data_dir)
+  get_filename_component(_tessera_repo_root ${CMAKE_CURRENT_SOURCE_DIR}/../.. ABSOLUTE)
+  set(TESSERA_DATA_DIR "${_tessera_repo_root}/examples/data" CACHE PATH
+      "The repository's test data (graphs/, matrices/); a missing file fails its test")
 endmacro()
 
 # Marks sources to be compiled by nvcc when the CUDA back-end is on, so that
