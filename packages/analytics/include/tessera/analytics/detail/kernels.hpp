@@ -1,0 +1,87 @@
+#pragma once
+// The kernels the three miniTri methods share, as functors over a row range
+// or a triangle range (each method decides how to schedule them: one
+// parallel_for per step, tasks per block, or fused passes):
+//   add_degrees:  t_v += 1 on each vertex, t_e += 1 on each edge of a triangle (atomics)
+//   count_k:      the triangle's k into a histogram (any accessor with acc(k) += 1)
+// and the degree arrays with their sizes.
+#include <tessera/analytics/oriented_graph.hpp>
+#include <tessera/analytics/triangle.hpp>
+#include <tessera/analytics/detail/memory_meter.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera::analytics::detail {
+
+// Rows differ a lot in work (power-law degrees): hand them out dynamically.
+template <class Exec>
+using row_policy = tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>;
+
+template <class Exec>
+struct degree_arrays {
+  tessera::View<std::int64_t*, Exec> tv;  // triangles on each vertex
+  tessera::View<std::int64_t*, Exec> te;  // triangles on each edge (g's edge indices)
+  degree_arrays(std::int64_t n, std::int64_t m, memory_meter& meter)
+      : tv("analytics::t_v", n), te("analytics::t_e", m) {
+    meter.add(std::int64_t(sizeof(std::int64_t)) * (n + m));
+  }
+};
+
+// t_v of a triangle's three vertices.
+template <class Exec>
+struct add_vertex_degrees {
+  tessera::View<std::int64_t*, Exec> tv;
+  template <class V, class E>
+  TESSERA_INLINE_FUNCTION void operator()(const triangle<V, E>& t) const {
+    tessera::atomic_inc(&tv(t.v[0]));
+    tessera::atomic_inc(&tv(t.v[1]));
+    tessera::atomic_inc(&tv(t.v[2]));
+  }
+};
+
+// t_e of a triangle's three edges.
+template <class Exec>
+struct add_edge_degrees {
+  tessera::View<std::int64_t*, Exec> te;
+  template <class V, class E>
+  TESSERA_INLINE_FUNCTION void operator()(const triangle<V, E>& t) const {
+    tessera::atomic_inc(&te(t.e[0]));
+    tessera::atomic_inc(&te(t.e[1]));
+    tessera::atomic_inc(&te(t.e[2]));
+  }
+};
+
+// Both at once (the direct method's first pass).
+template <class Exec>
+struct add_degrees {
+  add_vertex_degrees<Exec> v;
+  add_edge_degrees<Exec> e;
+  template <class V, class E>
+  TESSERA_INLINE_FUNCTION void operator()(const triangle<V, E>& t) const {
+    v(t);
+    e(t);
+  }
+};
+
+// One triangle's k into a histogram accessor.
+template <class Exec, class Acc>
+struct count_k {
+  tessera::View<std::int64_t*, Exec> tv, te;
+  Acc* acc;
+  template <class V, class E>
+  TESSERA_INLINE_FUNCTION void operator()(const triangle<V, E>& t) const {
+    (*acc)(triangle_k(t, tv, te)) += 1;
+  }
+};
+
+// Host copies of t_v and t_e for the result (keep_degrees).
+template <class Exec>
+void copy_degrees(const degree_arrays<Exec>& d, std::vector<std::int64_t>& tv, std::vector<std::int64_t>& te) {
+  auto htv = tessera::create_mirror_view_and_copy(tessera::HostSpace(), d.tv);
+  auto hte = tessera::create_mirror_view_and_copy(tessera::HostSpace(), d.te);
+  tv.assign(htv.data(), htv.data() + htv.extent(0));
+  te.assign(hte.data(), hte.data() + hte.extent(0));
+}
+
+}  // namespace tessera::analytics::detail

@@ -1,0 +1,112 @@
+// The whole histogram against independent references, every host back-end,
+// every method: a brute-force O(n^3) miniTri on small random graphs (with
+// loops and repeated edges in the input), closed forms for cliques (K_n puts
+// all of its C(n,3) triangles at k = n), and the k rule itself.
+#include "analytics_test_util.hpp"
+
+using namespace analytics_test;
+
+TEST(MinitriRule, CliqueBoundKMatchesTheDefinition) {
+  // By the definition, counting k upwards, for every small pair of degrees.
+  for (std::int64_t tv = 1; tv <= 400; ++tv)
+    for (std::int64_t te = 1; te <= 30; ++te) {
+      int want = 0;
+      for (std::int64_t k = 3; tv >= (k - 1) * (k - 2) / 2 && te >= k - 2; ++k) want = int(k);
+      ASSERT_EQ(ta::clique_bound_k(tv, te), want) << "t_v " << tv << " t_e " << te;
+    }
+  // Large degrees: exact at the edges of C(k-1, 2) where a float root could round wrong.
+  for (std::int64_t j : {std::int64_t(1000), std::int64_t(65536), std::int64_t(1) << 30}) {
+    const std::int64_t c = j * (j - 1) / 2;  // C(j, 2) = C(k-1, 2) with k = j + 1
+    EXPECT_EQ(ta::clique_bound_k(c, j + 10), j + 1);
+    EXPECT_EQ(ta::clique_bound_k(c - 1, j + 10), j);
+  }
+}
+
+template <class Space>
+class MinitriReference : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(MinitriReference, HostSpaces, tessera::test::SpaceNames);
+
+TYPED_TEST(MinitriReference, RandomGraphsMatchBruteForce) {
+  using G = Graph<TypeParam>;
+  unsigned seed = 1;
+  for (std::int64_t n : {1, 2, 3, 8, 20, 45, 90})
+    for (double density : {0.05, 0.2, 0.5, 0.9}) {
+      const std::int64_t m = std::int64_t(density * double(n * n) / 2) + 1;
+      const auto el = random_graph(n, m, seed++);
+      const auto want = brute_force_minitri(el);
+      const G g = ta::build_simple<G>(el);
+      for (std::int64_t block : {1, 7, 100}) {
+        for (const auto& opts : every_method(block)) {
+          SCOPED_TRACE("n " + std::to_string(n) + " m " + std::to_string(m) + " " + ta::to_string(opts.method) +
+                       " block " + std::to_string(block));
+          const auto r = ta::minitri(g, opts);
+          EXPECT_EQ(r.triangles, want.triangles);
+          EXPECT_EQ(r.histogram, want.histogram);
+        }
+      }
+    }
+}
+
+TYPED_TEST(MinitriReference, SmallKroneckerMatchesBruteForce) {
+  using G = Graph<TypeParam>;
+  const auto el = ta::load_edges("kron:8:16:5");  // hubs, many loops and duplicates
+  const auto want = brute_force_minitri(el);
+  ASSERT_GT(want.triangles, 1000);
+  const G g = ta::build_simple<G>(el);
+  for (const auto& opts : every_method(10)) {
+    SCOPED_TRACE(ta::to_string(opts.method));
+    const auto r = ta::minitri(g, opts);
+    EXPECT_EQ(r.triangles, want.triangles);
+    EXPECT_EQ(r.histogram, want.histogram);
+  }
+}
+
+TYPED_TEST(MinitriReference, CliquesPutEveryTriangleAtTheirSize) {
+  using G = Graph<TypeParam>;
+  for (std::int64_t n = 3; n <= 14; ++n) {
+    tg::edge_list el;
+    el.num_vertices = n;
+    add_clique(el, 0, n);
+    const G g = ta::build_simple<G>(el);
+    for (const auto& opts : every_method(2)) {
+      SCOPED_TRACE("K_" + std::to_string(n) + " " + ta::to_string(opts.method));
+      const auto r = ta::minitri(g, opts);
+      EXPECT_EQ(r.triangles, choose3(n));
+      EXPECT_EQ(r.histogram, (std::map<int, std::int64_t>{{int(n), choose3(n)}}));
+      EXPECT_EQ(r.max_k(), n);
+    }
+  }
+}
+
+TYPED_TEST(MinitriReference, DisjointCliquesKeepTheirOwnK) {
+  // K_4, K_7 and K_10 side by side (ids interleaved by a permutation), plus a
+  // path and isolated vertices: three bins, C(k,3) triangles each.
+  using G = Graph<TypeParam>;
+  tg::edge_list el;
+  el.num_vertices = 40;
+  add_clique(el, 0, 4);
+  add_clique(el, 4, 7);
+  add_clique(el, 11, 10);
+  for (int v = 21; v < 30; ++v) el.add(v, v + 1);
+  for (auto& x : el.src) x = (x * 7) % 40;  // 7 is prime to 40: a permutation
+  for (auto& x : el.dst) x = (x * 7) % 40;
+  const G g = ta::build_simple<G>(el);
+  for (const auto& opts : every_method(3)) {
+    SCOPED_TRACE(ta::to_string(opts.method));
+    const auto r = ta::minitri(g, opts);
+    EXPECT_EQ(r.histogram, (std::map<int, std::int64_t>{{4, 4}, {7, 35}, {10, 120}}));
+  }
+}
+
+TYPED_TEST(MinitriReference, NoTrianglesGiveAnEmptyHistogram) {
+  using G = Graph<TypeParam>;
+  for (const auto& el : {tg::grid_2d(30, 20), tg::edge_list{}}) {
+    const G g = ta::build_simple<G>(el);
+    for (const auto& opts : every_method(5)) {
+      const auto r = ta::minitri(g, opts);
+      EXPECT_EQ(r.triangles, 0);
+      EXPECT_TRUE(r.histogram.empty());
+      EXPECT_EQ(r.max_k(), 0);
+    }
+  }
+}
