@@ -172,6 +172,8 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
   el.num_vertices = rows;
   el.symmetric = symmetry != "general";
   el.origin = path;
+  el.mm_field = field == "double" ? "real" : field;
+  el.mm_symmetry = symmetry;
   const std::size_t cap = std::size_t(std::min<std::int64_t>(nnz, std::int64_t(data.size() / 4 + 1)));
   el.src.reserve(cap);
   el.dst.reserve(cap);
@@ -201,6 +203,8 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
       } else if (!parse_real(f[2], w)) {
         throw err("value " + shown(f[2]) + " is not a real number");
       }
+      if (opts.reject_non_finite && !std::isfinite(w))
+        throw err("value " + shown(f[2]) + " of entry (" + std::to_string(i) + ", " + std::to_string(j) + ") is not finite");
       el.weights.push_back(w);
     }
     el.src.push_back(i - 1);

@@ -16,6 +16,11 @@ struct edge_list {
   // "symmetric" storage lists each edge once): build an undirectedS graph.
   bool symmetric = false;
   std::string origin;             // file name or generator spec, for messages
+  // Matrix Market banner words, for readers of matrices (sparse): field
+  // ("pattern", "integer", "real") and symmetry ("general", "symmetric",
+  // "skew-symmetric"); empty for other sources.
+  std::string mm_field;
+  std::string mm_symmetry;
 
   std::int64_t size() const { return std::int64_t(src.size()); }
   bool has_weights() const { return !weights.empty(); }

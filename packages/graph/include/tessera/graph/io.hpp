@@ -40,6 +40,9 @@ using progress_callback = void (*)(std::int64_t done, std::int64_t total, void* 
 struct read_options {
   progress_callback progress = nullptr;
   void* progress_user = nullptr;
+  // Refuse NaN and Inf values (with file:line), as a numerical reader must;
+  // a graph reader keeps them as weights.
+  bool reject_non_finite = false;
 };
 
 edge_list read_matrix_market(const std::string& path, const read_options& opts = {});

@@ -1,0 +1,681 @@
+// Sparse Cholesky factorization: Tessera (task DAG and level-set schedulers)
+// against CHOLMOD supernodal, Tacho 13.2 and sequential MUMPS, on the same
+// matrices in the same process, with OpenBLAS dgemm as the ceiling.
+//
+//   bench_cholesky [--threads N] [--repeats R] [--warmup W] [--quick]
+//                  [--matrix SPEC]... [--dgemm-n N] [--pause-ms MS] [--no-json]
+//
+// SPEC is what tessera::sparse::make_matrix accepts: lap2d:N, lap3d:N or a
+// .mtx path. Default set: lap2d:1000, lap3d:60, bcsstk13.mtx; --quick:
+// lap2d:200, lap3d:20, bcsstk13.mtx.
+//
+// Every matrix is built once by Tessera's generator or reader; the peers get
+// copies converted to their own formats (CHOLMOD: lower triangle CSC,
+// stype -1; MUMPS: 1-based coordinates of the lower triangle; Tacho: the full
+// CRS). Each contender's analysis (ordering, symbolic) is done once and not
+// timed; the timed region is its numeric factorization alone. Within each
+// repeat the contenders run in turn (tessera-tasks, tessera-levelset, CHOLMOD,
+// Tacho, MUMPS; a pause between them lets spinning workers sleep), so a drift
+// of a shared machine hits all of them alike; the ratio column is, per
+// repeat, peer time / Tessera-tasks time (> 1: Tessera faster), median and
+// min-max over repeats.
+//
+// Threads: Tessera runs on --threads N workers (its tasks call OpenBLAS
+// single-threaded); the peers get their parallelism from OpenBLAS with
+// openblas_set_num_threads(N) (Tacho on Kokkos Serial, sequential MUMPS and
+// CHOLMOD have no other on this machine's builds). The thread counts that
+// actually ran are printed.
+//
+// Work: every contender's flops are counted by one formula from the ordering
+// it factorized with: sum over the columns j of L of c_j^2, c_j = nnz of
+// column j including the diagonal (exact column counts, no amalgamation
+// zeros). Each solver's own nnz(L) / flop figures are printed beside them.
+//
+// A fast wrong answer cannot win: after the warm-up factorization each
+// contender solves A x = b (b = A * x0) once and its ||b - A x|| / ||b|| is
+// printed; a residual above 1e-8 marks the row FAILED and the exit status 3.
+#include "bench_stats.hpp"  // packages/core/benchmarks: run_paired, summarize
+
+#include <tessera/core.hpp>
+#include <tessera/sparse.hpp>
+
+#include <cblas.h>
+#include <metis.h>
+
+#if TESSERA_BENCH_HAVE_CHOLMOD
+#include <cholmod.h>
+#endif
+#if TESSERA_BENCH_HAVE_MUMPS
+#include <dmumps_c.h>
+#endif
+#if TESSERA_BENCH_HAVE_TACHO
+#include "tacho_peer.hpp"
+#endif
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern "C" void openblas_set_num_threads(int);
+extern "C" int openblas_get_num_threads();
+
+namespace {
+
+#if TESSERA_ENABLE_THREADS
+using Space = tessera::Threads;
+#else
+using Space = tessera::DefaultHostExecutionSpace;
+#endif
+using Matrix = tessera::sparse::CrsMatrix<double>;
+constexpr double kResidualLimit = 1e-8;
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+std::string load_average() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// ---------------------------------------------------------------------------
+// One symbolic count for everybody: etree and row subtrees of P A P^T.
+
+struct FactorSize {
+  double nnz_l = 0, flops = 0;
+};
+
+// perm[new] = old. Column counts by the row-subtree walk (each row i of L
+// visits the etree path from every k < i with A(i,k) != 0 up to i), which is
+// O(nnz(L)) and needs no cleverness.
+FactorSize count_factor(const Matrix& A, const std::vector<std::int64_t>& perm) {
+  const std::int64_t n = A.num_rows();
+  const std::int64_t* rm = A.row_map();
+  const std::int32_t* ci = A.col_idx();
+  std::vector<std::int64_t> iperm(n);
+  for (std::int64_t i = 0; i < n; ++i) iperm[perm[i]] = i;
+  std::vector<std::int64_t> parent(n, -1), ancestor(n, -1), mark(n, -1), count(n, 1);
+  for (std::int64_t i = 0; i < n; ++i) {  // Liu's elimination tree with path compression
+    const std::int64_t old = perm[i];
+    for (std::int64_t p = rm[old]; p < rm[old + 1]; ++p) {
+      for (std::int64_t k = iperm[ci[p]]; k != -1 && k < i;) {
+        const std::int64_t next = ancestor[k];
+        ancestor[k] = i;
+        if (next == -1) parent[k] = i;
+        k = next;
+      }
+    }
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    mark[i] = i;
+    const std::int64_t old = perm[i];
+    for (std::int64_t p = rm[old]; p < rm[old + 1]; ++p)
+      for (std::int64_t k = iperm[ci[p]]; k < i && mark[k] != i; k = parent[k]) {
+        mark[k] = i;
+        ++count[k];
+      }
+  }
+  FactorSize s;
+  for (std::int64_t c : count) {
+    s.nnz_l += double(c);
+    s.flops += double(c) * double(c);
+  }
+  return s;
+}
+
+// METIS_NodeND with default options on the graph of A (diagonal removed):
+// the ordering given to the peers that are not built with METIS themselves
+// (Tacho here; MUMPS when its build lacks METIS). perm[new] = old.
+std::vector<std::int64_t> metis_ordering(const Matrix& A) {
+  const std::int64_t n = A.num_rows();
+  std::vector<idx_t> xadj(n + 1, 0), adj;
+  adj.reserve(A.nnz());
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t p = A.row_map()[i]; p < A.row_map()[i + 1]; ++p)
+      if (A.col_idx()[p] != i) adj.push_back(A.col_idx()[p]);
+    xadj[i + 1] = static_cast<idx_t>(adj.size());
+  }
+  idx_t nv = static_cast<idx_t>(n);
+  std::vector<idx_t> perm(n), iperm(n);
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  if (METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, perm.data(), iperm.data()) != METIS_OK)
+    throw std::runtime_error("METIS_NodeND failed");
+  return std::vector<std::int64_t>(perm.begin(), perm.end());  // METIS: perm[new] = old
+}
+
+// y = A x (full symmetric storage).
+void spmv(const Matrix& A, const double* x, double* y) {
+  for (std::int64_t i = 0; i < A.num_rows(); ++i) {
+    double s = 0;
+    for (std::int64_t p = A.row_map()[i]; p < A.row_map()[i + 1]; ++p) s += A.values()[p] * x[A.col_idx()[p]];
+    y[i] = s;
+  }
+}
+
+double relative_residual(const Matrix& A, const std::vector<double>& x, const std::vector<double>& b) {
+  std::vector<double> ax(b.size());
+  spmv(A, x.data(), ax.data());
+  double r = 0, nb = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    r += (b[i] - ax[i]) * (b[i] - ax[i]);
+    nb += b[i] * b[i];
+  }
+  return std::sqrt(r / nb);
+}
+
+// ---------------------------------------------------------------------------
+// The contenders behind one interface: analyze untimed, factorize timed.
+
+struct Solver {
+  virtual ~Solver() = default;
+  virtual void analyze() = 0;
+  virtual void factorize() = 0;
+  virtual void solve(const std::vector<double>& b, std::vector<double>& x) = 0;
+  virtual std::vector<std::int64_t> permutation() = 0;  // perm[new] = old
+  // The solver's own figures (NaN when it reports none).
+  double own_nnz_l = std::numeric_limits<double>::quiet_NaN();
+  double own_flops = std::numeric_limits<double>::quiet_NaN();
+  std::string note;
+};
+
+class TesseraSolver final : public Solver {
+ public:
+  TesseraSolver(const Matrix& A, tessera::sparse::Scheduler s) : A_(A), chol_([s] {
+    tessera::sparse::Options o;
+    o.ordering = tessera::sparse::Ordering::Metis;
+    o.scheduler = s;
+    return o;
+  }()) {}
+  void analyze() override { chol_.analyze(A_); }
+  void factorize() override {
+    openblas_set_num_threads(1);  // dense block kernels run single-threaded inside tasks
+    chol_.factorize(A_);
+    own_nnz_l = double(chol_.stats().nnz_l);
+    own_flops = double(chol_.stats().flops);
+  }
+  void solve(const std::vector<double>& b, std::vector<double>& x) override {
+    const std::size_t n = b.size();
+    tessera::View<double*, tessera::HostSpace> xv("x", n), bv("b", n);
+    for (std::size_t i = 0; i < n; ++i) bv(i) = b[i];
+    chol_.solve(xv, tessera::View<const double*, tessera::HostSpace>(bv));
+    for (std::size_t i = 0; i < n; ++i) x[i] = xv(i);
+  }
+  std::vector<std::int64_t> permutation() override { return chol_.permutation(); }
+
+ private:
+  const Matrix& A_;
+  tessera::sparse::Cholesky<double, Space> chol_;
+};
+
+#if TESSERA_BENCH_HAVE_CHOLMOD
+class CholmodSolver final : public Solver {
+ public:
+  CholmodSolver(const Matrix& A, int threads) : threads_(threads) {
+    cholmod_l_start(&c_);
+    c_.nmethods = 1;
+    c_.method[0].ordering = CHOLMOD_METIS;
+    c_.postorder = 1;
+    c_.supernodal = CHOLMOD_SUPERNODAL;
+    const std::int64_t n = A.num_rows();
+    std::int64_t lower = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t p = A.row_map()[i]; p < A.row_map()[i + 1]; ++p) lower += A.col_idx()[p] >= i;
+    // Column j of the lower triangle is row j's entries at or right of the diagonal.
+    A_ = cholmod_l_allocate_sparse(n, n, lower, 1, 1, -1, CHOLMOD_REAL, &c_);
+    auto* cp = static_cast<SuiteSparse_long*>(A_->p);
+    auto* ri = static_cast<SuiteSparse_long*>(A_->i);
+    auto* v = static_cast<double*>(A_->x);
+    std::int64_t nz = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      cp[j] = nz;
+      for (std::int64_t p = A.row_map()[j]; p < A.row_map()[j + 1]; ++p)
+        if (A.col_idx()[p] >= j) {
+          ri[nz] = A.col_idx()[p];
+          v[nz++] = A.values()[p];
+        }
+    }
+    cp[n] = nz;
+  }
+  ~CholmodSolver() override {
+    if (L_) cholmod_l_free_factor(&L_, &c_);
+    cholmod_l_free_sparse(&A_, &c_);
+    cholmod_l_finish(&c_);
+  }
+  void analyze() override {
+    L_ = cholmod_l_analyze(A_, &c_);
+    if (!L_ || c_.status < 0) throw std::runtime_error("cholmod_l_analyze failed");
+    if (L_->ordering != CHOLMOD_METIS) note = "ordering is not METIS";
+    own_nnz_l = c_.lnz;
+    own_flops = c_.fl;
+  }
+  void factorize() override {
+    openblas_set_num_threads(threads_);
+    if (!cholmod_l_factorize(A_, L_, &c_) || c_.status != CHOLMOD_OK)
+      throw std::runtime_error("cholmod_l_factorize failed, status " + std::to_string(c_.status));
+  }
+  void solve(const std::vector<double>& b, std::vector<double>& x) override {
+    cholmod_dense* B = cholmod_l_allocate_dense(b.size(), 1, b.size(), CHOLMOD_REAL, &c_);
+    std::copy(b.begin(), b.end(), static_cast<double*>(B->x));
+    cholmod_dense* X = cholmod_l_solve(CHOLMOD_A, L_, B, &c_);
+    std::copy(static_cast<double*>(X->x), static_cast<double*>(X->x) + b.size(), x.begin());
+    cholmod_l_free_dense(&X, &c_);
+    cholmod_l_free_dense(&B, &c_);
+  }
+  std::vector<std::int64_t> permutation() override {
+    auto* p = static_cast<SuiteSparse_long*>(L_->Perm);
+    return std::vector<std::int64_t>(p, p + L_->n);
+  }
+
+ private:
+  int threads_;
+  cholmod_common c_;
+  cholmod_sparse* A_ = nullptr;
+  cholmod_factor* L_ = nullptr;
+};
+#endif
+
+#if TESSERA_BENCH_HAVE_MUMPS
+class MumpsSolver final : public Solver {
+ public:
+  MumpsSolver(const Matrix& A, int threads) : A_(A), threads_(threads) {
+    for (std::int64_t i = 0; i < A.num_rows(); ++i)
+      for (std::int64_t p = A.row_map()[i]; p < A.row_map()[i + 1]; ++p)
+        if (A.col_idx()[p] <= i) {  // lower triangle, 1-based
+          irn_.push_back(static_cast<MUMPS_INT>(i + 1));
+          jcn_.push_back(static_cast<MUMPS_INT>(A.col_idx()[p] + 1));
+          a_.push_back(A.values()[p]);
+        }
+    id_.comm_fortran = -987654;  // USE_COMM_WORLD; the sequential library ignores it
+    id_.par = 1;
+    id_.sym = 1;  // symmetric positive definite
+    id_.job = -1;
+    dmumps_c(&id_);
+    started_ = true;
+    quiet();
+  }
+  ~MumpsSolver() override {
+    if (started_) {
+      id_.job = -2;
+      dmumps_c(&id_);
+    }
+  }
+  void analyze() override {
+    id_.n = static_cast<MUMPS_INT>(A_.num_rows());
+    id_.nnz = static_cast<MUMPS_INT8>(a_.size());
+    id_.irn = irn_.data();
+    id_.jcn = jcn_.data();
+    id_.a = a_.data();
+    id_.icntl[27] = 1;  // ICNTL(28) = 1: sequential analysis
+    static int fallback_ordering = 0;  // INFOG(7) when ICNTL(7) = 5 was not honoured
+    if (fallback_ordering == 0) {
+      id_.icntl[6] = 5;  // ICNTL(7) = 5: METIS
+      run(1, "analysis");
+      if (id_.infog[6] != 5) fallback_ordering = id_.infog[6];
+    }
+    if (fallback_ordering != 0) {
+      // This MUMPS was built without METIS and fell back to another ordering:
+      // give it METIS's ordering as a user permutation instead (ICNTL(7) = 1).
+      note = "built without METIS (ICNTL(7)=5 gave INFOG(7)=" + std::to_string(fallback_ordering) +
+             "); METIS_NodeND order given as PERM_IN";
+      const std::vector<std::int64_t> perm = metis_ordering(A_);
+      perm_in_.assign(perm.size(), 0);
+      for (std::size_t k = 0; k < perm.size(); ++k) perm_in_[perm[k]] = static_cast<MUMPS_INT>(k + 1);
+      id_.perm_in = perm_in_.data();
+      id_.icntl[6] = 1;
+      run(1, "analysis with PERM_IN");
+    }
+  }
+  void factorize() override {
+    openblas_set_num_threads(threads_);
+    run(2, "factorization");
+    own_nnz_l = double(id_.infog[28]);  // INFOG(29): entries in the factors
+    own_flops = id_.rinfog[2];          // RINFOG(3): flops of the elimination
+  }
+  void solve(const std::vector<double>& b, std::vector<double>& x) override {
+    x = b;
+    id_.rhs = x.data();
+    id_.nrhs = 1;
+    id_.lrhs = static_cast<MUMPS_INT>(x.size());
+    run(3, "solve");
+  }
+  std::vector<std::int64_t> permutation() override {
+    // SYM_PERM(i): position of variable i in the pivot order (1-based).
+    std::vector<std::int64_t> perm(A_.num_rows());
+    for (std::int64_t i = 0; i < A_.num_rows(); ++i) perm[id_.sym_perm[i] - 1] = i;
+    return perm;
+  }
+
+ private:
+  void quiet() {
+    id_.icntl[0] = -1;  // no error, diagnostic or global output
+    id_.icntl[1] = -1;
+    id_.icntl[2] = -1;
+    id_.icntl[3] = 0;
+  }
+  void run(int job, const char* what) {
+    id_.job = job;
+    dmumps_c(&id_);
+    if (id_.infog[0] < 0)
+      throw std::runtime_error(std::string("MUMPS ") + what + ": INFOG(1) = " + std::to_string(id_.infog[0]) +
+                               ", INFOG(2) = " + std::to_string(id_.infog[1]));
+  }
+  const Matrix& A_;
+  int threads_;
+  DMUMPS_STRUC_C id_{};
+  bool started_ = false;
+  std::vector<MUMPS_INT> irn_, jcn_, perm_in_;
+  std::vector<double> a_;
+};
+#endif
+
+#if TESSERA_BENCH_HAVE_TACHO
+class TachoSolver final : public Solver {
+ public:
+  TachoSolver(const Matrix& A, int threads) : A_(A), threads_(threads) {}
+  void analyze() override {
+    tacho_.analyze(A_.num_rows(), A_.row_map(), A_.col_idx(), A_.values(), metis_ordering(A_));
+    note = "Kokkos Serial, METIS_NodeND order given; " + std::to_string(tacho_.num_supernodes()) + " supernodes";
+  }
+  void factorize() override {
+    openblas_set_num_threads(threads_);
+    tacho_.factorize();
+  }
+  void solve(const std::vector<double>& b, std::vector<double>& x) override { tacho_.solve(b.data(), x.data()); }
+  std::vector<std::int64_t> permutation() override { return tacho_.permutation(); }
+
+ private:
+  const Matrix& A_;
+  int threads_;
+  tessera::bench::TachoPeer tacho_;
+};
+#endif
+
+// ---------------------------------------------------------------------------
+
+struct Row {
+  std::string name;
+  std::unique_ptr<Solver> solver;
+  double analyze_s = 0;
+  FactorSize size;
+  double residual = 0;
+  int threads = 0;       // workers (Tessera) or OpenBLAS threads (peers) that ran
+  bool failed = false;
+  std::string error;
+};
+
+struct Args {
+  int threads = 2, repeats = 5, warmup = 1, pause_ms = 250, dgemm_n = 4000;
+  bool quick = false, json = true;
+  std::vector<std::string> matrices;
+};
+
+std::string data_file(const char* name) {
+  if (const char* d = std::getenv("TESSERA_DATA_DIR")) return std::string(d) + "/matrices/" + name;
+  return std::string(TESSERA_BENCH_DATA_DIR) + "/matrices/" + name;
+}
+
+std::string short_name(const std::string& spec) {
+  const auto slash = spec.find_last_of('/');
+  return slash == std::string::npos ? spec : spec.substr(slash + 1);
+}
+
+// OpenBLAS dgemm GFLOP/s at `threads` threads: the ceiling for a dense-kernel code.
+tessera::bench::Stats dgemm_rate(int n, int threads, int repeats) {
+  std::vector<double> a(std::size_t(n) * n), b(std::size_t(n) * n), c(std::size_t(n) * n, 0.0);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = 1.0 / double(1 + i % 97);
+    b[i] = 1.0 / double(1 + i % 89);
+  }
+  openblas_set_num_threads(threads);
+  const auto t = tessera::bench::time_repeats(1, repeats, [&] {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+  });
+  return tessera::bench::to_rate(tessera::bench::summarize(t), 2.0 * double(n) * n * n * 1e-9);
+}
+
+void print_json_number(const char* key, double v) {
+  if (std::isfinite(v)) std::printf(",\"%s\":%.6g", key, v);
+  else std::printf(",\"%s\":null", key);
+}
+
+int bench_matrix(const Args& args, const std::string& spec, int tessera_threads, int blas_threads) {
+  const std::string name = short_name(spec);
+  std::printf("\n== %s ==\n", name.c_str());
+  const Matrix A = tessera::sparse::make_matrix<double>(spec);
+  const std::int64_t n = A.num_rows();
+  std::printf("n = %lld, nnz(A) = %lld (full symmetric storage)\n", (long long)n, (long long)A.nnz());
+  std::fflush(stdout);
+
+  std::vector<Row> rows;
+  auto add = [&](std::string nm, int threads, auto make) {
+    Row r;
+    r.name = std::move(nm);
+    r.threads = threads;
+    try {
+      r.solver = make();
+    } catch (const std::exception& e) {
+      r.failed = true;
+      r.error = e.what();
+    }
+    rows.push_back(std::move(r));
+  };
+  add("tessera-tasks", tessera_threads,
+      [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::Tasks); });
+  add("tessera-levelset", tessera_threads,
+      [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::LevelSet); });
+#if TESSERA_BENCH_HAVE_CHOLMOD
+  add("cholmod", blas_threads, [&] { return std::make_unique<CholmodSolver>(A, args.threads); });
+#endif
+#if TESSERA_BENCH_HAVE_TACHO
+  add("tacho", blas_threads, [&] { return std::make_unique<TachoSolver>(A, args.threads); });
+#endif
+#if TESSERA_BENCH_HAVE_MUMPS
+  add("mumps", blas_threads, [&] { return std::make_unique<MumpsSolver>(A, args.threads); });
+#endif
+
+  // Right-hand side b = A x0 with a non-constant x0.
+  std::vector<double> x0(n), b(n), x(n);
+  for (std::int64_t i = 0; i < n; ++i) x0[i] = 1.0 + double(i % 7) / 7.0;
+  spmv(A, x0.data(), b.data());
+
+  // Analysis, one warm-up factorization, the residual check, the flop count.
+  for (Row& r : rows) {
+    if (r.failed) continue;
+    try {
+      const double t0 = now();
+      r.solver->analyze();
+      r.analyze_s = now() - t0;
+      r.solver->factorize();
+      std::fill(x.begin(), x.end(), 0.0);
+      r.solver->solve(b, x);
+      r.residual = relative_residual(A, x, b);
+      r.size = count_factor(A, r.solver->permutation());
+      if (!(r.residual <= kResidualLimit)) {
+        r.failed = true;
+        r.error = "residual " + std::to_string(r.residual) + " above 1e-8";
+      }
+    } catch (const std::exception& e) {
+      r.failed = true;
+      r.error = e.what();
+    }
+    std::printf("  %-17s analyzed in %7.3f s, residual %.2e%s%s\n", r.name.c_str(), r.analyze_s, r.residual,
+                r.failed ? ", FAILED: " : "", r.failed ? r.error.c_str() : "");
+    std::fflush(stdout);
+  }
+
+  // The timed, interleaved repeats (tessera-tasks is everyone's peer).
+  std::vector<tessera::bench::Contender> cs;
+  std::vector<std::size_t> who;
+  int tessera_index = -1;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].failed) continue;
+    if (i == 0) tessera_index = static_cast<int>(cs.size());
+    Solver* s = rows[i].solver.get();
+    cs.push_back({name, rows[i].name, rows[i].threads, [s] { s->factorize(); }, -1});
+    who.push_back(i);
+  }
+  if (tessera_index >= 0)
+    for (std::size_t k = 0; k < cs.size(); ++k)
+      if (static_cast<int>(k) != tessera_index) cs[k].peer = tessera_index;
+  const std::string load_before = load_average();
+  const auto res = tessera::bench::run_paired(cs, args.warmup, args.repeats, args.pause_ms);
+  const std::string load_after = load_average();
+
+  std::printf("load average before %s, after %s; %d repeats (+%d warm-up), contenders interleaved per repeat\n",
+              load_before.c_str(), load_after.c_str(), args.repeats, args.warmup);
+  std::printf("%-17s %3s %10s %10s %8s %8s %8s %8s %8s %8s %6s %-13s %8s\n", "contender", "thr", "nnz(L)",
+              "GFLOP", "fact s", "min", "max", "GFLOP/s", "min", "max", "ratio", "(min-max)", "resid");
+  for (std::size_t k = 0; k < cs.size(); ++k) {
+    const Row& r = rows[who[k]];
+    const auto& s = res[k].seconds;
+    const double gf = r.size.flops * 1e-9;
+    std::printf("%-17s %3d %10.4g %10.4g %8.4f %8.4f %8.4f %8.2f %8.2f %8.2f", r.name.c_str(), r.threads,
+                r.size.nnz_l, gf, s.median, s.min, s.max, gf / s.median, gf / s.max, gf / s.min);
+    // run_paired's ratio is t_tessera / t_peer; the table shows its inverse,
+    // t_peer / t_tessera, whose median is 1 / the median for an odd count.
+    if (cs[k].peer >= 0)
+      std::printf(" %6.3f %5.3f-%-7.3f", 1.0 / res[k].ratio.median, 1.0 / res[k].ratio.max, 1.0 / res[k].ratio.min);
+    else
+      std::printf(" %6s %-13s", "(ref)", "");
+    std::printf(" %8.1e\n", r.residual);
+  }
+  std::printf("own figures:");
+  for (std::size_t k = 0; k < cs.size(); ++k) {
+    const Row& r = rows[who[k]];
+    std::printf("  %s nnz(L) %.4g flops %.4g%s%s;", r.name.c_str(), r.solver->own_nnz_l, r.solver->own_flops,
+                r.solver->note.empty() ? "" : ", ", r.solver->note.c_str());
+  }
+  std::printf("\n");
+  for (const Row& r : rows)
+    if (r.failed) std::printf("%-17s FAILED: %s\n", r.name.c_str(), r.error.c_str());
+
+  if (args.json) {
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const Row& r = rows[who[k]];
+      const auto& s = res[k].seconds;
+      const double gf = r.size.flops * 1e-9;
+      std::printf("{\"bench\":\"sparse_cholesky\",\"matrix\":\"%s\",\"contender\":\"%s\",\"threads\":%d", name.c_str(),
+                  r.name.c_str(), r.threads);
+      std::printf(",\"n\":%lld,\"nnz_a\":%lld,\"repeats\":%d", (long long)n, (long long)A.nnz(), args.repeats);
+      print_json_number("nnz_l", r.size.nnz_l);
+      print_json_number("flops", r.size.flops);
+      print_json_number("own_nnz_l", r.solver->own_nnz_l);
+      print_json_number("own_flops", r.solver->own_flops);
+      print_json_number("analyze_s", r.analyze_s);
+      print_json_number("factorize_s", s.median);
+      print_json_number("factorize_s_min", s.min);
+      print_json_number("factorize_s_max", s.max);
+      print_json_number("gflops", gf / s.median);
+      print_json_number("gflops_min", gf / s.max);
+      print_json_number("gflops_max", gf / s.min);
+      const bool peer = cs[k].peer >= 0;
+      print_json_number("peer_over_tessera", peer ? 1.0 / res[k].ratio.median : 1.0);
+      print_json_number("peer_over_tessera_min", peer ? 1.0 / res[k].ratio.max : 1.0);
+      print_json_number("peer_over_tessera_max", peer ? 1.0 / res[k].ratio.min : 1.0);
+      print_json_number("residual", r.residual);
+      std::printf(",\"load_avg\":\"%s\"}\n", load_after.c_str());
+    }
+    for (const Row& r : rows)
+      if (r.failed)
+        std::printf("{\"bench\":\"sparse_cholesky\",\"matrix\":\"%s\",\"contender\":\"%s\",\"failed\":true}\n",
+                    name.c_str(), r.name.c_str());
+  }
+  std::fflush(stdout);
+  for (const Row& r : rows)
+    if (r.failed) return 3;
+  return 0;
+}
+
+Args parse(int argc, char* argv[]) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(s + " needs a value");
+      return argv[++i];
+    };
+    if (s == "--threads") a.threads = std::stoi(value());
+    else if (s == "--repeats") a.repeats = std::stoi(value());
+    else if (s == "--warmup") a.warmup = std::stoi(value());
+    else if (s == "--pause-ms") a.pause_ms = std::stoi(value());
+    else if (s == "--dgemm-n") a.dgemm_n = std::stoi(value());
+    else if (s == "--matrix") a.matrices.push_back(value());
+    else if (s == "--quick") a.quick = true;
+    else if (s == "--no-json") a.json = false;
+    else throw std::invalid_argument("unknown argument '" + s + "' (see the comment at the top of bench_cholesky.cpp)");
+  }
+  if (a.threads < 1 || a.repeats < 1 || a.warmup < 0) throw std::invalid_argument("--threads, --repeats must be >= 1");
+  if (a.matrices.empty()) {
+    if (a.quick) a.matrices = {"lap2d:200", "lap3d:20", data_file("bcsstk13.mtx")};
+    else a.matrices = {"lap2d:1000", "lap3d:60", data_file("bcsstk13.mtx")};
+  }
+  if (a.quick && a.dgemm_n == 4000) a.dgemm_n = 1000;
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  // Our flags first (Tessera's initialize takes the --tessera-* ones out).
+  std::vector<char*> ours{argv[0]}, theirs{argv[0]};
+  for (int i = 1; i < argc; ++i) (std::strncmp(argv[i], "--tessera-", 10) == 0 ? theirs : ours).push_back(argv[i]);
+  Args args;
+  try {
+    args = parse(static_cast<int>(ours.size()), ours.data());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_cholesky: %s\n", e.what());
+    return 2;
+  }
+  std::string threads_flag = "--tessera-num-threads=" + std::to_string(args.threads);
+  theirs.push_back(threads_flag.data());
+  int targc = static_cast<int>(theirs.size());
+  theirs.push_back(nullptr);
+  tessera::initialize(targc, theirs.data());
+#if TESSERA_BENCH_HAVE_TACHO
+  tessera::bench::TachoPeer::initialize_kokkos();
+#endif
+  const int tessera_threads = Space().concurrency();
+  openblas_set_num_threads(args.threads);
+  const int blas_threads = openblas_get_num_threads();
+
+  std::printf("# sparse Cholesky factorization, %s%s\n", args.quick ? "quick sizes" : "full sizes",
+              ", contenders interleaved per repeat");
+  std::printf("# Tessera %s workers: %d; OpenBLAS threads for the peers and dgemm: %d; load average %s\n",
+              Space::name(), tessera_threads, blas_threads, load_average().c_str());
+  std::printf("# GFLOP = sum_j c_j^2 * 1e-9 over the ordering each contender used (one formula for all);\n"
+              "# ratio = peer time / tessera-tasks time per repeat, median (min-max); > 1: Tessera faster\n");
+  const auto gemm = dgemm_rate(args.dgemm_n, args.threads, 3);
+  std::printf("# ceiling: OpenBLAS dgemm n = %d at %d threads: %.2f GFLOP/s (min %.2f, max %.2f)\n", args.dgemm_n,
+              blas_threads, gemm.median, gemm.min, gemm.max);
+  if (args.json)
+    std::printf("{\"bench\":\"sparse_cholesky\",\"contender\":\"dgemm\",\"n\":%d,\"threads\":%d,\"gflops\":%.6g,"
+                "\"gflops_min\":%.6g,\"gflops_max\":%.6g}\n",
+                args.dgemm_n, blas_threads, gemm.median, gemm.min, gemm.max);
+  std::fflush(stdout);
+
+  int status = 0;
+  for (const std::string& spec : args.matrices) {
+    try {
+      status = std::max(status, bench_matrix(args, spec, tessera_threads, blas_threads));
+    } catch (const std::exception& e) {
+      std::printf("%s: %s\n", spec.c_str(), e.what());
+      status = std::max(status, 2);
+    }
+  }
+#if TESSERA_BENCH_HAVE_TACHO
+  tessera::bench::TachoPeer::finalize_kokkos();
+#endif
+  tessera::finalize();
+  return status;
+}

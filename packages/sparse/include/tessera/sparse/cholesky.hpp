@@ -1,0 +1,550 @@
+#pragma once
+// Cholesky<T, Space>: sparse direct solver for symmetric positive definite
+// (Cholesky, A = L L^T) and symmetric indefinite (LDL^T with Bunch-Kaufman
+// pivoting inside the supernodes) matrices.
+//
+//   tessera::sparse::Cholesky<double, tessera::Threads> chol({.ordering = tessera::sparse::Ordering::Metis});
+//   chol.analyze(A);        // ordering, symbolic factorization, 2D block layout (pattern only)
+//   chol.factorize(A);      // numeric factorization on the task DAG (or the level sets)
+//   chol.solve(x, b);       // one or many right-hand sides
+//   chol.factorize(A2);     // same pattern, new values: the analysis is reused
+//
+// The factorization is supernodal and multifrontal. With Scheduler::Tasks
+// (the default) it runs on a TaskScheduler<Space>: a generator task walks
+// the assembly tree in postorder and spawns, for each piece of work, a task
+// that waits (when_all) on the futures of what it needs:
+//   - a small subtree (flops below a share of the total): ONE task that
+//     factors it sequentially, so that the many tiny leaves cost no task
+//     overhead;
+//   - a front of at most max_block rows: one task (assemble + factor);
+//   - a larger front: an assemble task, then the 2D blocks of its front as
+//     CHOL / TRSM / HERK (syrk) / GEMM tasks, each waiting on the last
+//     writers of the blocks it touches; POTRF and TRSM at High priority
+//     (the critical path).
+// Tree-level and block-level parallelism share one DAG with no barrier.
+// After a window of spawns the generator respawns itself at Low priority,
+// and when the task pool is full (a null future) it respawns and retries,
+// so a fixed task memory is enough for any matrix.
+// Scheduler::LevelSet runs the same kernels bulk-synchronously: one
+// parallel_for per level of the assembly tree, large fronts block by block.
+#include <tessera/core.hpp>
+#include <tessera/sparse/crs_matrix.hpp>
+#include <tessera/sparse/detail/blas_threads.hpp>
+#include <tessera/sparse/detail/supernodal_numeric.hpp>
+#include <tessera/sparse/ordering.hpp>
+#include <tessera/sparse/symbolic.hpp>
+#include <tessera/tasking.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tessera::sparse {
+
+enum class Scheduler { Tasks, LevelSet };
+
+const char* to_string(Scheduler s);
+const char* to_string(Factorization f);
+// "tasks" / "levelset"; throws sparse_error naming the word.
+Scheduler parse_scheduler(const std::string& word);
+
+struct Options {
+  Ordering ordering = Ordering::Metis;
+  Factorization factorization = Factorization::Cholesky;
+  Scheduler scheduler = Scheduler::Tasks;
+  // Largest 2D block (rows and columns) of a front; fronts with more rows
+  // are factored block by block.
+  int max_block = 256;
+  AmalgamationOptions amalgamation{};
+  // A Cholesky pivot d_j with d_j <= pivot_tolerance * |a_jj| is reported as
+  // a failure (singular to working precision); 0 accepts any positive pivot.
+  double pivot_tolerance = 0;
+  // Steps of iterative refinement in solve (r = b - A x, x += A^-1 r).
+  int refinement_steps = 0;
+  // Task DAG: the task memory pool, the spawns between the generator's
+  // respawns, and the subtree size (as a fraction of the total flops per
+  // thread) below which a whole subtree is one task.
+  std::size_t task_memory_bytes = std::size_t(16) << 20;
+  int task_window = 256;
+  double subtree_fraction = 1.0 / 8;
+};
+
+struct Inertia {
+  std::int64_t positive = 0, negative = 0, zero = 0;
+};
+
+struct Stats {
+  std::int64_t n = 0, nnz_a = 0;
+  double nnz_l = 0;     // exact nonzeros of L (diagonal included)
+  double stored_l = 0;  // entries stored in the supernodal panels (with amalgamation zeros)
+  double flops = 0;     // sum over the columns of L of count^2
+  std::int64_t supernodes = 0, max_front_rows = 0, levels = 0;
+  std::int64_t tasks = 0, generator_runs = 0;  // last factorization (Tasks scheduler)
+  std::size_t peak_update_bytes = 0;           // largest total of live update matrices
+  double analyze_seconds = 0, factorize_seconds = 0, solve_seconds = 0;
+  int threads = 1;
+  std::int64_t paired_variables = 0;  // LDLt: zero-diagonal variables kept with a neighbour
+  Inertia inertia;  // LDLt (Cholesky: all positive)
+};
+
+namespace detail {
+std::vector<std::vector<std::int64_t>> assembly_tree_levels(const SymbolicFactor& f);
+}
+
+template <class T, class Space = DefaultHostExecutionSpace>
+class Cholesky {
+  static_assert(std::is_same_v<T, double>, "tessera::sparse::Cholesky supports double for now");
+
+ public:
+  using value_type = T;
+  using execution_space = Space;
+  using scheduler_type = TaskScheduler<Space>;
+
+  explicit Cholesky(Options options = {}) : m_opt(options) {
+    if (m_opt.max_block < 8) throw sparse_error("Cholesky: max_block must be at least 8, got " + std::to_string(m_opt.max_block));
+  }
+  Cholesky(const Cholesky&) = delete;
+  Cholesky& operator=(const Cholesky&) = delete;
+
+  void analyze(const CrsMatrix<T>& A);
+  void factorize(const CrsMatrix<T>& A);
+  // x := A^-1 b. Rank 1, or rank 2 (n x nrhs, LayoutLeft) for several
+  // right-hand sides at once. x and b may be the same View.
+  void solve(View<T*, HostSpace> x, View<const T*, HostSpace> b);
+  void solve(View<T**, LayoutLeft, HostSpace> x, View<const T**, LayoutLeft, HostSpace> b);
+  // The same on raw column-major arrays (n x nrhs, leading dimension n).
+  void solve(T* x, const T* b, std::int64_t nrhs);
+
+  bool analyzed() const { return m_analyzed; }
+  bool factorized() const { return m_factorized; }
+  const Options& options() const { return m_opt; }
+  const Stats& stats() const { return m_stats; }
+  const SymbolicFactor& symbolic() const { return m_sym; }
+  const OrderingResult& ordering() const { return m_ordering; }
+  // perm[new] = old: the final elimination order (ordering, then postorder).
+  const std::vector<std::int64_t>& permutation() const { return m_sym.perm; }
+  Inertia inertia() const { return m_stats.inertia; }
+  // The factor's supernodal panels (see SymbolicFactor for the layout).
+  const std::vector<double>& factor_values() const { return m_num.values(); }
+
+ private:
+  struct Plan;
+  struct Generator;
+  void run_tasks();
+  void run_levels();
+  void check_same_pattern(const CrsMatrix<T>& A) const;
+  int threads() const { return Space().concurrency(); }
+
+  Options m_opt;
+  bool m_analyzed = false, m_factorized = false;
+  OrderingResult m_ordering;
+  SymbolicFactor m_sym;
+  detail::SupernodalNumeric m_num;
+  std::vector<std::vector<std::int64_t>> m_levels;
+  std::vector<std::int64_t> m_pattern_rows;
+  std::vector<std::int32_t> m_pattern_cols;
+  CrsMatrix<T> m_A;  // the factorized matrix (shared Views), for refinement
+  std::optional<scheduler_type> m_sched;
+  std::int64_t m_paired_pivots = 0;
+  Stats m_stats;
+};
+
+// ---------------------------------------------------------------------------
+
+template <class T, class Space>
+void Cholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
+  const auto t0 = std::chrono::steady_clock::now();
+  m_analyzed = m_factorized = false;
+  A.check_symmetric_pattern();
+  const std::int64_t n = A.num_rows();
+  AmalgamationOptions relax = m_opt.amalgamation;
+  m_paired_pivots = 0;
+  if (m_opt.factorization == Factorization::LDLt) {
+    // Zero diagonal entries (saddle-point systems) need 2x2 pivots with a
+    // neighbour: keep each such variable in its neighbour's supernode.
+    PairedOrdering paired = compute_paired_ordering(m_opt.ordering, n, A.row_map(), A.col_idx(), A.values());
+    m_ordering = std::move(paired.ordering);
+    relax.keep_with_next = std::move(paired.pair_next);
+    m_paired_pivots = paired.pairs;
+  } else {
+    m_ordering = compute_ordering(m_opt.ordering, n, A.row_map(), A.col_idx());
+  }
+  m_sym = symbolic_factorization(n, A.row_map(), A.col_idx(), m_ordering, relax);
+  m_num.analyze(m_sym, A.row_map(), A.col_idx(), m_opt.factorization);
+  m_levels = detail::assembly_tree_levels(m_sym);
+  m_pattern_rows.assign(A.row_map(), A.row_map() + n + 1);
+  m_pattern_cols.assign(A.col_idx(), A.col_idx() + A.nnz());
+  m_stats = Stats{};
+  m_stats.n = n;
+  m_stats.nnz_a = A.nnz();
+  m_stats.nnz_l = m_sym.nnz_l;
+  m_stats.stored_l = m_sym.stored_l;
+  m_stats.flops = m_sym.flops;
+  m_stats.supernodes = m_sym.nsuper;
+  for (std::int64_t s = 0; s < m_sym.nsuper; ++s) m_stats.max_front_rows = std::max(m_stats.max_front_rows, m_sym.nrows(s));
+  m_stats.levels = std::int64_t(m_levels.size());
+  m_stats.threads = threads();
+  m_stats.paired_variables = m_paired_pivots;
+  m_stats.analyze_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m_analyzed = true;
+}
+
+template <class T, class Space>
+void Cholesky<T, Space>::check_same_pattern(const CrsMatrix<T>& A) const {
+  const std::int64_t n = A.num_rows();
+  if (n != std::int64_t(m_pattern_rows.size()) - 1 || A.nnz() != std::int64_t(m_pattern_cols.size()))
+    throw sparse_error("factorize: the matrix (order " + std::to_string(n) + ", " + std::to_string(A.nnz()) +
+                       " entries) is not the analyzed one (order " + std::to_string(m_pattern_rows.size() - 1) + ", " +
+                       std::to_string(m_pattern_cols.size()) + " entries): call analyze() again");
+  for (std::int64_t i = 0; i < n; ++i)
+    if (A.row_map()[i + 1] != m_pattern_rows[i + 1] ||
+        std::memcmp(A.col_idx() + A.row_map()[i], m_pattern_cols.data() + m_pattern_rows[i],
+                    sizeof(std::int32_t) * std::size_t(A.row_map()[i + 1] - A.row_map()[i])) != 0)
+      throw sparse_error("factorize: row " + std::to_string(i + 1) +
+                         " differs from the analyzed pattern: call analyze() again");
+}
+
+template <class T, class Space>
+void Cholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
+  if (!m_analyzed) analyze(A);
+  check_same_pattern(A);
+  A.check_finite();
+  const auto t0 = std::chrono::steady_clock::now();
+  m_factorized = false;
+  m_A = A;
+  detail::BlasSingleThreaded one_blas_thread;
+  m_num.begin(A.values(), m_opt.pivot_tolerance);
+  m_stats.tasks = m_stats.generator_runs = 0;
+  if (m_opt.scheduler == Scheduler::Tasks) run_tasks();
+  else run_levels();
+  m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m_stats.peak_update_bytes = m_num.peak_update_bytes();
+  m_num.throw_if_failed();
+  Inertia in;
+  m_num.inertia(in.positive, in.negative, in.zero);
+  m_stats.inertia = in;
+  m_factorized = true;
+}
+
+// The state the generator task walks: units of work in postorder and the
+// futures that link them.
+template <class T, class Space>
+struct Cholesky<T, Space>::Plan {
+  using Future = BasicFuture<void, scheduler_type>;
+  enum class Kind { Subtree, Front, Blocked };
+  struct Unit {
+    Kind kind;
+    std::int64_t s;
+  };
+  struct Op {
+    enum Type : std::uint8_t { Potrf, Trsm, Update } type;
+    std::int32_t i, j, k;
+  };
+
+  detail::SupernodalNumeric* num = nullptr;
+  scheduler_type sched;
+  int window = 256;
+  std::vector<Unit> units;
+  std::vector<Future> done;  // per supernode: its front is factored and its update matrix complete
+  std::vector<std::unique_ptr<detail::FrontBlocks>> blocks;  // blocked fronts, alive until the plan ends
+  // Progress of the generator.
+  std::size_t unit = 0;
+  std::int64_t op = -1;  // -1: the current blocked unit has not started
+  std::vector<Op> ops;
+  std::vector<Future> last;  // last writer of each block of the current blocked unit
+  std::int64_t tasks = 0, runs = 0;
+
+  Future& last_at(std::int64_t i, std::int64_t j) { return last[std::size_t(i * std::int64_t(blocks_count) + j)]; }
+  std::int64_t blocks_count = 0;
+
+  // A dependence on all of `deps` (nulls ignored): {true, null} when there
+  // is none, {false, _} when the pool is full.
+  std::pair<bool, Future> all_of(const std::vector<Future>& deps) {
+    std::vector<Future> live;
+    for (const auto& f : deps)
+      if (!f.is_null()) live.push_back(f);
+    if (live.empty()) return {true, Future()};
+    if (live.size() == 1) return {true, live.front()};
+    Future f = sched.when_all(live);
+    return {!f.is_null(), f};
+  }
+  template <class Body>
+  Future spawn(const Future& dep, TaskPriority p, Body body) {
+    auto wrapped = [n = num, body](typename scheduler_type::member_type&) {
+      if (n->failed()) return;
+      try {
+        body(*n);
+      } catch (const std::exception& e) {
+        n->record_exception(e.what());
+      } catch (...) {
+        n->record_exception("unknown exception");
+      }
+    };
+    Future f = dep.is_null() ? Future(task_spawn(TaskSingle(sched, p), wrapped))
+                             : Future(task_spawn(TaskSingle(dep, p), wrapped));
+    if (!f.is_null()) ++tasks;
+    return f;
+  }
+};
+
+template <class T, class Space>
+struct Cholesky<T, Space>::Generator {
+  Plan* plan;
+
+  void operator()(typename scheduler_type::member_type&) {
+    Plan& P = *plan;
+    ++P.runs;
+    const SymbolicFactor& f = P.num->symbolic();
+    int budget = P.window;
+    auto pause = [&] { respawn(this, P.sched, TaskPriority::Low); };
+    auto children_of = [&](std::int64_t s) {
+      std::vector<typename Plan::Future> deps;
+      for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) deps.push_back(P.done[f.child_list[k]]);
+      return deps;
+    };
+    auto release_children = [&](std::int64_t s) {
+      for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) P.done[f.child_list[k]] = {};
+    };
+    while (P.unit < P.units.size()) {
+      if (P.num->failed()) {  // stop generating; what was spawned drains
+        P.unit = P.units.size();
+        break;
+      }
+      const auto u = P.units[P.unit];
+      const std::int64_t s = u.s;
+      if (u.kind != Plan::Kind::Blocked) {
+        auto [ok, dep] = u.kind == Plan::Kind::Front ? P.all_of(children_of(s)) : std::pair(true, typename Plan::Future());
+        if (!ok) return pause();
+        typename Plan::Future t;
+        if (u.kind == Plan::Kind::Subtree)
+          t = P.spawn(dep, TaskPriority::Regular, [s](detail::SupernodalNumeric& n) { n.factor_subtree(s); });
+        else
+          t = P.spawn(dep, TaskPriority::Regular, [s](detail::SupernodalNumeric& n) {
+            n.assemble(s);
+            n.factor_front(s);
+          });
+        if (t.is_null()) return pause();
+        P.done[s] = t;
+        release_children(s);
+        ++P.unit;
+        if (--budget <= 0) return pause();
+        continue;
+      }
+      // A blocked front: the assemble task, then the block operations.
+      const detail::FrontBlocks* fb = P.blocks[s].get();
+      const std::int64_t nb = fb->count();
+      if (P.op == -1) {
+        auto [ok, dep] = P.all_of(children_of(s));
+        if (!ok) return pause();
+        auto a = P.spawn(dep, TaskPriority::High, [s](detail::SupernodalNumeric& n) { n.assemble(s); });
+        if (a.is_null()) return pause();
+        release_children(s);
+        P.blocks_count = nb;
+        P.last.assign(std::size_t(nb * nb), a);
+        P.ops.clear();
+        for (std::int32_t k = 0; k < fb->kc; ++k) {
+          P.ops.push_back({Plan::Op::Potrf, k, k, k});
+          for (std::int32_t i = k + 1; i < nb; ++i) P.ops.push_back({Plan::Op::Trsm, i, k, k});
+          for (std::int32_t i = k + 1; i < nb; ++i)
+            for (std::int32_t j = k + 1; j <= i; ++j) P.ops.push_back({Plan::Op::Update, i, j, k});
+        }
+        P.op = 0;
+        if (--budget <= 0) return pause();
+      }
+      while (P.op < std::int64_t(P.ops.size())) {
+        const auto o = P.ops[P.op];
+        typename Plan::Future t;
+        if (o.type == Plan::Op::Potrf) {
+          t = P.spawn(P.last_at(o.k, o.k), TaskPriority::High,
+                      [s, fb, k = o.k](detail::SupernodalNumeric& n) { n.block_potrf(s, *fb, k); });
+        } else if (o.type == Plan::Op::Trsm) {
+          auto [ok, dep] = P.all_of({P.last_at(o.k, o.k), P.last_at(o.i, o.k)});
+          if (!ok) return pause();
+          t = P.spawn(dep, TaskPriority::High,
+                      [s, fb, i = o.i, k = o.k](detail::SupernodalNumeric& n) { n.block_trsm(s, *fb, i, k); });
+        } else {
+          auto [ok, dep] = P.all_of({P.last_at(o.i, o.k), P.last_at(o.j, o.k), P.last_at(o.i, o.j)});
+          if (!ok) return pause();
+          t = P.spawn(dep, TaskPriority::Regular, [s, fb, i = o.i, j = o.j, k = o.k](detail::SupernodalNumeric& n) {
+            n.block_update(s, *fb, i, j, k);
+          });
+        }
+        if (t.is_null()) return pause();
+        P.last_at(o.i, o.j) = t;
+        ++P.op;
+        if (--budget <= 0) return pause();
+      }
+      // The front is done when every block's last writer is.
+      std::vector<typename Plan::Future> lower;
+      for (std::int64_t i = 0; i < nb; ++i)
+        for (std::int64_t j = 0; j <= i; ++j) lower.push_back(P.last_at(i, j));
+      auto [ok, all] = P.all_of(lower);
+      if (!ok) return pause();
+      P.done[s] = all;
+      P.last.clear();
+      P.op = -1;
+      ++P.unit;
+      if (--budget <= 0) return pause();
+    }
+  }
+};
+
+template <class T, class Space>
+void Cholesky<T, Space>::run_tasks() {
+  if (!m_sched) m_sched.emplace(typename scheduler_type::memory_space(), m_opt.task_memory_bytes);
+  Plan plan;
+  plan.num = &m_num;
+  plan.sched = *m_sched;
+  plan.window = std::max(1, m_opt.task_window);
+  const std::int64_t ns = m_sym.nsuper;
+  plan.done.resize(ns);
+  plan.blocks.resize(ns);
+  double total = 0;
+  for (std::int64_t s = 0; s < ns; ++s)
+    if (m_sym.sparent[s] == -1) total += m_num.subtree_flops(s);
+  const double small = total * m_opt.subtree_fraction / double(std::max(1, threads()));
+  for (std::int64_t s = 0; s < ns; ++s) {
+    const std::int64_t p = m_sym.sparent[s];
+    if (m_num.subtree_flops(s) <= small) {
+      if (p == -1 || m_num.subtree_flops(p) > small) plan.units.push_back({Plan::Kind::Subtree, s});
+    } else if (m_sym.nrows(s) > m_opt.max_block && m_opt.factorization == Factorization::Cholesky) {
+      plan.blocks[s] = std::make_unique<detail::FrontBlocks>(m_num.blocks(s, m_opt.max_block));
+      plan.units.push_back({Plan::Kind::Blocked, s});
+    } else {
+      plan.units.push_back({Plan::Kind::Front, s});
+    }
+  }
+  host_spawn(TaskSingle(*m_sched, TaskPriority::Low), Generator{&plan});
+  wait(*m_sched);
+  m_stats.tasks = plan.tasks;
+  m_stats.generator_runs = plan.runs;
+}
+
+template <class T, class Space>
+void Cholesky<T, Space>::run_levels() {
+  detail::SupernodalNumeric& num = m_num;
+  auto guarded = [&num](auto&& body) {
+    if (num.failed()) return;
+    try {
+      body();
+    } catch (const std::exception& e) {
+      num.record_exception(e.what());
+    }
+  };
+  std::vector<std::int64_t> whole, blocked;
+  for (const auto& level : m_levels) {
+    whole.clear();
+    blocked.clear();
+    for (std::int64_t s : level)
+      (m_sym.nrows(s) > m_opt.max_block && m_opt.factorization == Factorization::Cholesky ? blocked : whole).push_back(s);
+    parallel_for("sparse::levelset_fronts", RangePolicy<Space>(0, std::int64_t(whole.size())), [&](std::int64_t q) {
+      guarded([&] {
+        num.assemble(whole[q]);
+        num.factor_front(whole[q]);
+      });
+    });
+    for (std::int64_t s : blocked) {
+      guarded([&] { num.assemble(s); });
+      const detail::FrontBlocks fb = num.blocks(s, m_opt.max_block);
+      const std::int64_t nb = fb.count();
+      for (std::int64_t k = 0; k < fb.kc && !num.failed(); ++k) {
+        guarded([&] { num.block_potrf(s, fb, k); });
+        parallel_for("sparse::levelset_trsm", RangePolicy<Space>(k + 1, nb),
+                     [&](std::int64_t i) { guarded([&] { num.block_trsm(s, fb, i, k); }); });
+        // The trailing blocks (i, j), k < j <= i < nb, numbered row by row.
+        const std::int64_t m = nb - k - 1;
+        parallel_for("sparse::levelset_update", RangePolicy<Space>(0, m * (m + 1) / 2), [&](std::int64_t q) {
+          std::int64_t i = 0;
+          while ((i + 1) * (i + 2) / 2 <= q) ++i;
+          const std::int64_t j = q - i * (i + 1) / 2;
+          guarded([&] { num.block_update(s, fb, k + 1 + i, k + 1 + j, k); });
+        });
+      }
+    }
+    if (num.failed()) break;
+  }
+}
+
+template <class T, class Space>
+void Cholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
+  if (!m_factorized) throw sparse_error("solve: no successful factorize() before it");
+  if (nrhs < 0) throw sparse_error("solve: negative number of right-hand sides");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::int64_t n = m_sym.n;
+  detail::BlasSingleThreaded one_blas_thread;
+  std::vector<T> xp(std::size_t(n * nrhs)), r, d;
+  auto apply = [&](const T* rhs, T* out) {
+    for (std::int64_t c = 0; c < nrhs; ++c)
+      for (std::int64_t k = 0; k < n; ++k) xp[k + c * n] = rhs[m_sym.perm[k] + c * n];
+    m_num.begin_solve(nrhs);
+    for (const auto& level : m_levels)
+      parallel_for("sparse::forward", RangePolicy<Space>(0, std::int64_t(level.size())),
+                   [&](std::int64_t q) { m_num.forward(level[q], xp.data(), nrhs); });
+    if (m_opt.factorization == Factorization::LDLt)
+      parallel_for("sparse::diagonal", RangePolicy<Space>(0, m_sym.nsuper),
+                   [&](std::int64_t s) { m_num.diagonal(s, xp.data(), nrhs); });
+    for (auto level = m_levels.rbegin(); level != m_levels.rend(); ++level)
+      parallel_for("sparse::backward", RangePolicy<Space>(0, std::int64_t(level->size())),
+                   [&](std::int64_t q) { m_num.backward((*level)[q], xp.data(), nrhs); });
+    m_num.end_solve();
+    for (std::int64_t c = 0; c < nrhs; ++c)
+      for (std::int64_t k = 0; k < n; ++k) out[m_sym.perm[k] + c * n] = xp[k + c * n];
+  };
+  if (m_opt.refinement_steps > 0 && x == b) {
+    // Refinement needs b after x is overwritten.
+    std::vector<T> copy(b, b + n * nrhs);
+    Options saved = m_opt;
+    (void)saved;
+    apply(copy.data(), x);
+    r.resize(static_cast<std::size_t>(n)), d.resize(std::size_t(n * nrhs));
+    for (int step = 0; step < m_opt.refinement_steps; ++step) {
+      std::vector<T> res(std::size_t(n * nrhs));
+      for (std::int64_t c = 0; c < nrhs; ++c) {
+        m_A.multiply(x + c * n, r.data());
+        for (std::int64_t i = 0; i < n; ++i) res[i + c * n] = copy[i + c * n] - r[i];
+      }
+      apply(res.data(), d.data());
+      for (std::int64_t i = 0; i < n * nrhs; ++i) x[i] += d[i];
+    }
+  } else {
+    apply(b, x);
+    if (m_opt.refinement_steps > 0) {
+      r.resize(static_cast<std::size_t>(n)), d.resize(std::size_t(n * nrhs));
+      std::vector<T> res(std::size_t(n * nrhs));
+      for (int step = 0; step < m_opt.refinement_steps; ++step) {
+        for (std::int64_t c = 0; c < nrhs; ++c) {
+          m_A.multiply(x + c * n, r.data());
+          for (std::int64_t i = 0; i < n; ++i) res[i + c * n] = b[i + c * n] - r[i];
+        }
+        apply(res.data(), d.data());
+        for (std::int64_t i = 0; i < n * nrhs; ++i) x[i] += d[i];
+      }
+    }
+  }
+  m_stats.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class T, class Space>
+void Cholesky<T, Space>::solve(View<T*, HostSpace> x, View<const T*, HostSpace> b) {
+  if (std::int64_t(x.extent(0)) != m_sym.n || std::int64_t(b.extent(0)) != m_sym.n)
+    throw sparse_error("solve: x has " + std::to_string(x.extent(0)) + " rows and b " + std::to_string(b.extent(0)) +
+                       ", the matrix has order " + std::to_string(m_sym.n));
+  solve(x.data(), b.data(), 1);
+}
+
+template <class T, class Space>
+void Cholesky<T, Space>::solve(View<T**, LayoutLeft, HostSpace> x, View<const T**, LayoutLeft, HostSpace> b) {
+  if (std::int64_t(x.extent(0)) != m_sym.n || std::int64_t(b.extent(0)) != m_sym.n || x.extent(1) != b.extent(1))
+    throw sparse_error("solve: x is " + std::to_string(x.extent(0)) + " x " + std::to_string(x.extent(1)) + " and b " +
+                       std::to_string(b.extent(0)) + " x " + std::to_string(b.extent(1)) + " for a matrix of order " +
+                       std::to_string(m_sym.n));
+  if (x.stride(1) != x.extent(0) || b.stride(1) != b.extent(0))
+    throw sparse_error("solve: x and b must be contiguous (n x nrhs, LayoutLeft, no subview with a stride)");
+  solve(x.data(), b.data(), std::int64_t(x.extent(1)));
+}
+
+}  // namespace tessera::sparse

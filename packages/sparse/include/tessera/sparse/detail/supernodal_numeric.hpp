@@ -1,0 +1,138 @@
+#pragma once
+// The numeric work of a supernodal (multifrontal) factorization, one
+// supernode or one 2D block at a time, with no scheduling: the task DAG and
+// the level-set scheduler (cholesky.hpp) decide what runs when and call
+// these. Supernode s owns a dense front
+//     F = [ F11   .  ]   F11: ncols x ncols, F21: (nrows - ncols) x ncols,
+//         [ F21  F22 ]   both stored in s's panel of the factor (column-major);
+//                        F22, the update matrix, is a temporary buffer that
+//                        s's parent adds into its own front (extend-add)
+//                        and then frees.
+// Large fronts are cut into square blocks of at most max_block rows and
+// columns ("2D blocks"); every block is a view (pointer + leading dimension)
+// into the panel or the update buffer, never a copy.
+#include <tessera/sparse/crs_matrix.hpp>
+#include <tessera/sparse/detail/dense_kernels.hpp>
+#include <tessera/sparse/symbolic.hpp>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tessera::sparse {
+
+enum class Factorization { Cholesky, LDLt };
+
+namespace detail {
+
+// The 2D blocks of one front: block row/column b spans
+// [bounds[b], bounds[b + 1]); blocks with column index < kc lie in the
+// panel, the others in the update buffer.
+struct FrontBlocks {
+  std::vector<std::int64_t> bounds;
+  std::int64_t kc = 0;
+  std::int64_t count() const { return std::int64_t(bounds.size()) - 1; }
+};
+
+class SupernodalNumeric {
+ public:
+  SupernodalNumeric() = default;
+  // Precomputes where each entry of A lands in the panels (pattern only).
+  void analyze(const SymbolicFactor& sym, const std::int64_t* row_map, const std::int32_t* col_idx, Factorization kind);
+
+  // Starts a factorization of A's values (same pattern as analyzed). The
+  // values must stay alive until the factorization ends.
+  void begin(const double* a_values, double pivot_tolerance);
+
+  // Supernode level: assemble = zero the panel, scatter A's entries, add the
+  // children's update matrices, free them; factor_front = the dense
+  // factorization of the whole front (Cholesky: potrf, trsm, syrk; LDLt:
+  // sytrf_rk, permuted trsm, scaled gemm).
+  void assemble(std::int64_t s);
+  void factor_front(std::int64_t s);
+  // Every supernode of the subtree rooted at `root`, in postorder (a
+  // contiguous range of supernodes ending at root).
+  void factor_subtree(std::int64_t root);
+  std::int64_t subtree_first(std::int64_t s) const { return m_first_desc[s]; }
+
+  // Block level (Cholesky only): the blocks of s's front and the three
+  // block kernels of a right-looking blocked Cholesky over them.
+  FrontBlocks blocks(std::int64_t s, std::int64_t max_block) const;
+  void block_potrf(std::int64_t s, const FrontBlocks& b, std::int64_t k);
+  void block_trsm(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t k);
+  void block_update(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j, std::int64_t k);
+  // Flops of the front of s (for task granularity).
+  double front_flops(std::int64_t s) const;
+  double subtree_flops(std::int64_t s) const { return m_subtree_flops[s]; }
+
+  // Failure state of the current factorization: the first failing pivot
+  // (column in the final order, its value) or an exception's message.
+  bool failed() const { return m_failed.load(std::memory_order_relaxed); }
+  void record_pivot_failure(std::int64_t column, double value, bool singular);
+  void record_exception(const std::string& what);
+  // Throws factorization_error (or sparse_error) describing the failure, if any.
+  void throw_if_failed() const;
+
+  // Solves with the factor, x holding nrhs columns of length n (ld n), in the
+  // final order. forward: x := L^-1 x (LDLt: L^-1 P^T); diagonal: x := D^-1 x
+  // (LDLt only); backward: x := L^-T x (LDLt: P L^-T). The forward step of s
+  // adds its children's contributions (kept in per-supernode buffers by
+  // begin_solve) so that supernodes in different subtrees never write the
+  // same rows.
+  void begin_solve(std::int64_t nrhs);
+  void forward(std::int64_t s, double* x, std::int64_t nrhs);
+  void diagonal(std::int64_t s, double* x, std::int64_t nrhs) const;
+  void backward(std::int64_t s, double* x, std::int64_t nrhs) const;
+  void end_solve();
+
+  // The inertia of an LDLt factorization: counts of positive, negative and
+  // zero eigenvalues of D (= of A, by Sylvester's law).
+  void inertia(std::int64_t& positive, std::int64_t& negative, std::int64_t& zero) const;
+
+  const SymbolicFactor& symbolic() const { return *m_sym; }
+  Factorization kind() const { return m_kind; }
+  std::size_t peak_update_bytes() const { return m_peak_update.load(); }
+  const std::vector<double>& values() const { return m_lx; }
+
+ private:
+  double* panel(std::int64_t s) { return m_lx.data() + m_sym->lx_ptr[s]; }
+  const double* panel(std::int64_t s) const { return m_lx.data() + m_sym->lx_ptr[s]; }
+  Block<double> block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j);
+  void check_pivots(std::int64_t s, std::int64_t c0, std::int64_t count);
+  void factor_front_ldlt(std::int64_t s);
+  void release_update(std::int64_t s);
+
+  const SymbolicFactor* m_sym = nullptr;
+  Factorization m_kind = Factorization::Cholesky;
+  // A's entries grouped by supernode: (position in A's values, offset in the panel).
+  std::vector<std::int64_t> m_a_ptr;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_a_map;
+  std::vector<double> m_a_diag_scale;  // |a_jj| in the final order, for the pivot tolerance
+  std::vector<std::int64_t> m_first_desc;
+  std::vector<double> m_subtree_flops;
+
+  const double* m_a = nullptr;
+  double m_tol = 0;
+  std::vector<double> m_lx;
+  std::vector<std::unique_ptr<double[]>> m_update;
+  std::atomic<std::size_t> m_update_bytes{0}, m_peak_update{0};
+  // LDLt: subdiagonal of D and the interchanges, per column (final order).
+  std::vector<double> m_e;
+  std::vector<lapack_int> m_ipiv;
+
+  std::vector<std::unique_ptr<double[]>> m_solve_buf;
+  std::int64_t m_nrhs = 0;
+
+  mutable std::mutex m_fail_mutex;
+  std::atomic<bool> m_failed{false};
+  std::int64_t m_fail_column = -1;
+  double m_fail_value = 0;
+  bool m_fail_singular = false;
+  std::string m_fail_message;
+};
+
+}  // namespace detail
+
+}  // namespace tessera::sparse

@@ -1,0 +1,114 @@
+#pragma once
+// Reading sparse matrices. One Matrix Market parser serves the whole
+// project: the graph package's (tessera::graph::read_matrix_market), which
+// reports every problem as "<file>:<line>: <problem>". This layer adds what a
+// numerical reader needs on top: non-finite values refused with file:line,
+// skew-symmetric files refused, general files checked for a symmetric
+// pattern, and pattern files turned into graph Laplacian + I.
+//
+//   auto A = tessera::sparse::read_matrix_market<double>("bcsstk13.mtx");
+//   auto L = tessera::sparse::read_matrix_market<double>("can___24.mtx");   // pattern: Laplacian + I
+#include <tessera/graph/io.hpp>
+#include <tessera/sparse/crs_matrix.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tessera::sparse {
+
+struct ReadOptions {
+  // A pattern file (no values) becomes the Laplacian of its graph plus the
+  // identity, L + I = D - A + I: symmetric positive definite.
+  bool pattern_as_laplacian = true;
+  graph::progress_callback progress = nullptr;
+  void* progress_user = nullptr;
+};
+
+// A dense block of right-hand sides (rows x cols, column-major).
+struct DenseMatrix {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<double> values;
+};
+
+// Reads right-hand sides from a Matrix Market file: "array real|integer
+// general" (column-major values) or "coordinate real|integer general"
+// (missing entries are zero). Errors are graph::io_error "<file>:<line>: ...".
+DenseMatrix read_dense_matrix_market(const std::string& path);
+
+// The Laplacian + I of a simple undirected graph on n vertices given as an
+// edge list (self-loops dropped, duplicate edges counted once).
+template <class T>
+CrsMatrix<T> laplacian_plus_identity(std::int64_t n, const std::vector<std::int64_t>& src,
+                                     const std::vector<std::int64_t>& dst, std::string origin = {}) {
+  std::vector<std::int64_t> r, c;
+  std::vector<T> v;
+  r.reserve(2 * src.size() + n);
+  c.reserve(2 * src.size() + n);
+  for (std::size_t k = 0; k < src.size(); ++k) {
+    if (src[k] == dst[k]) continue;
+    r.push_back(src[k]);
+    c.push_back(dst[k]);
+    r.push_back(dst[k]);
+    c.push_back(src[k]);
+  }
+  // Deduplicate the edges (both directions present), then count degrees.
+  std::vector<std::pair<std::int64_t, std::int64_t>> e(r.size());
+  for (std::size_t k = 0; k < r.size(); ++k) e[k] = {r[k], c[k]};
+  std::sort(e.begin(), e.end());
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  std::vector<T> degree(n, T(0));
+  r.clear();
+  c.clear();
+  for (auto [i, j] : e) {
+    r.push_back(i);
+    c.push_back(j);
+    v.push_back(T(-1));
+    degree[i] += T(1);
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    r.push_back(i);
+    c.push_back(i);
+    v.push_back(degree[i] + T(1));
+  }
+  return CrsMatrix<T>::from_triplets(n, r, c, v, Storage::Full, std::move(origin));
+}
+
+// Reads a real, integer or pattern Matrix Market file into full symmetric
+// storage. Throws graph::io_error ("<file>:<line>: ...") for a malformed
+// file, a non-square matrix or a NaN/Inf value, and sparse_error for a
+// skew-symmetric file or a general file whose pattern is not symmetric.
+template <class T>
+CrsMatrix<T> read_matrix_market(const std::string& path, const ReadOptions& opts = {}) {
+  graph::read_options ro;
+  ro.progress = opts.progress;
+  ro.progress_user = opts.progress_user;
+  ro.reject_non_finite = true;
+  graph::edge_list el = graph::read_matrix_market(path, ro);
+  if (el.mm_symmetry == "skew-symmetric")
+    throw graph::io_error(path, 1, "a skew-symmetric matrix is not symmetric: the solvers need a symmetric matrix");
+  if (el.mm_field == "pattern") {
+    if (!opts.pattern_as_laplacian)
+      throw graph::io_error(path, 1, "a pattern file holds no values (read it with pattern_as_laplacian = true)");
+    return laplacian_plus_identity<T>(el.num_vertices, el.src, el.dst, path + " (Laplacian + I)");
+  }
+  std::vector<T> vals(el.weights.begin(), el.weights.end());
+  const Storage storage = el.mm_symmetry == "symmetric" ? Storage::Lower : Storage::Full;
+  if (storage == Storage::Lower) {
+    // Symmetric files store one triangle; some writers use the upper one.
+    // Entries on both sides of the diagonal would be a malformed file.
+    bool upper = false, lower = false;
+    for (std::size_t k = 0; k < el.src.size(); ++k) {
+      upper |= el.src[k] < el.dst[k];
+      lower |= el.src[k] > el.dst[k];
+    }
+    if (upper && lower)
+      throw graph::io_error(path, 0, "a symmetric file must store one triangle, this one has entries above and below the diagonal");
+    auto A = CrsMatrix<T>::from_triplets(el.num_vertices, el.src, el.dst, vals, upper ? Storage::Upper : Storage::Lower, path);
+    return A;
+  }
+  auto A = CrsMatrix<T>::from_triplets(el.num_vertices, el.src, el.dst, vals, Storage::Full, path);
+  A.check_symmetric_pattern();
+  return A;
+}
+
+}  // namespace tessera::sparse

@@ -1,0 +1,81 @@
+// Right-hand sides from Matrix Market files (array or coordinate format).
+#include <tessera/sparse/matrix_io.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace tessera::sparse {
+
+DenseMatrix read_dense_matrix_market(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw graph::io_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  std::string line;
+  std::int64_t lineno = 0;
+  auto err = [&](const std::string& what) { return graph::io_error(path, lineno, what); };
+  if (!std::getline(in, line)) throw graph::io_error(path, 0, "empty file: missing the %%MatrixMarket banner");
+  ++lineno;
+  std::istringstream banner(line);
+  std::string mm, object, format, field, symmetry;
+  banner >> mm >> object >> format >> field >> symmetry;
+  for (auto* w : {&mm, &object, &format, &field, &symmetry})
+    for (auto& c : *w) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (mm != "%%matrixmarket") throw err("missing the %%MatrixMarket banner");
+  if (object != "matrix") throw err("unknown object '" + object + "' (expected 'matrix')");
+  if (format != "array" && format != "coordinate") throw err("unknown format '" + format + "'");
+  if (field != "real" && field != "integer" && field != "double")
+    throw err("right-hand sides must be real or integer, not '" + field + "'");
+  if (symmetry != "general") throw err("right-hand sides must be 'general', not '" + symmetry + "'");
+  const bool array = format == "array";
+  DenseMatrix d;
+  std::int64_t entries = -1;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '%' || line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::istringstream size(line);
+    std::string extra;
+    if (array ? !(size >> d.rows >> d.cols) : !(size >> d.rows >> d.cols >> entries))
+      throw err(std::string("the size line must hold ") + (array ? "2" : "3") + " integers, found '" + line + "'");
+    if (size >> extra) throw err("unexpected '" + extra + "' on the size line");
+    if (d.rows < 0 || d.cols < 0 || (!array && entries < 0)) throw err("negative size");
+    break;
+  }
+  if (d.rows < 0 || (d.rows == 0 && d.cols == 0 && entries < 0 && in.eof()))
+    throw graph::io_error(path, lineno, "no size line after the banner");
+  if (double(d.rows) * double(d.cols) > 1e10) throw err("too large for a dense block of right-hand sides");
+  d.values.assign(std::size_t(d.rows * d.cols), 0.0);
+  const std::int64_t want = array ? d.rows * d.cols : entries;
+  std::int64_t count = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '%' || line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (count == want) throw err("more entries than the " + std::to_string(want) + " declared");
+    std::istringstream e(line);
+    std::int64_t i = 0, j = 0;
+    double v = 0;
+    std::string extra;
+    if (array) {
+      if (!(e >> v)) throw err("value '" + line + "' is not a number");
+      i = count % std::max<std::int64_t>(d.rows, 1);
+      j = count / std::max<std::int64_t>(d.rows, 1);
+    } else {
+      if (!(e >> i >> j >> v)) throw err("an entry is 'row column value', found '" + line + "'");
+      if (i < 1 || i > d.rows) throw err("row index " + std::to_string(i) + " outside 1.." + std::to_string(d.rows));
+      if (j < 1 || j > d.cols) throw err("column index " + std::to_string(j) + " outside 1.." + std::to_string(d.cols));
+      --i;
+      --j;
+    }
+    if (e >> extra) throw err("unexpected '" + extra + "' after the entry");
+    if (!std::isfinite(v)) throw err("value of entry " + std::to_string(count + 1) + " is not finite");
+    d.values[std::size_t(i + j * d.rows)] += v;
+    ++count;
+  }
+  if (count < want)
+    throw graph::io_error(path, lineno, "the file ends after " + std::to_string(count) + " of the " +
+                                            std::to_string(want) + " entries declared");
+  return d;
+}
+
+}  // namespace tessera::sparse

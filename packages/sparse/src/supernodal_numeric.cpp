@@ -1,0 +1,445 @@
+// Numeric kernels of the supernodal factorization and solves (see
+// detail/supernodal_numeric.hpp for the layout).
+#include <tessera/sparse/detail/supernodal_numeric.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace tessera::sparse::detail {
+
+void SupernodalNumeric::analyze(const SymbolicFactor& sym, const std::int64_t* rm, const std::int32_t* ci,
+                                Factorization kind) {
+  m_sym = &sym;
+  m_kind = kind;
+  const std::int64_t n = sym.n, ns = sym.nsuper;
+  // Where each entry of A's lower triangle (final order) lands.
+  m_a_ptr.assign(ns + 1, 0);
+  for (std::int64_t r = 0; r < n; ++r)
+    for (std::int64_t k = rm[r]; k < rm[r + 1]; ++k) {
+      const std::int64_t i = sym.iperm[r], j = sym.iperm[ci[k]];
+      if (i >= j) ++m_a_ptr[sym.col_to_super[j] + 1];
+    }
+  for (std::int64_t s = 0; s < ns; ++s) m_a_ptr[s + 1] += m_a_ptr[s];
+  m_a_map.assign(m_a_ptr[ns], {0, 0});
+  std::vector<std::int64_t> pos(m_a_ptr.begin(), m_a_ptr.end() - 1);
+  m_a_diag_scale.assign(n, 0.0);
+  for (std::int64_t r = 0; r < n; ++r)
+    for (std::int64_t k = rm[r]; k < rm[r + 1]; ++k) {
+      const std::int64_t i = sym.iperm[r], j = sym.iperm[ci[k]];
+      if (i < j) continue;
+      const std::int64_t s = sym.col_to_super[j];
+      const auto b = sym.rows.begin() + sym.rows_ptr[s], e = sym.rows.begin() + sym.rows_ptr[s + 1];
+      const std::int64_t local = std::lower_bound(b, e, i) - b;
+      const std::int64_t off = sym.lx_ptr[s] + (j - sym.super_ptr[s]) * sym.nrows(s) + local;
+      m_a_map[pos[s]++] = {k, off};
+    }
+  m_first_desc.resize(ns);
+  m_subtree_flops.assign(ns, 0.0);
+  for (std::int64_t s = 0; s < ns; ++s) m_first_desc[s] = s;
+  for (std::int64_t s = 0; s < ns; ++s) {  // children come before parents
+    m_subtree_flops[s] += front_flops(s);
+    if (const std::int64_t p = sym.sparent[s]; p != -1) {
+      m_first_desc[p] = std::min(m_first_desc[p], m_first_desc[s]);
+      m_subtree_flops[p] += m_subtree_flops[s];
+    }
+  }
+  m_lx.assign(std::size_t(sym.lx_ptr[ns]), 0.0);
+  m_update.clear();
+  m_update.resize(ns);
+  if (kind == Factorization::LDLt) {
+    m_e.assign(n, 0.0);
+    m_ipiv.assign(n, 0);
+  } else {
+    m_e.clear();
+    m_ipiv.clear();
+  }
+}
+
+double SupernodalNumeric::front_flops(std::int64_t s) const {
+  const double m = double(m_sym->nrows(s)), nc = double(m_sym->ncols(s));
+  // sum over the front's columns c of (m - c)^2
+  double f = 0;
+  for (double c = 0; c < nc; c += 1) f += (m - c) * (m - c);
+  return f;
+}
+
+void SupernodalNumeric::begin(const double* a_values, double pivot_tolerance) {
+  m_a = a_values;
+  m_tol = pivot_tolerance;
+  m_failed.store(false);
+  m_fail_column = -1;
+  m_fail_value = 0;
+  m_fail_message.clear();
+  m_update_bytes.store(0);
+  m_peak_update.store(0);
+  for (auto& u : m_update) u.reset();
+  if (m_tol > 0) {
+    std::fill(m_a_diag_scale.begin(), m_a_diag_scale.end(), 0.0);
+    for (std::int64_t s = 0; s < m_sym->nsuper; ++s)
+      for (std::int64_t q = m_a_ptr[s]; q < m_a_ptr[s + 1]; ++q) {
+        const std::int64_t off = m_a_map[q].second - m_sym->lx_ptr[s];
+        const std::int64_t m = m_sym->nrows(s), local = off % m, col = off / m;
+        if (local == col) m_a_diag_scale[m_sym->super_ptr[s] + col] = std::abs(m_a[m_a_map[q].first]);
+      }
+  }
+}
+
+void SupernodalNumeric::release_update(std::int64_t s) {
+  if (!m_update[s]) return;
+  const std::int64_t mu = m_sym->nrows(s) - m_sym->ncols(s);
+  m_update[s].reset();
+  m_update_bytes.fetch_sub(std::size_t(mu * mu) * sizeof(double));
+}
+
+void SupernodalNumeric::assemble(std::int64_t s) {
+  const SymbolicFactor& f = *m_sym;
+  const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
+  double* p = panel(s);
+  std::fill(p, p + m * nc, 0.0);
+  for (std::int64_t q = m_a_ptr[s]; q < m_a_ptr[s + 1]; ++q) m_lx[m_a_map[q].second] = m_a[m_a_map[q].first];
+  double* u = nullptr;
+  if (mu > 0) {
+    m_update[s].reset(new double[std::size_t(mu * mu)]);
+    u = m_update[s].get();
+    std::fill(u, u + mu * mu, 0.0);
+    const std::size_t now = m_update_bytes.fetch_add(std::size_t(mu * mu) * sizeof(double)) + std::size_t(mu * mu) * sizeof(double);
+    std::size_t peak = m_peak_update.load();
+    while (now > peak && !m_peak_update.compare_exchange_weak(peak, now)) {
+    }
+  }
+  for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) {
+    const std::int64_t c = f.child_list[k];
+    const std::int64_t muc = f.nrows(c) - f.ncols(c);
+    const double* uc = m_update[c].get();
+    if (muc == 0 || uc == nullptr) continue;
+    const std::int32_t* rel = f.relidx.data() + f.rows_ptr[c] + f.ncols(c);
+    for (std::int64_t b = 0; b < muc; ++b) {
+      const std::int64_t lb = rel[b];
+      const double* col = uc + b * muc;
+      if (lb < nc) {
+        double* dst = p + lb * m;
+        for (std::int64_t a = b; a < muc; ++a) dst[rel[a]] += col[a];
+      } else {
+        double* dst = u + (lb - nc) * mu - nc;  // dst[la] = U(la - nc, lb - nc)
+        for (std::int64_t a = b; a < muc; ++a) dst[rel[a]] += col[a];
+      }
+    }
+    release_update(c);
+  }
+}
+
+void SupernodalNumeric::check_pivots(std::int64_t s, std::int64_t first, std::int64_t count) {
+  if (m_tol <= 0) return;
+  const std::int64_t m = m_sym->nrows(s), c0 = m_sym->super_ptr[s];
+  const double* p = panel(s);
+  for (std::int64_t c = first; c < first + count; ++c) {
+    const double l = p[c + c * m];
+    if (l * l <= m_tol * m_a_diag_scale[c0 + c]) {
+      record_pivot_failure(c0 + c, l * l, true);
+      return;
+    }
+  }
+}
+
+void SupernodalNumeric::factor_front(std::int64_t s) {
+  if (m_kind == Factorization::LDLt) return factor_front_ldlt(s);
+  const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s), mu = m - nc;
+  double* p = panel(s);
+  double* u = m_update[s].get();
+  int info = 0;
+  if (m <= 16) {
+    info = front_cholesky_inline(p, m, nc, u);
+  } else {
+    info = potrf({p, nc, nc, m});
+    if (info == 0 && mu > 0) {
+      trsm_right_lower_trans({p, nc, nc, m}, {p + nc, mu, nc, m});
+      syrk_minus({p + nc, mu, nc, m}, {u, mu, mu, mu});
+    }
+  }
+  if (info > 0) {
+    const std::int64_t c = info - 1;
+    record_pivot_failure(m_sym->super_ptr[s] + c, p[c + c * m], false);
+    return;
+  }
+  check_pivots(s, 0, nc);
+}
+
+void SupernodalNumeric::factor_front_ldlt(std::int64_t s) {
+  const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s), mu = m - nc, c0 = m_sym->super_ptr[s];
+  double* p = panel(s);
+  double* e = m_e.data() + c0;
+  lapack_int* ipiv = m_ipiv.data() + c0;
+  const int info = sytrf_rk({p, nc, nc, m}, e, ipiv);
+  if (info > 0) {
+    record_pivot_failure(c0 + info - 1, 0.0, true);
+    return;
+  }
+  if (info < 0) {
+    record_exception("dsytrf_rk rejected argument " + std::to_string(-info) + " for supernode " + std::to_string(s));
+    return;
+  }
+  if (mu == 0) return;
+  double* f21 = p + nc;
+  // W = F21 P (the interchanges applied to the columns, in order), then
+  // W := W L11^-T = L21 D.
+  for (std::int64_t k = 0; k < nc; ++k) {
+    const std::int64_t kp = std::abs(ipiv[k]) - 1;
+    if (kp != k) std::swap_ranges(f21 + k * m, f21 + k * m + mu, f21 + kp * m);
+  }
+  trsm_right_lower_trans({p, nc, nc, m}, {f21, mu, nc, m}, /*unit=*/true);
+  std::unique_ptr<double[]> w(new double[std::size_t(mu * nc)]);
+  for (std::int64_t k = 0; k < nc; ++k) std::memcpy(w.get() + k * mu, f21 + k * m, sizeof(double) * mu);
+  // L21 = W D^-1, block by block of D.
+  for (std::int64_t k = 0; k < nc;) {
+    if (ipiv[k] > 0) {
+      const double inv = 1.0 / p[k + k * m];
+      for (std::int64_t r = 0; r < mu; ++r) f21[r + k * m] *= inv;
+      ++k;
+    } else {
+      const double a = p[k + k * m], b = e[k], c = p[(k + 1) + (k + 1) * m];
+      const double det = a * c - b * b;
+      for (std::int64_t r = 0; r < mu; ++r) {
+        const double w0 = f21[r + k * m], w1 = f21[r + (k + 1) * m];
+        f21[r + k * m] = (c * w0 - b * w1) / det;
+        f21[r + (k + 1) * m] = (a * w1 - b * w0) / det;
+      }
+      k += 2;
+    }
+  }
+  gemm_minus_abt({f21, mu, nc, m}, {w.get(), mu, nc, mu}, {m_update[s].get(), mu, mu, mu});
+}
+
+void SupernodalNumeric::factor_subtree(std::int64_t root) {
+  for (std::int64_t s = m_first_desc[root]; s <= root; ++s) {
+    if (failed()) return;
+    assemble(s);
+    factor_front(s);
+  }
+}
+
+FrontBlocks SupernodalNumeric::blocks(std::int64_t s, std::int64_t max_block) const {
+  FrontBlocks b;
+  const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s);
+  auto split = [&](std::int64_t lo, std::int64_t hi) {
+    const std::int64_t len = hi - lo;
+    if (len <= 0) return std::int64_t(0);
+    const std::int64_t parts = (len + max_block - 1) / max_block;
+    for (std::int64_t q = 0; q < parts; ++q) b.bounds.push_back(lo + len * q / parts);
+    return parts;
+  };
+  b.kc = split(0, nc);
+  split(nc, m);
+  b.bounds.push_back(m);
+  return b;
+}
+
+Block<double> SupernodalNumeric::block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j) {
+  const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s), mu = m - nc;
+  const std::int64_t r0 = b.bounds[i], rows = b.bounds[i + 1] - r0, c0 = b.bounds[j], cols = b.bounds[j + 1] - c0;
+  if (j < b.kc) return {panel(s) + r0 + c0 * m, rows, cols, m};
+  return {m_update[s].get() + (r0 - nc) + (c0 - nc) * mu, rows, cols, mu};
+}
+
+void SupernodalNumeric::block_potrf(std::int64_t s, const FrontBlocks& b, std::int64_t k) {
+  Block<double> a = block_at(s, b, k, k);
+  const int info = potrf(a);
+  if (info > 0) {
+    const std::int64_t c = info - 1;
+    record_pivot_failure(m_sym->super_ptr[s] + b.bounds[k] + c, a(c, c), false);
+    return;
+  }
+  check_pivots(s, b.bounds[k], a.cols);
+}
+
+void SupernodalNumeric::block_trsm(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t k) {
+  const Block<double> l = block_at(s, b, k, k);
+  trsm_right_lower_trans({l.p, l.rows, l.cols, l.ld}, block_at(s, b, i, k));
+}
+
+void SupernodalNumeric::block_update(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j,
+                                     std::int64_t k) {
+  const Block<double> a = block_at(s, b, i, k);
+  if (i == j) {
+    syrk_minus({a.p, a.rows, a.cols, a.ld}, block_at(s, b, i, i));
+  } else {
+    const Block<double> bt = block_at(s, b, j, k);
+    gemm_minus_abt({a.p, a.rows, a.cols, a.ld}, {bt.p, bt.rows, bt.cols, bt.ld}, block_at(s, b, i, j));
+  }
+}
+
+void SupernodalNumeric::record_pivot_failure(std::int64_t column, double value, bool singular) {
+  std::lock_guard<std::mutex> lock(m_fail_mutex);
+  // Keep the smallest column: the same answer whatever order tasks ran in
+  // (among the failures that happened before the others stopped).
+  if (m_fail_column == -1 || column < m_fail_column) {
+    m_fail_column = column;
+    m_fail_value = value;
+    m_fail_singular = singular;
+  }
+  m_failed.store(true);
+}
+
+void SupernodalNumeric::record_exception(const std::string& what) {
+  std::lock_guard<std::mutex> lock(m_fail_mutex);
+  if (m_fail_message.empty()) m_fail_message = what;
+  m_failed.store(true);
+}
+
+void SupernodalNumeric::throw_if_failed() const {
+  std::lock_guard<std::mutex> lock(m_fail_mutex);
+  if (!m_failed.load()) return;
+  if (m_fail_column >= 0) {
+    const std::int64_t original = m_sym->perm[m_fail_column];
+    char value[64];
+    std::snprintf(value, sizeof value, "%.6g", m_fail_value);
+    std::string what;
+    if (m_kind == Factorization::LDLt) {
+      what = "the matrix is singular: LDL^T pivot of column " + std::to_string(original + 1) + " is exactly zero";
+    } else if (m_fail_value == 0.0) {
+      what = "the matrix is singular: pivot of column " + std::to_string(original + 1) + " is exactly zero";
+    } else if (m_fail_singular) {
+      what = "the matrix is singular to working precision or not positive definite: pivot of column " +
+             std::to_string(original + 1) + " is " + value + ", below the pivot tolerance times |a(j,j)|";
+    } else {
+      what = "the matrix is not positive definite: pivot of column " + std::to_string(original + 1) + " is " + value +
+             " (try --factor ldlt for a symmetric indefinite matrix)";
+    }
+    throw factorization_error(what + " (column 1-based, in the matrix's own numbering)", original, m_fail_value);
+  }
+  throw sparse_error("factorization failed: " + m_fail_message);
+}
+
+void SupernodalNumeric::begin_solve(std::int64_t nrhs) {
+  m_nrhs = nrhs;
+  m_solve_buf.clear();
+  m_solve_buf.resize(m_sym->nsuper);
+}
+
+void SupernodalNumeric::end_solve() { m_solve_buf.clear(); }
+
+void SupernodalNumeric::forward(std::int64_t s, double* x, std::int64_t nrhs) {
+  const SymbolicFactor& f = *m_sym;
+  const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), mu = m - nc, c0 = f.super_ptr[s];
+  std::unique_ptr<double[]> t;
+  if (mu > 0) {
+    t.reset(new double[std::size_t(mu * nrhs)]);
+    std::fill(t.get(), t.get() + mu * nrhs, 0.0);
+  }
+  for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) {
+    const std::int64_t c = f.child_list[k];
+    const std::int64_t muc = f.nrows(c) - f.ncols(c);
+    const double* wc = m_solve_buf[c].get();
+    if (!wc) continue;
+    const std::int32_t* rel = f.relidx.data() + f.rows_ptr[c] + f.ncols(c);
+    for (std::int64_t r = 0; r < nrhs; ++r)
+      for (std::int64_t a = 0; a < muc; ++a) {
+        const std::int64_t la = rel[a];
+        const double v = wc[a + r * muc];
+        if (la < nc) x[c0 + la + r * n] -= v;
+        else t[(la - nc) + r * mu] += v;
+      }
+    m_solve_buf[c].reset();
+  }
+  const double* p = panel(s);
+  double* xs = x + c0;
+  if (m_kind == Factorization::LDLt) {
+    const lapack_int* ipiv = m_ipiv.data() + c0;
+    for (std::int64_t k = 0; k < nc; ++k) {
+      const std::int64_t kp = std::abs(ipiv[k]) - 1;
+      if (kp != k)
+        for (std::int64_t r = 0; r < nrhs; ++r) std::swap(xs[k + r * n], xs[kp + r * n]);
+    }
+  }
+  trsm_left_lower({p, nc, nc, m}, {xs, nc, nrhs, n}, false, m_kind == Factorization::LDLt);
+  if (mu > 0) {
+    gemm_ab({p + nc, mu, nc, m}, {xs, nc, nrhs, n}, 1.0, {t.get(), mu, nrhs, mu});
+    m_solve_buf[s] = std::move(t);
+  }
+}
+
+void SupernodalNumeric::diagonal(std::int64_t s, double* x, std::int64_t nrhs) const {
+  if (m_kind != Factorization::LDLt) return;
+  const SymbolicFactor& f = *m_sym;
+  const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), c0 = f.super_ptr[s];
+  const double* p = panel(s);
+  const double* e = m_e.data() + c0;
+  const lapack_int* ipiv = m_ipiv.data() + c0;
+  double* xs = x + c0;
+  for (std::int64_t k = 0; k < nc;) {
+    if (ipiv[k] > 0) {
+      for (std::int64_t r = 0; r < nrhs; ++r) xs[k + r * n] /= p[k + k * m];
+      ++k;
+    } else {
+      const double a = p[k + k * m], b = e[k], c = p[(k + 1) + (k + 1) * m];
+      const double det = a * c - b * b;
+      for (std::int64_t r = 0; r < nrhs; ++r) {
+        const double y0 = xs[k + r * n], y1 = xs[k + 1 + r * n];
+        xs[k + r * n] = (c * y0 - b * y1) / det;
+        xs[k + 1 + r * n] = (a * y1 - b * y0) / det;
+      }
+      k += 2;
+    }
+  }
+}
+
+void SupernodalNumeric::backward(std::int64_t s, double* x, std::int64_t nrhs) const {
+  const SymbolicFactor& f = *m_sym;
+  const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), mu = m - nc, c0 = f.super_ptr[s];
+  const double* p = panel(s);
+  double* xs = x + c0;
+  if (mu > 0) {
+    std::unique_ptr<double[]> xb(new double[std::size_t(mu * nrhs)]);
+    const std::int64_t* below = f.rows.data() + f.rows_ptr[s] + nc;
+    for (std::int64_t r = 0; r < nrhs; ++r)
+      for (std::int64_t a = 0; a < mu; ++a) xb[a + r * mu] = x[below[a] + r * n];
+    gemm_atb(-1.0, {p + nc, mu, nc, m}, {xb.get(), mu, nrhs, mu}, {xs, nc, nrhs, n});
+  }
+  trsm_left_lower({p, nc, nc, m}, {xs, nc, nrhs, n}, true, m_kind == Factorization::LDLt);
+  if (m_kind == Factorization::LDLt) {
+    const lapack_int* ipiv = m_ipiv.data() + c0;
+    for (std::int64_t k = nc - 1; k >= 0; --k) {
+      const std::int64_t kp = std::abs(ipiv[k]) - 1;
+      if (kp != k)
+        for (std::int64_t r = 0; r < nrhs; ++r) std::swap(xs[k + r * n], xs[kp + r * n]);
+    }
+  }
+}
+
+void SupernodalNumeric::inertia(std::int64_t& positive, std::int64_t& negative, std::int64_t& zero) const {
+  positive = negative = zero = 0;
+  const SymbolicFactor& f = *m_sym;
+  auto count = [&](double v) { (v > 0 ? positive : v < 0 ? negative : zero) += 1; };
+  for (std::int64_t s = 0; s < f.nsuper; ++s) {
+    const std::int64_t m = f.nrows(s), nc = f.ncols(s), c0 = f.super_ptr[s];
+    const double* p = panel(s);
+    if (m_kind == Factorization::Cholesky) {
+      positive += nc;
+      continue;
+    }
+    for (std::int64_t k = 0; k < nc;) {
+      if (m_ipiv[c0 + k] > 0) {
+        count(p[k + k * m]);
+        ++k;
+      } else {
+        // Eigenvalues of [a b; b c]: signs from the determinant and trace.
+        const double a = p[k + k * m], b = m_e[c0 + k], c = p[(k + 1) + (k + 1) * m];
+        const double det = a * c - b * b, tr = a + c;
+        if (det < 0) {
+          ++positive;
+          ++negative;
+        } else if (det > 0) {
+          count(tr);
+          count(tr);
+        } else {
+          count(tr);
+          ++zero;
+        }
+        k += 2;
+      }
+    }
+  }
+}
+
+}  // namespace tessera::sparse::detail

@@ -1,0 +1,125 @@
+#pragma once
+// Shared helpers of the sparse tests: where the data lives, independent
+// references (dense Cholesky, dense matrices) and error measures.
+#include "tessera_test_spaces.hpp"
+
+#include <tessera/sparse.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sparse_test {
+
+namespace ts = tessera::sparse;
+
+// The repository's examples/data; a missing file is a failure, not a skip.
+inline std::string data_file(const std::string& relative) {
+  const std::string path = std::string(TESSERA_DATA_DIR) + "/" + relative;
+  if (!std::filesystem::exists(path)) ADD_FAILURE() << "test data file missing: " << path;
+  return path;
+}
+
+// Dense column-major copy of A.
+inline std::vector<double> dense(const ts::CrsMatrix<double>& A) {
+  const std::int64_t n = A.num_rows();
+  std::vector<double> d(std::size_t(n * n), 0.0);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k) d[i + A.col_idx()[k] * n] = A.values()[k];
+  return d;
+}
+
+// Textbook dense Cholesky (lower, column-major), independent of the library's
+// code and of LAPACK; returns false for a non-positive pivot.
+inline bool dense_cholesky(std::vector<double>& a, std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j) {
+    double d = a[j + j * n];
+    for (std::int64_t k = 0; k < j; ++k) d -= a[j + k * n] * a[j + k * n];
+    if (!(d > 0)) return false;
+    a[j + j * n] = std::sqrt(d);
+    for (std::int64_t i = j + 1; i < n; ++i) {
+      double s = a[i + j * n];
+      for (std::int64_t k = 0; k < j; ++k) s -= a[i + k * n] * a[j + k * n];
+      a[i + j * n] = s / a[j + j * n];
+    }
+  }
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < j; ++i) a[i + j * n] = 0;
+  return true;
+}
+
+// The dense L of the library's factor, in the final (permuted) order.
+inline std::vector<double> factor_as_dense(const ts::SymbolicFactor& f, const std::vector<double>& lx) {
+  const std::int64_t n = f.n;
+  std::vector<double> l(std::size_t(n * n), 0.0);
+  for (std::int64_t s = 0; s < f.nsuper; ++s) {
+    const std::int64_t m = f.nrows(s), nc = f.ncols(s), c0 = f.super_ptr[s];
+    for (std::int64_t c = 0; c < nc; ++c)
+      for (std::int64_t a = c; a < m; ++a) l[f.rows[f.rows_ptr[s] + a] + (c0 + c) * n] = lx[f.lx_ptr[s] + a + c * m];
+  }
+  return l;
+}
+
+// P A P^T, dense, for perm[new] = old.
+inline std::vector<double> permuted_dense(const ts::CrsMatrix<double>& A, const std::vector<std::int64_t>& perm) {
+  const std::int64_t n = A.num_rows();
+  const auto d = dense(A);
+  std::vector<double> p(std::size_t(n * n));
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < n; ++i) p[i + j * n] = d[perm[i] + perm[j] * n];
+  return p;
+}
+
+// Normwise backward error ||b - A x|| / (||A|| ||x|| + ||b||), infinity norms.
+inline double backward_error(const ts::CrsMatrix<double>& A, const double* x, const double* b) {
+  const std::int64_t n = A.num_rows();
+  std::vector<double> ax(n);
+  A.multiply(x, ax.data());
+  double r = 0, xn = 0, bn = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    r = std::max(r, std::abs(b[i] - ax[i]));
+    xn = std::max(xn, std::abs(x[i]));
+    bn = std::max(bn, std::abs(b[i]));
+  }
+  return r / (A.norm_inf() * xn + bn);
+}
+
+// b = A * ones: the right-hand side whose exact solution is all ones.
+inline std::vector<double> rhs_of_ones(const ts::CrsMatrix<double>& A) {
+  std::vector<double> one(A.num_rows(), 1.0), b(A.num_rows());
+  A.multiply(one.data(), b.data());
+  return b;
+}
+
+// A random sparse SPD matrix: a random symmetric pattern (about `degree`
+// off-diagonal entries per row) with values in [-1, 1] and a dominant
+// diagonal.
+inline ts::CrsMatrix<double> random_spd(std::int64_t n, int degree, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_int_distribution<std::int64_t> pick(0, n - 1);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  std::vector<std::int64_t> r, c;
+  std::vector<double> v;
+  std::vector<double> rowsum(n, 0.0);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (int k = 0; k < degree / 2 + 1; ++k) {
+      const std::int64_t j = pick(gen);
+      if (j >= i) continue;
+      const double w = val(gen);
+      r.push_back(i);
+      c.push_back(j);
+      v.push_back(w);
+      rowsum[i] += std::abs(w);
+      rowsum[j] += std::abs(w);
+    }
+  for (std::int64_t i = 0; i < n; ++i) {
+    r.push_back(i);
+    c.push_back(i);
+    v.push_back(rowsum[i] + 1.0);
+  }
+  return ts::CrsMatrix<double>::from_triplets(n, r, c, v, ts::Storage::Lower, "random_spd");
+}
+
+}  // namespace sparse_test
