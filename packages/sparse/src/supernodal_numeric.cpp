@@ -45,7 +45,8 @@ void SupernodalNumeric::analyze(const SymbolicFactor& sym, const std::int64_t* r
       m_subtree_flops[p] += m_subtree_flops[s];
     }
   }
-  m_lx.assign(std::size_t(sym.lx_ptr[ns]), 0.0);
+  m_lx_size = std::size_t(sym.lx_ptr[ns]);
+  m_lx.reset(new double[m_lx_size]);
   m_update.clear();
   m_update.resize(ns);
   if (kind == Factorization::LDLt) {
@@ -98,12 +99,12 @@ void SupernodalNumeric::assemble(std::int64_t s) {
   const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
   double* p = panel(s);
   std::fill(p, p + m * nc, 0.0);
-  for (std::int64_t q = m_a_ptr[s]; q < m_a_ptr[s + 1]; ++q) m_lx[m_a_map[q].second] = m_a[m_a_map[q].first];
+  for (std::int64_t q = m_a_ptr[s]; q < m_a_ptr[s + 1]; ++q) m_lx[std::size_t(m_a_map[q].second)] = m_a[m_a_map[q].first];
   double* u = nullptr;
   if (mu > 0) {
     m_update[s].reset(new double[std::size_t(mu * mu)]);
     u = m_update[s].get();
-    std::fill(u, u + mu * mu, 0.0);
+    for (std::int64_t c = 0; c < mu; ++c) std::fill(u + c * mu + c, u + (c + 1) * mu, 0.0);  // lower triangle only
     const std::size_t now = m_update_bytes.fetch_add(std::size_t(mu * mu) * sizeof(double)) + std::size_t(mu * mu) * sizeof(double);
     std::size_t peak = m_peak_update.load();
     while (now > peak && !m_peak_update.compare_exchange_weak(peak, now)) {

@@ -51,7 +51,7 @@ inline bool dense_cholesky(std::vector<double>& a, std::int64_t n) {
 }
 
 // The dense L of the library's factor, in the final (permuted) order.
-inline std::vector<double> factor_as_dense(const ts::SymbolicFactor& f, const std::vector<double>& lx) {
+inline std::vector<double> factor_as_dense(const ts::SymbolicFactor& f, const double* lx) {
   const std::int64_t n = f.n;
   std::vector<double> l(std::size_t(n * n), 0.0);
   for (std::int64_t s = 0; s < f.nsuper; ++s) {

@@ -129,7 +129,7 @@ class Cholesky {
   const std::vector<std::int64_t>& permutation() const { return m_sym.perm; }
   Inertia inertia() const { return m_stats.inertia; }
   // The factor's supernodal panels (see SymbolicFactor for the layout).
-  const std::vector<double>& factor_values() const { return m_num.values(); }
+  const double* factor_values() const { return m_num.values(); }
 
  private:
   struct Plan;
@@ -138,6 +138,15 @@ class Cholesky {
   void run_levels();
   void check_same_pattern(const CrsMatrix<T>& A) const;
   int threads() const { return Space().concurrency(); }
+  // One parallel_for over the supernodes of a level; a level of one runs on
+  // the calling thread (long chains of single supernodes would otherwise
+  // pay a fork/join each).
+  template <class F>
+  void for_level(const std::vector<std::int64_t>& level, const F& f) const {
+    if (level.size() == 1) return f(level[0]);
+    parallel_for("sparse::level", RangePolicy<Space>(0, std::int64_t(level.size())),
+                 [&](std::int64_t q) { f(level[q]); });
+  }
 
   Options m_opt;
   bool m_analyzed = false, m_factorized = false;
@@ -441,10 +450,10 @@ void Cholesky<T, Space>::run_levels() {
     blocked.clear();
     for (std::int64_t s : level)
       (m_sym.nrows(s) > m_opt.max_block && m_opt.factorization == Factorization::Cholesky ? blocked : whole).push_back(s);
-    parallel_for("sparse::levelset_fronts", RangePolicy<Space>(0, std::int64_t(whole.size())), [&](std::int64_t q) {
+    for_level(whole, [&](std::int64_t s) {
       guarded([&] {
-        num.assemble(whole[q]);
-        num.factor_front(whole[q]);
+        num.assemble(s);
+        num.factor_front(s);
       });
     });
     for (std::int64_t s : blocked) {
@@ -482,14 +491,12 @@ void Cholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
       for (std::int64_t k = 0; k < n; ++k) xp[k + c * n] = rhs[m_sym.perm[k] + c * n];
     m_num.begin_solve(nrhs);
     for (const auto& level : m_levels)
-      parallel_for("sparse::forward", RangePolicy<Space>(0, std::int64_t(level.size())),
-                   [&](std::int64_t q) { m_num.forward(level[q], xp.data(), nrhs); });
+      for_level(level, [&](std::int64_t s) { m_num.forward(s, xp.data(), nrhs); });
     if (m_opt.factorization == Factorization::LDLt)
       parallel_for("sparse::diagonal", RangePolicy<Space>(0, m_sym.nsuper),
                    [&](std::int64_t s) { m_num.diagonal(s, xp.data(), nrhs); });
     for (auto level = m_levels.rbegin(); level != m_levels.rend(); ++level)
-      parallel_for("sparse::backward", RangePolicy<Space>(0, std::int64_t(level->size())),
-                   [&](std::int64_t q) { m_num.backward((*level)[q], xp.data(), nrhs); });
+      for_level(*level, [&](std::int64_t s) { m_num.backward(s, xp.data(), nrhs); });
     m_num.end_solve();
     for (std::int64_t c = 0; c < nrhs; ++c)
       for (std::int64_t k = 0; k < n; ++k) out[m_sym.perm[k] + c * n] = xp[k + c * n];

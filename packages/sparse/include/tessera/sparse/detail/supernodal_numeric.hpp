@@ -94,11 +94,13 @@ class SupernodalNumeric {
   const SymbolicFactor& symbolic() const { return *m_sym; }
   Factorization kind() const { return m_kind; }
   std::size_t peak_update_bytes() const { return m_peak_update.load(); }
-  const std::vector<double>& values() const { return m_lx; }
+  // The panels, uninitialized until a factorization assembles them.
+  const double* values() const { return m_lx.get(); }
+  std::size_t values_size() const { return m_lx_size; }
 
  private:
-  double* panel(std::int64_t s) { return m_lx.data() + m_sym->lx_ptr[s]; }
-  const double* panel(std::int64_t s) const { return m_lx.data() + m_sym->lx_ptr[s]; }
+  double* panel(std::int64_t s) { return m_lx.get() + m_sym->lx_ptr[s]; }
+  const double* panel(std::int64_t s) const { return m_lx.get() + m_sym->lx_ptr[s]; }
   Block<double> block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j);
   void check_pivots(std::int64_t s, std::int64_t c0, std::int64_t count);
   void factor_front_ldlt(std::int64_t s);
@@ -115,7 +117,10 @@ class SupernodalNumeric {
 
   const double* m_a = nullptr;
   double m_tol = 0;
-  std::vector<double> m_lx;
+  // Allocated without touching it: each panel is first written by the
+  // thread that assembles it (first touch, no serial zeroing pass).
+  std::unique_ptr<double[]> m_lx;
+  std::size_t m_lx_size = 0;
   std::vector<std::unique_ptr<double[]>> m_update;
   std::atomic<std::size_t> m_update_bytes{0}, m_peak_update{0};
   // LDLt: subdiagonal of D and the interchanges, per column (final order).

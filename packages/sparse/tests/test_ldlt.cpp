@@ -1,0 +1,91 @@
+// LDL^T for symmetric indefinite matrices: solutions, and the inertia
+// checked against the eigenvalues LAPACK's dense dsyev computes.
+#include "sparse_test_util.hpp"
+
+#include <lapacke.h>
+
+using namespace sparse_test;
+
+template <class Space>
+class LdltTest : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(LdltTest, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+
+namespace {
+
+ts::Inertia dense_inertia(const ts::CrsMatrix<double>& A) {
+  const std::int64_t n = A.num_rows();
+  auto d = dense(A);
+  std::vector<double> w(n);
+  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', int(n), d.data(), int(n), w.data()), 0);
+  // dsyev's eigenvalues are accurate to about n eps ||A||; closer to zero
+  // than that, the sign is not known.
+  const double tol = double(n) * 2.3e-16 * std::max(std::abs(w.front()), std::abs(w.back()));
+  ts::Inertia in;
+  for (double v : w) (v > tol ? in.positive : v < -tol ? in.negative : in.zero) += 1;
+  return in;
+}
+
+}  // namespace
+
+TYPED_TEST(LdltTest, HangGliderSolvesWithTheInertiaOfItsEigenvalues) {
+  using Space = TypeParam;
+  const auto H = ts::read_matrix_market<double>(data_file("matrices/hangGlider_2.mtx"));
+  const ts::Inertia expect = dense_inertia(H);
+  EXPECT_EQ(expect.zero, 0);
+  for (auto ord : {ts::Ordering::Metis, ts::Ordering::Scotch, ts::Ordering::Natural})
+    for (auto sch : {ts::Scheduler::Tasks, ts::Scheduler::LevelSet}) {
+      ts::Options opt;
+      opt.factorization = ts::Factorization::LDLt;
+      opt.ordering = ord;
+      opt.scheduler = sch;
+      opt.refinement_steps = 1;
+      ts::Cholesky<double, Space> ldlt(opt);
+      ldlt.factorize(H);
+      const auto in = ldlt.inertia();
+      EXPECT_EQ(in.positive, expect.positive) << ts::to_string(ord);
+      EXPECT_EQ(in.negative, expect.negative) << ts::to_string(ord);
+      EXPECT_EQ(in.zero, 0);
+      EXPECT_GT(ldlt.stats().paired_variables, 0);
+      const auto b = rhs_of_ones(H);
+      std::vector<double> x(b.size());
+      ldlt.solve(x.data(), b.data(), 1);
+      EXPECT_LE(backward_error(H, x.data(), b.data()), 1e-12) << ts::to_string(ord) << " " << ts::to_string(sch);
+    }
+}
+
+TYPED_TEST(LdltTest, RandomIndefiniteMatricesMatchDenseInertia) {
+  using Space = TypeParam;
+  for (std::uint64_t seed : {11u, 12u, 13u}) {
+    // A random SPD matrix with a third of its diagonal negated: indefinite.
+    auto A = random_spd(200, 6, seed);
+    for (std::int64_t i = 0; i < A.num_rows(); i += 3)
+      for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k)
+        if (A.col_idx()[k] == i) A.values()[k] = -A.values()[k];
+    const ts::Inertia expect = dense_inertia(A);
+    ts::Options opt;
+    opt.factorization = ts::Factorization::LDLt;
+    ts::Cholesky<double, Space> ldlt(opt);
+    ldlt.factorize(A);
+    EXPECT_EQ(ldlt.inertia().positive, expect.positive);
+    EXPECT_EQ(ldlt.inertia().negative, expect.negative);
+    const auto b = rhs_of_ones(A);
+    std::vector<double> x(b.size());
+    ldlt.solve(x.data(), b.data(), 1);
+    EXPECT_LE(backward_error(A, x.data(), b.data()), 1e-13);
+  }
+}
+
+TYPED_TEST(LdltTest, SpdMatrixHasAllPositiveInertiaAndSingularIsReported) {
+  using Space = TypeParam;
+  ts::Options opt;
+  opt.factorization = ts::Factorization::LDLt;
+  const auto A = ts::laplacian_2d<double>(15);
+  ts::Cholesky<double, Space> ldlt(opt);
+  ldlt.factorize(A);
+  EXPECT_EQ(ldlt.inertia().positive, A.num_rows());
+  EXPECT_EQ(ldlt.inertia().negative, 0);
+  // Two identical rows and columns (a structurally rank-deficient block).
+  const auto S = ts::CrsMatrix<double>::from_triplets(3, {0, 1, 1, 2}, {0, 0, 1, 2}, {1, 1, 1, 5}, ts::Storage::Lower);
+  ts::Cholesky<double, Space> sing(opt);
+  EXPECT_THROW(sing.factorize(S), ts::factorization_error);
+}
