@@ -47,8 +47,9 @@ void SupernodalNumeric::analyze(const SymbolicFactor& sym, const std::int64_t* r
   }
   m_lx_size = std::size_t(sym.lx_ptr[ns]);
   m_lx.reset(new double[m_lx_size]);
-  m_update.clear();
-  m_update.resize(ns);
+  release_all_updates();
+  m_update.assign(ns, nullptr);
+  m_update_size.assign(ns, 0);
   if (kind == Factorization::LDLt) {
     m_e.assign(n, 0.0);
     m_ipiv.assign(n, 0);
@@ -75,7 +76,7 @@ void SupernodalNumeric::begin(const double* a_values, double pivot_tolerance) {
   m_fail_message.clear();
   m_update_bytes.store(0);
   m_peak_update.store(0);
-  for (auto& u : m_update) u.reset();
+  release_all_updates();
   if (m_tol > 0) {
     std::fill(m_a_diag_scale.begin(), m_a_diag_scale.end(), 0.0);
     for (std::int64_t s = 0; s < m_sym->nsuper; ++s)
@@ -89,9 +90,13 @@ void SupernodalNumeric::begin(const double* a_values, double pivot_tolerance) {
 
 void SupernodalNumeric::release_update(std::int64_t s) {
   if (!m_update[s]) return;
-  const std::int64_t mu = m_sym->nrows(s) - m_sym->ncols(s);
-  m_update[s].reset();
-  m_update_bytes.fetch_sub(std::size_t(mu * mu) * sizeof(double));
+  m_buffers.release(m_update[s], m_update_size[s]);
+  m_update[s] = nullptr;
+  m_update_bytes.fetch_sub(m_update_size[s] * sizeof(double));
+}
+
+void SupernodalNumeric::release_all_updates() {
+  for (std::size_t s = 0; s < m_update.size(); ++s) release_update(std::int64_t(s));
 }
 
 void SupernodalNumeric::assemble(std::int64_t s) {
@@ -102,8 +107,9 @@ void SupernodalNumeric::assemble(std::int64_t s) {
   for (std::int64_t q = m_a_ptr[s]; q < m_a_ptr[s + 1]; ++q) m_lx[std::size_t(m_a_map[q].second)] = m_a[m_a_map[q].first];
   double* u = nullptr;
   if (mu > 0) {
-    m_update[s].reset(new double[std::size_t(mu * mu)]);
-    u = m_update[s].get();
+    m_update_size[s] = update_count(s);
+    m_update[s] = m_buffers.acquire(m_update_size[s]);
+    u = m_update[s];
     for (std::int64_t c = 0; c < mu; ++c) std::fill(u + c * mu + c, u + (c + 1) * mu, 0.0);  // lower triangle only
     const std::size_t now = m_update_bytes.fetch_add(std::size_t(mu * mu) * sizeof(double)) + std::size_t(mu * mu) * sizeof(double);
     std::size_t peak = m_peak_update.load();
@@ -113,7 +119,7 @@ void SupernodalNumeric::assemble(std::int64_t s) {
   for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) {
     const std::int64_t c = f.child_list[k];
     const std::int64_t muc = f.nrows(c) - f.ncols(c);
-    const double* uc = m_update[c].get();
+    const double* uc = m_update[c];
     if (muc == 0 || uc == nullptr) continue;
     const std::int32_t* rel = f.relidx.data() + f.rows_ptr[c] + f.ncols(c);
     for (std::int64_t b = 0; b < muc; ++b) {
@@ -148,7 +154,7 @@ void SupernodalNumeric::factor_front(std::int64_t s) {
   if (m_kind == Factorization::LDLt) return factor_front_ldlt(s);
   const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s), mu = m - nc;
   double* p = panel(s);
-  double* u = m_update[s].get();
+  double* u = m_update[s];
   int info = 0;
   if (m <= 16) {
     info = front_cholesky_inline(p, m, nc, u);
@@ -209,7 +215,7 @@ void SupernodalNumeric::factor_front_ldlt(std::int64_t s) {
       k += 2;
     }
   }
-  gemm_minus_abt({f21, mu, nc, m}, {w.get(), mu, nc, mu}, {m_update[s].get(), mu, mu, mu});
+  gemm_minus_abt({f21, mu, nc, m}, {w.get(), mu, nc, mu}, {m_update[s], mu, mu, mu});
 }
 
 void SupernodalNumeric::factor_subtree(std::int64_t root) {
@@ -240,7 +246,7 @@ Block<double> SupernodalNumeric::block_at(std::int64_t s, const FrontBlocks& b, 
   const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s), mu = m - nc;
   const std::int64_t r0 = b.bounds[i], rows = b.bounds[i + 1] - r0, c0 = b.bounds[j], cols = b.bounds[j + 1] - c0;
   if (j < b.kc) return {panel(s) + r0 + c0 * m, rows, cols, m};
-  return {m_update[s].get() + (r0 - nc) + (c0 - nc) * mu, rows, cols, mu};
+  return {m_update[s] + (r0 - nc) + (c0 - nc) * mu, rows, cols, mu};
 }
 
 void SupernodalNumeric::block_potrf(std::int64_t s, const FrontBlocks& b, std::int64_t k) {

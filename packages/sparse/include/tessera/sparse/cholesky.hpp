@@ -267,6 +267,25 @@ struct Cholesky<T, Space>::Plan {
   std::vector<Future> last;  // last writer of each block of the current blocked unit
   std::int64_t tasks = 0, runs = 0;
 
+  // Tasks that ran to the end (spawned = tasks).
+  std::atomic<std::int64_t> completed{0};
+
+  // The pool is full. A complete task's memory returns to the pool only
+  // when the last future naming it goes, and the generator holds many
+  // (done, last): drop those of complete tasks. False when nothing can ever
+  // make room (no task outstanding and nothing to drop): the pool is too
+  // small for even one more task.
+  bool make_room() {
+    std::int64_t dropped = 0;
+    for (auto* list : {&done, &last})
+      for (auto& f : *list)
+        if (!f.is_null() && f.is_ready()) {
+          f = Future();
+          ++dropped;
+        }
+    return dropped > 0 || tasks > completed.load(std::memory_order_acquire);
+  }
+
   Future& last_at(std::int64_t i, std::int64_t j) { return last[std::size_t(i * std::int64_t(blocks_count) + j)]; }
   std::int64_t blocks_count = 0;
 
@@ -283,15 +302,17 @@ struct Cholesky<T, Space>::Plan {
   }
   template <class Body>
   Future spawn(const Future& dep, TaskPriority p, Body body) {
-    auto wrapped = [n = num, body](typename scheduler_type::member_type&) {
-      if (n->failed()) return;
-      try {
-        body(*n);
-      } catch (const std::exception& e) {
-        n->record_exception(e.what());
-      } catch (...) {
-        n->record_exception("unknown exception");
+    auto wrapped = [n = num, done = &completed, body](typename scheduler_type::member_type&) {
+      if (!n->failed()) {
+        try {
+          body(*n);
+        } catch (const std::exception& e) {
+          n->record_exception(e.what());
+        } catch (...) {
+          n->record_exception("unknown exception");
+        }
       }
+      done->fetch_add(1, std::memory_order_release);
     };
     Future f = dep.is_null() ? Future(task_spawn(TaskSingle(sched, p), wrapped))
                              : Future(task_spawn(TaskSingle(dep, p), wrapped));
@@ -309,7 +330,16 @@ struct Cholesky<T, Space>::Generator {
     ++P.runs;
     const SymbolicFactor& f = P.num->symbolic();
     int budget = P.window;
+    // Out of budget: let other ready work run first.
     auto pause = [&] { respawn(this, P.sched, TaskPriority::Low); };
+    // A spawn or when_all found the pool full: retry later, once there is room.
+    auto full = [&] {
+      if (P.make_room()) return pause();
+      P.num->record_exception("the task memory (Options::task_memory_bytes = " +
+                              std::to_string(P.sched.memory().capacity()) +
+                              " bytes) cannot hold one more task of the factorization: raise it");
+      P.unit = P.units.size();
+    };
     auto children_of = [&](std::int64_t s) {
       std::vector<typename Plan::Future> deps;
       for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) deps.push_back(P.done[f.child_list[k]]);
@@ -327,7 +357,7 @@ struct Cholesky<T, Space>::Generator {
       const std::int64_t s = u.s;
       if (u.kind != Plan::Kind::Blocked) {
         auto [ok, dep] = u.kind == Plan::Kind::Front ? P.all_of(children_of(s)) : std::pair(true, typename Plan::Future());
-        if (!ok) return pause();
+        if (!ok) return full();
         typename Plan::Future t;
         if (u.kind == Plan::Kind::Subtree)
           t = P.spawn(dep, TaskPriority::Regular, [s](detail::SupernodalNumeric& n) { n.factor_subtree(s); });
@@ -336,7 +366,7 @@ struct Cholesky<T, Space>::Generator {
             n.assemble(s);
             n.factor_front(s);
           });
-        if (t.is_null()) return pause();
+        if (t.is_null()) return full();
         P.done[s] = t;
         release_children(s);
         ++P.unit;
@@ -348,9 +378,9 @@ struct Cholesky<T, Space>::Generator {
       const std::int64_t nb = fb->count();
       if (P.op == -1) {
         auto [ok, dep] = P.all_of(children_of(s));
-        if (!ok) return pause();
+        if (!ok) return full();
         auto a = P.spawn(dep, TaskPriority::High, [s](detail::SupernodalNumeric& n) { n.assemble(s); });
-        if (a.is_null()) return pause();
+        if (a.is_null()) return full();
         release_children(s);
         P.blocks_count = nb;
         P.last.assign(std::size_t(nb * nb), a);
@@ -372,17 +402,17 @@ struct Cholesky<T, Space>::Generator {
                       [s, fb, k = o.k](detail::SupernodalNumeric& n) { n.block_potrf(s, *fb, k); });
         } else if (o.type == Plan::Op::Trsm) {
           auto [ok, dep] = P.all_of({P.last_at(o.k, o.k), P.last_at(o.i, o.k)});
-          if (!ok) return pause();
+          if (!ok) return full();
           t = P.spawn(dep, TaskPriority::High,
                       [s, fb, i = o.i, k = o.k](detail::SupernodalNumeric& n) { n.block_trsm(s, *fb, i, k); });
         } else {
           auto [ok, dep] = P.all_of({P.last_at(o.i, o.k), P.last_at(o.j, o.k), P.last_at(o.i, o.j)});
-          if (!ok) return pause();
+          if (!ok) return full();
           t = P.spawn(dep, TaskPriority::Regular, [s, fb, i = o.i, j = o.j, k = o.k](detail::SupernodalNumeric& n) {
             n.block_update(s, *fb, i, j, k);
           });
         }
-        if (t.is_null()) return pause();
+        if (t.is_null()) return full();
         P.last_at(o.i, o.j) = t;
         ++P.op;
         if (--budget <= 0) return pause();
@@ -392,7 +422,7 @@ struct Cholesky<T, Space>::Generator {
       for (std::int64_t i = 0; i < nb; ++i)
         for (std::int64_t j = 0; j <= i; ++j) lower.push_back(P.last_at(i, j));
       auto [ok, all] = P.all_of(lower);
-      if (!ok) return pause();
+      if (!ok) return full();
       P.done[s] = all;
       P.last.clear();
       P.op = -1;

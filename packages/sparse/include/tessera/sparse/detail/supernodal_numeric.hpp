@@ -12,6 +12,7 @@
 // columns ("2D blocks"); every block is a view (pointer + leading dimension)
 // into the panel or the update buffer, never a copy.
 #include <tessera/sparse/crs_matrix.hpp>
+#include <tessera/sparse/detail/buffer_pool.hpp>
 #include <tessera/sparse/detail/dense_kernels.hpp>
 #include <tessera/sparse/symbolic.hpp>
 
@@ -39,6 +40,9 @@ struct FrontBlocks {
 class SupernodalNumeric {
  public:
   SupernodalNumeric() = default;
+  ~SupernodalNumeric() { release_all_updates(); }
+  SupernodalNumeric(const SupernodalNumeric&) = delete;
+  SupernodalNumeric& operator=(const SupernodalNumeric&) = delete;
   // Precomputes where each entry of A lands in the panels (pattern only).
   void analyze(const SymbolicFactor& sym, const std::int64_t* row_map, const std::int32_t* col_idx, Factorization kind);
 
@@ -105,6 +109,11 @@ class SupernodalNumeric {
   void check_pivots(std::int64_t s, std::int64_t c0, std::int64_t count);
   void factor_front_ldlt(std::int64_t s);
   void release_update(std::int64_t s);
+  void release_all_updates();
+  std::size_t update_count(std::int64_t s) const {
+    const std::int64_t mu = m_sym->nrows(s) - m_sym->ncols(s);
+    return std::size_t(mu * mu);
+  }
 
   const SymbolicFactor* m_sym = nullptr;
   Factorization m_kind = Factorization::Cholesky;
@@ -121,7 +130,11 @@ class SupernodalNumeric {
   // thread that assembles it (first touch, no serial zeroing pass).
   std::unique_ptr<double[]> m_lx;
   std::size_t m_lx_size = 0;
-  std::vector<std::unique_ptr<double[]>> m_update;
+  // Update matrices (F22) of the supernodes whose parent has not consumed
+  // them yet, from m_buffers.
+  std::vector<double*> m_update;
+  std::vector<std::size_t> m_update_size;  // the count each was acquired with
+  BufferPool m_buffers;
   std::atomic<std::size_t> m_update_bytes{0}, m_peak_update{0};
   // LDLt: subdiagonal of D and the interchanges, per column (final order).
   std::vector<double> m_e;
