@@ -136,6 +136,11 @@ class Cholesky {
   struct Generator;
   void run_tasks();
   void run_levels();
+  struct SolveGenerator;
+  void solve_tasks(double* xp, std::int64_t nrhs);
+  void solve_levels(double* xp, std::int64_t nrhs);
+  // Small subtrees (flops <= this) are one task in the factorization and the solves.
+  double small_subtree_flops() const;
   void check_same_pattern(const CrsMatrix<T>& A) const;
   int threads() const { return Space().concurrency(); }
   // One parallel_for over the supernodes of a level; a level of one runs on
@@ -442,10 +447,7 @@ void Cholesky<T, Space>::run_tasks() {
   const std::int64_t ns = m_sym.nsuper;
   plan.done.resize(ns);
   plan.blocks.resize(ns);
-  double total = 0;
-  for (std::int64_t s = 0; s < ns; ++s)
-    if (m_sym.sparent[s] == -1) total += m_num.subtree_flops(s);
-  const double small = total * m_opt.subtree_fraction / double(std::max(1, threads()));
+  const double small = small_subtree_flops();
   for (std::int64_t s = 0; s < ns; ++s) {
     const std::int64_t p = m_sym.sparent[s];
     if (m_num.subtree_flops(s) <= small) {
@@ -461,6 +463,159 @@ void Cholesky<T, Space>::run_tasks() {
   wait(*m_sched);
   m_stats.tasks = plan.tasks;
   m_stats.generator_runs = plan.runs;
+}
+
+template <class T, class Space>
+double Cholesky<T, Space>::small_subtree_flops() const {
+  double total = 0;
+  for (std::int64_t s = 0; s < m_sym.nsuper; ++s)
+    if (m_sym.sparent[s] == -1) total += m_num.subtree_flops(s);
+  return total * m_opt.subtree_fraction / double(std::max(1, threads()));
+}
+
+// The solves as one DAG: forward(s) after its children's forward,
+// diagonal + backward(s) after its parent's backward (a root's after its own
+// forward). Small subtrees are one task each way. Same windowing and
+// pool-full handling as the factorization's generator.
+template <class T, class Space>
+struct Cholesky<T, Space>::SolveGenerator {
+  using Future = BasicFuture<void, scheduler_type>;
+  struct State {
+    detail::SupernodalNumeric* num;
+    scheduler_type sched;
+    double* x;
+    std::int64_t nrhs;
+    int window;
+    std::vector<std::pair<std::int64_t, bool>> units;  // (supernode, whole subtree?)
+    std::vector<Future> fwd, bwd;
+    std::size_t next = 0;  // units.size() forward steps, then as many backward
+    std::int64_t tasks = 0;
+    std::atomic<std::int64_t> completed{0};
+    std::mutex error_mutex;
+    std::string error;
+  };
+  State* st;
+
+  template <class Body>
+  Future spawn(const Future& dep, Body body) {
+    State* S = st;
+    auto wrapped = [S, body](typename scheduler_type::member_type&) {
+      try {
+        body();
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(S->error_mutex);
+        if (S->error.empty()) S->error = e.what();
+      }
+      S->completed.fetch_add(1, std::memory_order_release);
+    };
+    Future f = dep.is_null() ? Future(task_spawn(TaskSingle(S->sched, TaskPriority::Regular), wrapped))
+                             : Future(task_spawn(TaskSingle(dep, TaskPriority::Regular), wrapped));
+    if (!f.is_null()) ++S->tasks;
+    return f;
+  }
+
+  void operator()(typename scheduler_type::member_type&) {
+    State& S = *st;
+    const SymbolicFactor& f = S.num->symbolic();
+    int budget = S.window;
+    auto full = [&] {
+      std::int64_t dropped = 0;
+      for (auto* list : {&S.fwd, &S.bwd})
+        for (auto& fu : *list)
+          if (!fu.is_null() && fu.is_ready()) {
+            fu = Future();
+            ++dropped;
+          }
+      if (dropped > 0 || S.tasks > S.completed.load(std::memory_order_acquire))
+        return respawn(this, S.sched, TaskPriority::Low);
+      std::lock_guard<std::mutex> lock(S.error_mutex);
+      S.error = "the task memory cannot hold one more task of the solve: raise Options::task_memory_bytes";
+      S.next = 2 * S.units.size();
+    };
+    const std::size_t nu = S.units.size();
+    while (S.next < 2 * nu) {
+      if (S.next < nu) {
+        const auto [s, whole] = S.units[S.next];
+        Future dep;
+        if (!whole) {
+          std::vector<Future> deps;
+          for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k)
+            if (!S.fwd[f.child_list[k]].is_null()) deps.push_back(S.fwd[f.child_list[k]]);
+          if (deps.size() == 1) dep = deps[0];
+          else if (deps.size() > 1) {
+            dep = S.sched.when_all(deps);
+            if (dep.is_null()) return full();
+          }
+        }
+        detail::SupernodalNumeric* num = S.num;
+        double* x = S.x;
+        const std::int64_t nrhs = S.nrhs;
+        const std::int64_t first = whole ? num->subtree_first(s) : s;
+        Future t = spawn(dep, [num, x, nrhs, first, s = s] {
+          for (std::int64_t q = first; q <= s; ++q) num->forward(q, x, nrhs);
+        });
+        if (t.is_null()) return full();
+        S.fwd[s] = t;
+        // A child's forward future is not needed again (only roots' are,
+        // by their backward step): let its task's memory go.
+        if (!whole)
+          for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) S.fwd[f.child_list[k]] = Future();
+      } else {
+        const auto [s, whole] = S.units[2 * nu - 1 - S.next];
+        const std::int64_t p = f.sparent[s];
+        const Future dep = p == -1 ? S.fwd[s] : S.bwd[p];
+        detail::SupernodalNumeric* num = S.num;
+        double* x = S.x;
+        const std::int64_t nrhs = S.nrhs;
+        const std::int64_t first = whole ? num->subtree_first(s) : s;
+        Future t = spawn(dep, [num, x, nrhs, first, s = s] {
+          for (std::int64_t q = s; q >= first; --q) {
+            num->diagonal(q, x, nrhs);
+            num->backward(q, x, nrhs);
+          }
+        });
+        if (t.is_null()) return full();
+        S.bwd[s] = t;
+      }
+      ++S.next;
+      if (--budget <= 0) return respawn(this, S.sched, TaskPriority::Low);
+    }
+  }
+};
+
+template <class T, class Space>
+void Cholesky<T, Space>::solve_tasks(double* xp, std::int64_t nrhs) {
+  if (!m_sched) m_sched.emplace(typename scheduler_type::memory_space(), m_opt.task_memory_bytes);
+  typename SolveGenerator::State st;
+  st.num = &m_num;
+  st.sched = *m_sched;
+  st.x = xp;
+  st.nrhs = nrhs;
+  st.window = std::max(1, m_opt.task_window);
+  const double small = small_subtree_flops();
+  for (std::int64_t s = 0; s < m_sym.nsuper; ++s) {
+    const std::int64_t p = m_sym.sparent[s];
+    if (m_num.subtree_flops(s) <= small) {
+      if (p == -1 || m_num.subtree_flops(p) > small) st.units.push_back({s, true});
+    } else {
+      st.units.push_back({s, false});
+    }
+  }
+  st.fwd.resize(m_sym.nsuper);
+  st.bwd.resize(m_sym.nsuper);
+  host_spawn(TaskSingle(*m_sched, TaskPriority::Low), SolveGenerator{&st});
+  wait(*m_sched);
+  if (!st.error.empty()) throw sparse_error("solve failed: " + st.error);
+}
+
+template <class T, class Space>
+void Cholesky<T, Space>::solve_levels(double* xp, std::int64_t nrhs) {
+  for (const auto& level : m_levels) for_level(level, [&](std::int64_t s) { m_num.forward(s, xp, nrhs); });
+  if (m_opt.factorization == Factorization::LDLt)
+    parallel_for("sparse::diagonal", RangePolicy<Space>(0, m_sym.nsuper),
+                 [&](std::int64_t s) { m_num.diagonal(s, xp, nrhs); });
+  for (auto level = m_levels.rbegin(); level != m_levels.rend(); ++level)
+    for_level(*level, [&](std::int64_t s) { m_num.backward(s, xp, nrhs); });
 }
 
 template <class T, class Space>
@@ -520,13 +675,8 @@ void Cholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
     for (std::int64_t c = 0; c < nrhs; ++c)
       for (std::int64_t k = 0; k < n; ++k) xp[k + c * n] = rhs[m_sym.perm[k] + c * n];
     m_num.begin_solve(nrhs);
-    for (const auto& level : m_levels)
-      for_level(level, [&](std::int64_t s) { m_num.forward(s, xp.data(), nrhs); });
-    if (m_opt.factorization == Factorization::LDLt)
-      parallel_for("sparse::diagonal", RangePolicy<Space>(0, m_sym.nsuper),
-                   [&](std::int64_t s) { m_num.diagonal(s, xp.data(), nrhs); });
-    for (auto level = m_levels.rbegin(); level != m_levels.rend(); ++level)
-      for_level(*level, [&](std::int64_t s) { m_num.backward(s, xp.data(), nrhs); });
+    if (m_opt.scheduler == Scheduler::Tasks) solve_tasks(xp.data(), nrhs);
+    else solve_levels(xp.data(), nrhs);
     m_num.end_solve();
     for (std::int64_t c = 0; c < nrhs; ++c)
       for (std::int64_t k = 0; k < n; ++k) out[m_sym.perm[k] + c * n] = xp[k + c * n];
@@ -534,8 +684,6 @@ void Cholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
   if (m_opt.refinement_steps > 0 && x == b) {
     // Refinement needs b after x is overwritten.
     std::vector<T> copy(b, b + n * nrhs);
-    Options saved = m_opt;
-    (void)saved;
     apply(copy.data(), x);
     r.resize(static_cast<std::size_t>(n)), d.resize(std::size_t(n * nrhs));
     for (int step = 0; step < m_opt.refinement_steps; ++step) {
