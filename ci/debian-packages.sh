@@ -13,7 +13,8 @@ for extra in "$@"; do
   case "$extra" in
     # Peers compared against in the benchmarks (memory pools, task runtimes, graph and sparse libraries).
     benchmarks) pkgs+=(libtbb-dev libmimalloc-dev libjemalloc-dev libopenblas-dev liblapacke-dev
-                       libsuitesparse-dev libgraphblas-dev libscotch-dev libmetis-dev) ;;
+                       libsuitesparse-dev libgraphblas-dev libscotch-dev libmetis-dev
+                       libtrilinos-shylu-dev libtrilinos-kokkos-dev libmumps-seq-dev) ;;
     format) pkgs+=(clang-format) ;;
     clang) pkgs+=(clang libomp-dev) ;;
     git) pkgs+=(git ca-certificates) ;;
