@@ -90,7 +90,9 @@ TYPED_TEST(IncompleteTest, Ic0OfTridiagonalIsItsExactCholesky) {
   for (std::int64_t k = 0; k < n; ++k) {
     const std::int64_t diag = p.row_ptr[k + 1] - 1;
     EXPECT_NEAR(ic.values()[diag], std::sqrt(double(k + 2) / double(k + 1)), 1e-15);
-    if (k > 0) EXPECT_NEAR(ic.values()[diag - 1], -std::sqrt(double(k) / double(k + 1)), 1e-15);
+    if (k > 0) {
+      EXPECT_NEAR(ic.values()[diag - 1], -std::sqrt(double(k) / double(k + 1)), 1e-15);
+    }
   }
 }
 

@@ -55,7 +55,9 @@ TEST(SparseMatrixIo, PatternFileBecomesLaplacianPlusIdentity) {
     double sum = 0;
     for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k) {
       sum += A.values()[k];
-      if (A.col_idx()[k] != i) EXPECT_EQ(A.values()[k], -1.0);
+      if (A.col_idx()[k] != i) {
+        EXPECT_EQ(A.values()[k], -1.0);
+      }
     }
     EXPECT_DOUBLE_EQ(sum, 1.0) << "row " << i;
   }
