@@ -10,11 +10,32 @@
 //
 // GraphBLAS formulation (the linear-algebra miniTri with GraphBLAS
 // primitives): C<A> = A A with PLUS_PAIR (a masked mxm) gives t_e on every
-// edge; t_v = (row sums of C) / 2 (a reduction). The k-count histogram then
-// comes from nested triangle counts: count(k) = triangles of the subgraph of
-// edges with t_e >= k - 2 between vertices with t_v >= C(k-1, 2) (a select
-// with a user index-unary op, then C<L> = L L' and a reduction), and
-// histogram(k) = count(k) - count(k + 1), until the count is zero.
+// edge that lies in a triangle; t_v = (row sums of C) / 2 (a reduction).
+//
+// The k-count histogram then comes from nested triangle counts over edge
+// caps. A triangle's k is the largest k with min_v t_v >= C(k-1, 2) and
+// min_e t_e >= k - 2 (clique_bound_k in triangle.hpp). Let kv(v) be the
+// largest k with t_v >= C(k-1, 2) (monotone in t_v) and give every edge
+// e = {u, v} the cap
+//
+//   w(e) = min(t_e + 2, kv(u), kv(v))  = clique_bound_k(min(t_u, t_v), t_e).
+//
+// Every vertex of a triangle is an endpoint of one of its edges, so the
+// triangle's k is the min of its three edges' caps, and
+//
+//   count(k) = triangles among the edges with w >= k  = triangles with k' >= k,
+//   histogram(k) = count(k) - count(k + 1).
+//
+// count(k) only changes where k passes a value of w: for w_{i-1} < k <= w_i
+// (w_1 < w_2 < ... < w_m the sorted distinct caps) count(k) = count(w_i).
+// So the histogram is nonzero only at caps, histogram(w_i) = count(w_i) -
+// count(w_{i+1}) (count(w_{m+1}) = 0), and only m counts are needed, not one
+// per k up to the largest (782 on Kronecker 16). Steps: W = strictly lower
+// part of C with the cap applied (one select, one apply with a user
+// index-unary op); the distinct caps from W's values; count(w_1) = T; then
+// for i = 2..m, L_i = select(VALUEGE, L_{i-1}, w_i) (a built-in select, on
+// the previous, already smaller, L) and count(w_i) = sum(C<L_i> = L_i L_i')
+// with PLUS_PAIR; stop when a count reaches zero.
 #include <tessera/analytics.hpp>
 
 #include "bench_stats.hpp"
@@ -25,9 +46,11 @@ extern "C" {
 }
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -57,19 +80,21 @@ std::vector<std::string> split(const std::string& s) {
     if (info_ != GrB_SUCCESS) die("GraphBLAS error " + std::to_string(int(info_)) + " at " #x);    \
   } while (0)
 
-// The vertex degrees the select op reads (GraphBLAS passes one scalar, k).
+// The vertex degrees the cap op reads (GraphBLAS passes one scalar, unused).
 const std::int64_t* g_tv = nullptr;
-void keep_for_k(void* z, const void* x, GrB_Index i, GrB_Index j, const void* y) {
-  const std::int64_t k = *static_cast<const std::int64_t*>(y);
-  const std::int64_t need_v = (k - 1) * (k - 2) / 2;
-  *static_cast<bool*>(z) = *static_cast<const std::int64_t*>(x) >= k - 2 && g_tv[i] >= need_v && g_tv[j] >= need_v;
+// w(e) = min(t_e + 2, kv(i), kv(j)) for the edge {i, j} with t_e = x: the
+// library's own k rule applied to min(t_i, t_j) and t_e.
+void edge_cap(void* z, const void* x, GrB_Index i, GrB_Index j, const void*) {
+  const std::int64_t ti = g_tv[i], tj = g_tv[j];
+  *static_cast<std::int64_t*>(z) = ta::clique_bound_k(ti < tj ? ti : tj, *static_cast<const std::int64_t*>(x));
 }
 
 struct gb_minitri {
   GrB_Index n = 0;
   GrB_Matrix A = nullptr;  // BOOL pattern, symmetric
-  GrB_IndexUnaryOp keep = nullptr;
+  GrB_IndexUnaryOp cap = nullptr;
   std::vector<std::int64_t> tv;
+  std::size_t distinct_caps = 0;  // m of the last run: triangle counts it needed
 
   template <class G>
   explicit gb_minitri(const G& g) {
@@ -84,23 +109,22 @@ struct gb_minitri {
     GB_CHECK(GrB_Matrix_new(&A, GrB_BOOL, n, n));
     GB_CHECK(GrB_Matrix_build_BOOL(A, I.data(), J.data(), X.get(), ent.size(), GrB_LOR));
     GB_CHECK(GrB_Matrix_wait(A, GrB_MATERIALIZE));
-    GB_CHECK(GrB_IndexUnaryOp_new(&keep, keep_for_k, GrB_BOOL, GrB_INT64, GrB_INT64));
+    GB_CHECK(GrB_IndexUnaryOp_new(&cap, edge_cap, GrB_INT64, GrB_INT64, GrB_INT64));
     tv.assign(n, 0);
   }
   ~gb_minitri() {
     GrB_Matrix_free(&A);
-    GrB_IndexUnaryOp_free(&keep);
+    GrB_IndexUnaryOp_free(&cap);
   }
 
-  static std::int64_t count_triangles(GrB_Matrix Ak, GrB_Index n) {
-    GrB_Matrix L = nullptr, C = nullptr;
-    GB_CHECK(GrB_Matrix_new(&L, GrB_INT64, n, n));
-    GB_CHECK(GrB_Matrix_select_INT64(L, nullptr, nullptr, GrB_TRIL, Ak, std::int64_t(-1), nullptr));
+  // Triangles of the graph whose strictly lower adjacency is L:
+  // sum(C<L> = L L') with PLUS_PAIR.
+  static std::int64_t count_triangles(GrB_Matrix L, GrB_Index n) {
+    GrB_Matrix C = nullptr;
     GB_CHECK(GrB_Matrix_new(&C, GrB_INT64, n, n));
     GB_CHECK(GrB_mxm(C, L, nullptr, GxB_PLUS_PAIR_INT64, L, L, GrB_DESC_ST1));
     std::int64_t t = 0;
     GB_CHECK(GrB_Matrix_reduce_INT64(&t, nullptr, GrB_PLUS_MONOID_INT64, C, nullptr));
-    GrB_Matrix_free(&L);
     GrB_Matrix_free(&C);
     return t;
   }
@@ -127,19 +151,50 @@ struct gb_minitri {
     std::int64_t total = 0;
     for (auto x : tv) total += x;
     std::map<int, std::int64_t> hist;
-    std::int64_t prev = total / 3;  // count(3): every triangle
-    GrB_Matrix Ak = C;
-    for (std::int64_t k = 4; prev > 0; ++k) {
+    if (total == 0) {
+      GrB_Matrix_free(&C);
+      return hist;
+    }
+
+    // W: the strictly lower part of C (every edge in a triangle, once),
+    // valued with the edge's cap w(e).
+    GrB_Matrix W = nullptr;
+    GB_CHECK(GrB_Matrix_new(&W, GrB_INT64, n, n));
+    GB_CHECK(GrB_Matrix_select_INT64(W, nullptr, nullptr, GrB_TRIL, C, std::int64_t(-1), nullptr));
+    GrB_Matrix_free(&C);
+    GB_CHECK(GrB_Matrix_apply_IndexOp_INT64(W, nullptr, nullptr, cap, W, std::int64_t(0), nullptr));
+
+    // The distinct caps, ascending (caps lie in [3, max t_e + 2]).
+    std::vector<std::int64_t> caps;
+    {
+      GrB_Index nw = 0;
+      GB_CHECK(GrB_Matrix_nvals(&nw, W));
+      std::vector<std::int64_t> w(nw);
+      GB_CHECK(GrB_Matrix_extractTuples_INT64(nullptr, nullptr, w.data(), &nw, W));
+      std::int64_t wmax = 0;
+      for (auto x : w) wmax = x > wmax ? x : wmax;
+      std::vector<char> seen(std::size_t(wmax) + 1, 0);
+      for (auto x : w) seen[std::size_t(x)] = 1;
+      for (std::int64_t x = 0; x <= wmax; ++x)
+        if (seen[std::size_t(x)]) caps.push_back(x);
+    }
+
+    distinct_caps = caps.size();
+    // count(caps[0]) = T; then nested selects on the value threshold.
+    std::int64_t prev = total / 3;
+    GrB_Matrix L = W;
+    for (std::size_t i = 1; i < caps.size() && prev > 0; ++i) {
       GrB_Matrix next = nullptr;
       GB_CHECK(GrB_Matrix_new(&next, GrB_INT64, n, n));
-      GB_CHECK(GrB_Matrix_select_INT64(next, nullptr, nullptr, keep, Ak, k, nullptr));
-      GrB_Matrix_free(&Ak);
-      Ak = next;
-      const std::int64_t c = count_triangles(Ak, n);
-      if (prev - c > 0) hist[int(k - 1)] = prev - c;
+      GB_CHECK(GrB_Matrix_select_INT64(next, nullptr, nullptr, GrB_VALUEGE_INT64, L, caps[i], nullptr));
+      GrB_Matrix_free(&L);
+      L = next;
+      const std::int64_t c = count_triangles(L, n);
+      if (prev - c > 0) hist[int(caps[i - 1])] = prev - c;
       prev = c;
     }
-    GrB_Matrix_free(&Ak);
+    if (prev > 0) hist[int(caps.back())] = prev;  // count past the largest cap is 0
+    GrB_Matrix_free(&L);
     return hist;
   }
 };
@@ -195,6 +250,8 @@ void bench_graph(const std::string& spec, int threads, int repeats, const std::v
   GB_CHECK(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, threads));
   gb_minitri gb(g);
   if (gb.run() != ref.histogram) die(spec + ": GraphBLAS histogram differs from direct's");
+  std::printf("GraphBLAS: %zu distinct edge caps (triangle counts per run; largest k %d)\n", gb.distinct_caps,
+              ref.max_k());
   {
     tessera::bench::Contender c;
     c.kernel = "GraphBLAS";
