@@ -5,6 +5,7 @@
 #include "tasking_test_util.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -121,6 +122,38 @@ TYPED_TEST(TaskConcurrency, HostThreadSpawnsWhileWaitRuns) {
   EXPECT_EQ(ran.load(), 4000);
   for (auto& f : mine) ASSERT_TRUE(f.is_ready());
   for (auto& f : theirs) ASSERT_TRUE(f.is_ready());
+}
+
+TYPED_TEST(TaskConcurrency, SecondHostThreadWaitingIsRefusedClearly) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using Member = typename Sched::member_type;
+  Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
+  std::atomic<bool> started{false}, release{false};
+  // A task that holds the first wait open until the second one was tried
+  // (bounded: it gives up after 10 s so that a failure cannot hang).
+  auto f = tessera::host_spawn(tessera::TaskSingle(sched), [&](Member&) {
+    started.store(true);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!release.load() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
+      std::this_thread::yield();
+  });
+  std::thread first([&] { tessera::wait(sched); });
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!started.load() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) std::this_thread::yield();
+  ASSERT_TRUE(started.load());
+  try {
+    tessera::wait(sched);
+    ADD_FAILURE() << "a second concurrent wait must be refused";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("already waiting"), std::string::npos) << e.what();
+  }
+  release.store(true);
+  first.join();
+  EXPECT_TRUE(f.is_ready());
+  // Once the first wait ended, waiting again is fine.
+  auto g = tessera::host_spawn(tessera::TaskSingle(sched), [](Member&) {});
+  tessera::wait(sched);
+  EXPECT_TRUE(g.is_ready());
 }
 
 TYPED_TEST(TaskConcurrency, ManyShortWaitsReuseWorkers) {

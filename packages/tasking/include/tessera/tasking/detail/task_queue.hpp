@@ -595,6 +595,7 @@ class TaskQueueBase {
   alignas(64) std::atomic<std::uint64_t> m_forming{0};  // generation:16 | lead:16 | size:16 | joined:16
   std::atomic<int> m_forming_owner{-1};
   alignas(64) std::atomic<bool> m_cancel{false};
+  std::atomic<bool> m_waiting{false};  // a host thread is inside run()
   int m_default_team_size = 1;
   alignas(64) std::atomic<std::int64_t> m_live{1};  // the handles' unit + live records
   std::atomic<int> m_handles{1};
@@ -660,6 +661,16 @@ class TaskQueue final : public TaskQueueBase {
       throw std::logic_error(
           "tessera::wait: called from inside a running task (" + task_name(t_worker.current) +
           "); a task never blocks: respawn it with the future as dependence instead");
+    // One wait at a time: concurrent waits would share the per-worker state
+    // (queues, counters) that a wait assumes it owns.
+    if (m_waiting.exchange(true, std::memory_order_acq_rel))
+      throw std::logic_error(
+          "tessera::wait: another host thread is already waiting on this scheduler; wait from one thread "
+          "(other threads may keep spawning), or give each thread its own scheduler");
+    struct EndOfWait {
+      std::atomic<bool>& flag;
+      ~EndOfWait() { flag.store(false, std::memory_order_release); }
+    } end_of_wait{m_waiting};
     const int pool = std::max(exec.impl_thread_pool_size(), 1);
     while (int(m_workers.size()) < pool) m_workers.push_back(std::make_unique<WorkerState>());
     std::atomic<int> threads{1};
