@@ -40,7 +40,7 @@ struct Row {
 
 struct Context {
   bool quick = false;              // --quick: small sizes (used by tests)
-  std::filesystem::path data_dir;  // ../shared/data or --data DIR; empty when absent
+  std::filesystem::path data_dir;  // examples/data or --data DIR; empty when absent
   bool have_data() const { return !data_dir.empty(); }
 };
 

@@ -1,5 +1,5 @@
 // tessera-demo: runs every built Tessera package end to end on generated data
-// (and on ../shared/data when present) and prints one table: what ran, on which
+// (and on the repository's examples/data) and prints one table: what ran, on which
 // back-end and thread count, its result check with the checked value, and its
 // time. Exits nonzero when any check fails.
 //
@@ -78,7 +78,7 @@ void usage(const char* argv0) {
   std::printf(
       "usage: %s [--quick] [--data DIR] [--tessera-num-threads=N] [--help]\n"
       "  --quick       small problem sizes (seconds instead of tens of seconds)\n"
-      "  --data DIR    the shared test data (graphs/, matrices/); default %s\n",
+      "  --data DIR    the test data (graphs/, matrices/); default %s\n",
       argv0, TESSERA_DEMO_DEFAULT_DATA_DIR);
 }
 

@@ -21,16 +21,16 @@ inline std::string data_dir() {
 #ifdef TESSERA_GRAPH_DATA_DIR
   return TESSERA_GRAPH_DATA_DIR;
 #else
-  return "../shared/data";
+  return "examples/data";
 #endif
 }
 
-// Skips the test (with the path) when the shared data folder is missing.
+// Fails the test (with the path) when the repository's data folder is missing.
 #define GRAPH_TEST_REQUIRE_DATA()                                                                    \
   do {                                                                                               \
     if (!std::filesystem::is_directory(graph_test::data_dir()))                                      \
-      GTEST_SKIP() << "shared test data not found at " << graph_test::data_dir()                     \
-                   << " (expected ../shared/data next to the repository)";                         \
+      GTEST_FAIL() << "test data not found at " << graph_test::data_dir()                            \
+                   << " (the repository's examples/data)";                                          \
   } while (0)
 
 // Host adjacency sets of the simple undirected graph on an edge list (loops

@@ -155,7 +155,7 @@ struct graph_fact {
   const char* file;
   std::int64_t vertices, edges, triangles, components, max_degree;
 };
-// From ../shared/data/README.md (computed independently of Tessera).
+// From examples/data/README.md (computed independently of Tessera).
 const graph_fact kFacts[] = {
     {"karate.mtx", 34, 78, 45, 1, 17},
     {"jagmesh7.mtx", 1138, 3156, 2016, 1, 6},
