@@ -1,26 +1,35 @@
-// Task overhead, side by side in one program:
-//  * naive Fibonacci(30) (2 fib(31) - 1 = 2.69 million calls, each a task):
-//    Tessera TaskScheduler (spawn, when_all(f1, f2), respawn; also the
-//    Kokkos-style form that first copies the two futures into an array),
-//    oneTBB task_group, OpenMP tasks (libgomp) and a serial recursion;
+// Task overhead, side by side in one program, contenders interleaved within
+// each repetition (tessera::bench::run_interleaved):
+//  * naive Fibonacci(n) (2 fib(n+1) - 1 calls, each a task; n = 27 gives
+//    0.63 million): Tessera TaskScheduler (spawn, when_all(f1, f2), respawn;
+//    also the Kokkos-example form that first copies the two futures into an
+//    array), oneTBB task_group, Taskflow TaskGroup (silent_async + corun; when
+//    built with TASKFLOW_DIR), OpenMP tasks (libgomp) and a serial recursion;
 //  * fan-out/fan-in: 10^6 empty tasks under one when_all (TBB: task_group of
-//    10^6 run() + wait(); OpenMP: 10^6 tasks + taskwait).
-// Each figure is the median of repeats with (min - max); ns per task =
-// seconds / tasks. Threads: Tessera's Threads pool size (--tessera-num-threads=N);
-// the TBB arena and the OpenMP region use the same N.
-//   bench_task_overhead [--n 30] [--repeats 7] [--fanout 1000000] --tessera-num-threads=2
-#include "bench_util.hpp"
-
+//    10^6 run() + wait(); Taskflow: 10^6 silent_async + corun; OpenMP: 10^6
+//    tasks + taskwait).
+// Every runtime is built once, outside the timing, with the same thread count
+// (Tessera's --tessera-num-threads=N); the reported thread count is the one each
+// runtime says it ran. Ratio column: Tessera's time / the row's time per
+// repetition (<= 1: Tessera took at most that peer's time).
+//   bench_task_overhead [--n 27] [--repeats 9] [--fanout 1000000] [--json] --tessera-num-threads=2
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/report.hpp>
 #include <tessera/tasking.hpp>
 
 #include <omp.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#if TESSERA_BENCH_HAVE_TASKFLOW
+#include <taskflow/taskflow.hpp>
+#endif
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <stdexcept>
 
 namespace {
 
@@ -29,7 +38,7 @@ using Sched = tessera::TaskScheduler<Space>;
 using Member = Sched::member_type;
 
 // Array = true: the Kokkos example's form, `const Future both[2] = {f1, f2};
-// when_all(both, 2)` (two more future copies per call, 4 atomic operations).
+// when_all(both, 2)` (two more future copies per call).
 template <bool Array>
 struct Fib {
   using value_type = long;
@@ -69,6 +78,18 @@ long fib_tbb(int n) {
   return a + b;
 }
 
+#if TESSERA_BENCH_HAVE_TASKFLOW
+long fib_taskflow(tf::Executor& ex, int n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+  tf::TaskGroup tg = ex.task_group();
+  tg.silent_async([&ex, &a, n] { a = fib_taskflow(ex, n - 1); });
+  b = fib_taskflow(ex, n - 2);
+  tg.corun();
+  return a + b;
+}
+#endif
+
 long fib_omp(int n) {
   if (n < 2) return n;
   long a = 0, b = 0;
@@ -91,100 +112,135 @@ struct FanOut {
   }
 };
 
+// A contender's answer is checked after every run, outside nothing: a wrong
+// answer stops the benchmark rather than printing a time for it.
+void check(long got, long expect, const char* who) {
+  if (got != expect) {
+    std::fprintf(stderr, "bench_task_overhead: %s computed %ld, expected %ld\n", who, got, expect);
+    std::exit(2);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   tessera::initialize(argc, argv);
-  int n = 30, repeats = 7, fanout = 1000000;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (!std::strcmp(argv[i], "--n")) n = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--fanout")) fanout = std::atoi(argv[++i]);
+  int n = 27, repeats = 9, fanout = 1000000;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--json")) json = true;
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--n")) n = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--fanout")) fanout = std::atoi(argv[++i]);
   }
   const int threads = Space().concurrency();
-  using tessera::bench::row;
-  using tessera::bench::time_repeats;
   const long expect = fib_serial(n);
   const double calls = 2.0 * double(fib_serial(n + 1)) - 1.0;
-  std::printf("# fib(%d): %.0f calls; fan-out %d; %d threads; median of %d (min - max)\n", n, calls, fanout, threads,
-              repeats);
+  if (!json)
+    std::printf("# fib(%d): %.0f calls; fan-out %d; %d threads requested; %d repeats, contenders interleaved\n", n,
+                calls, fanout, threads, repeats);
 
-  long r = 0;
-  auto serial = time_repeats(1, repeats, [&] { r = fib_serial(n); });
-  if (r != expect) return 1;
-  auto ns = [&](tessera::bench::Stats s, double tasks) {
-    return tessera::bench::Stats{s.median / tasks * 1e9, s.min / tasks * 1e9, s.max / tasks * 1e9};
-  };
-  const auto serial_ns = ns(serial, calls);
-
+  // Every runtime is created once, before any timing.
   Sched sched(Sched::memory_space(), std::size_t(256) << 20);
-  auto tess = time_repeats(1, repeats, [&] {
-    auto f = tessera::host_spawn(tessera::TaskSingle(sched), Fib<false>(sched, n));
-    tessera::wait(sched);
-    r = f.get();
-  });
-  if (r != expect) return 2;
-  auto tess_array = time_repeats(1, repeats, [&] {
-    auto f = tessera::host_spawn(tessera::TaskSingle(sched), Fib<true>(sched, n));
-    tessera::wait(sched);
-    r = f.get();
-  });
-  if (r != expect) return 2;
-  tessera::bench::settle();
-
+  Sched big(Sched::memory_space(), std::size_t(512) << 20);
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
   tbb::task_arena arena(threads);
-  auto tbb_t = time_repeats(1, repeats, [&] { arena.execute([&] { r = fib_tbb(n); }); });
-  if (r != expect) return 3;
-  tessera::bench::settle();
+  arena.initialize();
+#if TESSERA_BENCH_HAVE_TASKFLOW
+  tf::Executor executor(static_cast<std::size_t>(threads));
+#endif
+  int omp_threads = 0;
 
-  auto omp_t = time_repeats(1, repeats, [&] {
+  using tessera::bench::Contender;
+  const auto tessera_threads = [&] { return Space().concurrency(); };
+  const auto tbb_threads = [&] { return arena.max_concurrency(); };
+  const auto omp_ran = [&] { return omp_threads; };
+
+  std::vector<Contender> fib;
+  fib.push_back({"tessera TaskScheduler", [&] {
+                   auto f = tessera::host_spawn(tessera::TaskSingle(sched), Fib<false>(sched, n));
+                   tessera::wait(sched);
+                   check(f.get(), expect, "tessera");
+                 },
+                 tessera_threads});
+  fib.push_back({"tessera, array when_all", [&] {
+                   auto f = tessera::host_spawn(tessera::TaskSingle(sched), Fib<true>(sched, n));
+                   tessera::wait(sched);
+                   check(f.get(), expect, "tessera (array)");
+                 },
+                 tessera_threads, 0});
+  fib.push_back({"oneTBB task_group", [&] { arena.execute([&] { check(fib_tbb(n), expect, "oneTBB"); }); },
+                 tbb_threads, 0});
+#if TESSERA_BENCH_HAVE_TASKFLOW
+  fib.push_back({"Taskflow TaskGroup",
+                 [&] { check(executor.async([&] { return fib_taskflow(executor, n); }).get(), expect, "Taskflow"); },
+                 [&] { return int(executor.num_workers()); }, 0});
+#endif
+  fib.push_back({"OpenMP tasks (libgomp)", [&] {
+                   long r = 0;
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-    r = fib_omp(n);
-  });
-  if (r != expect) return 4;
-  tessera::bench::settle();
+                   {
+                     omp_threads = omp_get_num_threads();
+                     r = fib_omp(n);
+                   }
+                   check(r, expect, "OpenMP");
+                 },
+                 omp_ran, 0});
+  fib.push_back({"serial recursion", [&] { check(fib_serial(n), expect, "serial"); }, [] { return 1; }, 0});
 
-  const auto tess_ns = ns(tess, calls);
-  row("fib ns/task", "serial recursion", 1, serial_ns, "ns", 0);
-  row("fib ns/task", "tessera TaskScheduler", threads, tess_ns, "ns", 0);
-  row("fib ns/task", "tessera, array when_all", threads, ns(tess_array, calls), "ns", tess_ns.median);
-  row("fib ns/task", "oneTBB task_group", threads, ns(tbb_t, calls), "ns", tess_ns.median);
-  row("fib ns/task", "OpenMP tasks (libgomp)", threads, ns(omp_t, calls), "ns", tess_ns.median);
-
-  // Fan-out / fan-in.
-  Sched big(Sched::memory_space(), std::size_t(512) << 20);
-  auto tess_f = time_repeats(1, repeats, [&] {
-    tessera::host_spawn(tessera::TaskSingle(big), FanOut{big, fanout});
-    tessera::wait(big);
-  });
-  tessera::bench::settle();
-  auto tbb_f = time_repeats(1, repeats, [&] {
-    arena.execute([&] {
-      tbb::task_group g;
-      for (int i = 0; i < fanout; ++i) g.run([] {});
-      g.wait();
-    });
-  });
-  tessera::bench::settle();
-  auto omp_f = time_repeats(1, repeats, [&] {
+  std::vector<Contender> fan;
+  fan.push_back({"tessera TaskScheduler", [&] {
+                   tessera::host_spawn(tessera::TaskSingle(big), FanOut{big, fanout});
+                   tessera::wait(big);
+                 },
+                 tessera_threads});
+  fan.push_back({"oneTBB task_group", [&] {
+                   arena.execute([&] {
+                     tbb::task_group g;
+                     for (int i = 0; i < fanout; ++i) g.run([] {});
+                     g.wait();
+                   });
+                 },
+                 tbb_threads, 0});
+#if TESSERA_BENCH_HAVE_TASKFLOW
+  fan.push_back({"Taskflow TaskGroup", [&] {
+                   executor
+                       .async([&] {
+                         tf::TaskGroup tg = executor.task_group();
+                         for (int i = 0; i < fanout; ++i) tg.silent_async([] {});
+                         tg.corun();
+                       })
+                       .get();
+                 },
+                 [&] { return int(executor.num_workers()); }, 0});
+#endif
+  fan.push_back({"OpenMP tasks (libgomp)", [&] {
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-    {
-      for (int i = 0; i < fanout; ++i) {
+                   {
+                     omp_threads = omp_get_num_threads();
+                     for (int i = 0; i < fanout; ++i) {
 #pragma omp task
-        {
-        }
-      }
+                       {
+                       }
+                     }
 #pragma omp taskwait
-    }
-  });
-  const auto tess_fns = ns(tess_f, fanout);
-  row("fan-out ns/task", "tessera TaskScheduler", threads, tess_fns, "ns", 0);
-  row("fan-out ns/task", "oneTBB task_group", threads, ns(tbb_f, fanout), "ns", tess_fns.median);
-  row("fan-out ns/task", "OpenMP tasks (libgomp)", threads, ns(omp_f, fanout), "ns", tess_fns.median);
-  std::cout << sched.statistics();
+                   }
+                 },
+                 omp_ran, 0});
+
+  tessera::bench::InterleaveOptions opt;
+  opt.repeats = repeats;
+  const tessera::bench::Report report("task_overhead", json);
+  const tessera::bench::Measure per_call{"ns/task", calls, 1e9, true, true};
+  const tessera::bench::Measure per_kid{"ns/task", double(fanout), 1e9, true, true};
+  report.add("fib(" + std::to_string(n) + ")", per_call, fib, tessera::bench::run_interleaved(fib, opt));
+  report.add("fan-out " + std::to_string(fanout), per_kid, fan, tessera::bench::run_interleaved(fan, opt));
+#if !TESSERA_BENCH_HAVE_TASKFLOW
+  if (!json) std::printf("# Taskflow: not built in (configure with -DTASKFLOW_DIR=<taskflow source>)\n");
+#endif
+  if (!json) std::cout << sched.statistics();
   tessera::finalize();
   return 0;
 }
