@@ -5,14 +5,19 @@
 #
 # rows:
 #   release     (a) Serial+Threads+OpenMP, Release, -Werror, every test (slow ones included)
-#   asan        (b) Debug, Tessera_ENABLE_BOUNDS_CHECK, AddressSanitizer+UndefinedBehaviorSanitizer, tests but the slow ones
+#   asan        (b) Debug, Tessera_ENABLE_BOUNDS_CHECK, AddressSanitizer+UndefinedBehaviorSanitizer (LeakSanitizer
+#                   on), every package's tests but the slow ones
 #   asan-quick  (b) the same on the core package only
-#   tsan        (c) ThreadSanitizer (Serial+Threads; OpenMP off: libgomp is not instrumented), tests labelled "concurrency"
+#   tsan        (c) ThreadSanitizer (Serial+Threads; OpenMP off: libgomp is not instrumented), tests labelled
+#                   "concurrency" of every package (only their executables are built)
+#   tsan-runtime (c) the same over core, mempool and tasking, the packages with the lock-free protocols
 #   cuda        (d) Tessera_ENABLE_CUDA=ON with nvcc: every package's CUDA code, tests and headers built; tests run
 #                   (CUDA tests skip themselves without a GPU)
 #   cuda-quick  (d) the core library and one core test built with nvcc, and run
 #   chain       (e) package by package: core installed alone, then each package configured standalone
 #                   against the prefix, built, tested, installed, up the dependency chain
+#   chain-install (e) the same chain, each package built (library and tools) and installed, tests not built
+#                   (the README test command runs them in the super-build)
 #   subset      (f) super-build with only core and graph (only core until graph exists), its tests
 #   clang       Clang 14, Release, -Werror, build + tests but the slow ones
 #   format      clang-format check (reports every file; fails only for files in ci/format-enforced.txt)
@@ -75,26 +80,27 @@ row_asan_common() {  # row_asan_common <dir> <extra cmake args...>
     x cmake --build "$b" --parallel "$JOBS" &&
     ctest_run "$b" --no-tests=error -LE slow
 }
-row_asan() { row_asan_common "$BUILD_ROOT/asan"; }
+row_asan() { row_asan_common "$BUILD_ROOT/asan" -DTessera_ENABLE_EXAMPLES=OFF; }
 row_asan-quick() {
   row_asan_common "$BUILD_ROOT/asan-quick" -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_CORE=ON \
     -DTessera_ENABLE_EXAMPLES=OFF
 }
 
-row_tsan() {
-  local b="$BUILD_ROOT/tsan"
+row_tsan_common() {  # row_tsan_common <dir> <extra cmake args...>
+  local b="$1"; shift
   # -Wno-tsan: GCC warns that TSan does not model std::atomic_thread_fence;
   # code that uses fences is still checked through its atomic operations.
   local f; f="$(sanitizer_flags thread) -Wno-tsan"
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
   configure "$b" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_TESTS=ON \
-    -DTessera_ENABLE_EXAMPLES=OFF "-DCMAKE_CXX_FLAGS=$f" "-DCMAKE_EXE_LINKER_FLAGS=$f" || return 1
-  x cmake --build "$b" --parallel "$JOBS" || return 1
-  if [[ -z "$(ctest --test-dir "$b" -N -L concurrency | grep 'Test *#')" ]]; then
-    echo "tsan: no test carries the ctest label 'concurrency' yet; nothing to run"
-    return 0
-  fi
-  ctest_run "$b" -L concurrency
+    -DTessera_ENABLE_EXAMPLES=OFF "-DCMAKE_CXX_FLAGS=$f" "-DCMAKE_EXE_LINKER_FLAGS=$f" "$@" || return 1
+  # Only the executables of concurrency-labelled tests (and what they link).
+  x cmake --build "$b" --parallel "$JOBS" --target tessera_concurrency_tests || return 1
+  ctest_run "$b" --no-tests=error -L concurrency
+}
+row_tsan() { row_tsan_common "$BUILD_ROOT/tsan"; }
+row_tsan-runtime() {
+  row_tsan_common "$BUILD_ROOT/tsan-runtime" -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_TASKING=ON
 }
 
 cuda_configure() {  # cuda_configure <dir> <extra cmake args...>
@@ -131,7 +137,8 @@ row_cuda-quick() {
     x "$b/packages/core/tests/core_test_parallel_range" --gtest_brief=1
 }
 
-row_chain() {
+row_chain_common() {  # row_chain_common <ON|OFF: build and run each package's tests>
+  local tests="$1"
   local prefix="$BUILD_ROOT/chain/prefix"
   rm -rf "$BUILD_ROOT/chain"
   local p
@@ -139,9 +146,9 @@ row_chain() {
     echo "---- chain: $p against $prefix"
     local b="$BUILD_ROOT/chain/$p"
     x cmake -S "packages/$p" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_WERROR=ON \
-      -DTessera_ENABLE_TESTS=ON "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_INSTALL_PREFIX=$prefix" || return 1
+      "-DTessera_ENABLE_TESTS=$tests" "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_INSTALL_PREFIX=$prefix" || return 1
     x cmake --build "$b" --parallel "$JOBS" || return 1
-    ctest_run "$b" --no-tests=error || return 1
+    if [[ "$tests" == ON ]]; then ctest_run "$b" --no-tests=error || return 1; fi
     x cmake --install "$b" || return 1
   done
   # The installed chain must serve an outside project too: the core example.
@@ -149,6 +156,8 @@ row_chain() {
     x cmake --build "$BUILD_ROOT/chain/example" --parallel "$JOBS" &&
     ctest_run "$BUILD_ROOT/chain/example" --no-tests=error
 }
+row_chain() { row_chain_common ON; }
+row_chain-install() { row_chain_common OFF; }
 
 row_subset() {
   local b="$BUILD_ROOT/subset"
