@@ -5,7 +5,7 @@
 # and .ci/run agree. A package that needs more adds its line below.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libbenchmark-dev libhwloc-dev)
+pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libhwloc-dev)
 have() { [[ -f "$root/packages/$1/CMakeLists.txt" ]]; }
 # sparse: dense-block kernels and nested-dissection orderings.
 if have sparse; then pkgs+=(libopenblas-dev liblapacke-dev libscotch-dev libmetis-dev); fi
