@@ -43,10 +43,12 @@ void throw_task_failure(const std::string& task, std::exception_ptr error, std::
 }
 
 void throw_dependence_cycle(std::uint64_t waiting) {
-  throw std::logic_error("tessera::wait: " + std::to_string(waiting) +
-                         " task(s) can never run: they wait on each other in a dependence cycle (a respawn whose "
-                         "dependence waits, directly or through other tasks, on the respawning task); their "
-                         "memory stays in the pool");
+  throw std::logic_error(
+      "tessera::wait: " + std::to_string(waiting) +
+      " task(s) can never run: they wait on each other in a dependence cycle (a respawn whose "
+      "dependence waits, directly or through other tasks, on the respawning task); they and "
+      "the tasks waiting on them were cancelled (their futures are ready, get() throws) and "
+      "their memory is freed with their last future");
 }
 
 void throw_pool_exhausted(const char* where, const std::string& what, std::size_t bytes, std::size_t capacity,
@@ -71,8 +73,10 @@ void throw_future_error(const char* what, const TaskBase* t) {
     throw std::logic_error("tessera::Future::get: task " + task_name(t) +
                            " has not completed yet (call wait(scheduler) first, or from a task respawn with "
                            "this future as dependence)");
-  throw std::runtime_error("tessera::Future::get: task " + task_name(t) +
-                           " did not complete normally (it threw, or was cancelled because another task threw)");
+  throw std::runtime_error(
+      "tessera::Future::get: task " + task_name(t) +
+      " did not complete normally (it threw, or was cancelled: another task threw, or it "
+      "was caught in a dependence cycle)");
 }
 
 void throw_bad_policy(const std::string& message) { throw std::invalid_argument(message); }

@@ -6,8 +6,15 @@
 
 #include <tessera/tasking.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <tuple>
 
 namespace tessera::test {
@@ -72,5 +79,51 @@ struct Fib {
     else tessera::respawn(this, all);
   }
 };
+
+// Ends the whole test program with a message when the scope it guards is
+// still running after `seconds`: a test that provokes a hang fails in
+// seconds instead of running into ctest's TIMEOUT (which would also hide
+// which test hung).
+class Watchdog {
+ public:
+  Watchdog(std::string what, int seconds) : m_what(std::move(what)) {
+    m_thread = std::thread([this, seconds] {
+      std::unique_lock<std::mutex> lock(m_mutex);
+      if (!m_cv.wait_for(lock, std::chrono::seconds(seconds), [this] { return m_done; })) {
+        std::fprintf(stderr, "\nWATCHDOG: %s still running after %d s: hung\n", m_what.c_str(), seconds);
+        std::fflush(stderr);
+        std::_Exit(3);
+      }
+    });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_done = true;
+    }
+    m_cv.notify_all();
+    m_thread.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  std::string m_what;
+  std::mutex m_mutex;
+  std::condition_variable m_cv;
+  bool m_done = false;
+  std::thread m_thread;
+};
+
+// Polls `done` (yielding) until it holds or `seconds` have passed; returns done().
+template <class Pred>
+bool wait_until(const Pred& done, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
 
 }  // namespace tessera::test

@@ -1,14 +1,22 @@
 // Threads racing in the scheduler (label "concurrency", run under
 // ThreadSanitizer in CI): a random DAG of single and team tasks with random
 // priorities, when_alls and respawn chains, futures shared across workers;
-// host threads spawning while a wait runs.
+// host threads spawning while a wait runs; and one stress test per defect
+// found in the runtime (issue 15), each forcing its interleaving (with the
+// test-only hooks of TESSERA_TASKING_TEST_HOOKS where needed) and guarded by
+// a watchdog so that a regression fails in seconds instead of hanging.
 #include "tasking_test_util.hpp"
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#endif
 
 template <class Space>
 class TaskConcurrency : public SpaceTest<Space> {};
@@ -164,4 +172,307 @@ TYPED_TEST(TaskConcurrency, ManyShortWaitsReuseWorkers) {
     tessera::wait(sched);
     ASSERT_EQ(f.get(), 21) << "repetition " << rep;
   }
+}
+
+// ---- issue 15: a team task spawned from the host as the wait ends ----------------
+//
+// The wait is over once no worker is busy and no host task is pending. If
+// the workers decided that one by one, a worker still inside (or one that
+// started late) could take a team task a host thread spawns just then and
+// lead a team of every thread, waiting forever for the members that had
+// already left. The hook holds one worker, idle just before its leave check
+// or just before it starts, until every other worker has left and a host
+// thread has spawned such a task; the workers must leave together (the task
+// runs in the next wait), not hang.
+#if defined(TESSERA_TASKING_TEST_HOOKS)
+namespace {
+using tessera::detail::tasking::TestPoint;
+struct LateTeamSpawn {
+  TestPoint hold_at = TestPoint::IdleBeforeLeaveCheck;
+  std::atomic<bool> armed{false};      // hold the next worker that reaches hold_at
+  std::atomic<int> held{-1};           // the worker held
+  std::atomic<int> left{0};            // workers that left the wait
+  std::atomic<bool> spawn_now{false};  // every other worker left: the host thread spawns
+  std::atomic<bool> spawned{false};
+  int others = 0;
+};
+LateTeamSpawn* g_late = nullptr;
+
+void late_team_hook(TestPoint point, int worker) {
+  LateTeamSpawn& s = *g_late;
+  if (point == TestPoint::WorkerLeft) {
+    s.left.fetch_add(1);
+    return;
+  }
+  if (point != s.hold_at || !s.armed.load()) return;
+  int none = -1;
+  if (!s.held.compare_exchange_strong(none, worker)) return;
+  tessera::test::wait_until([&] { return s.left.load() >= s.others; }, 5.0);
+  s.spawn_now.store(true);
+  tessera::test::wait_until([&] { return s.spawned.load(); }, 5.0);
+}
+}  // namespace
+
+TYPED_TEST(TaskConcurrency, TeamTaskSpawnedAsWaitEndsRunsInTheNextWait) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using Member = typename Sched::member_type;
+  const int threads = TypeParam().concurrency();
+  if (threads < 2) GTEST_SKIP() << "needs at least two threads (a worker still inside while others left)";
+  Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
+  for (TestPoint hold_at : {TestPoint::IdleBeforeLeaveCheck, TestPoint::WorkerStarting})
+    for (int rep = 0; rep < 3; ++rep) {
+      SCOPED_TRACE(hold_at == TestPoint::WorkerStarting ? "worker held before it starts"
+                                                        : "worker held before its leave check");
+      LateTeamSpawn state;
+      state.hold_at = hold_at;
+      state.others = threads - 1;
+      // Held at its start: from the beginning. At its leave check: once the DAG's work is done.
+      state.armed.store(hold_at == TestPoint::WorkerStarting);
+      g_late = &state;
+      tessera::detail::tasking::g_test_hook.store(&late_team_hook);
+      std::atomic<int> members{0}, seen_size{0};
+      tessera::BasicFuture<void, Sched> team;
+      std::thread host([&] {
+        if (tessera::test::wait_until([&] { return state.spawn_now.load(); }, 10.0))
+          team = tessera::host_spawn(tessera::TaskTeam(sched).set_team_size(threads), [&](Member& m) {
+            members.fetch_add(1);
+            if (m.team_rank() == 0) seen_size.store(m.team_size());
+          });
+        state.spawned.store(true);
+      });
+      auto last = tessera::host_spawn(tessera::TaskSingle(sched), [&](Member&) { state.armed.store(true); });
+      {
+        tessera::test::Watchdog dog("TeamTaskSpawnedAsWaitEndsRunsInTheNextWait: wait()", 20);
+        tessera::wait(sched);
+      }
+      host.join();
+      tessera::detail::tasking::g_test_hook.store(nullptr);
+      g_late = nullptr;
+      ASSERT_TRUE(last.is_ready());
+      ASSERT_GE(state.held.load(), 0) << "the hook never held a worker";
+      ASSERT_FALSE(team.is_null()) << "the host thread never spawned";
+      {
+        tessera::test::Watchdog dog("TeamTaskSpawnedAsWaitEndsRunsInTheNextWait: second wait()", 20);
+        tessera::wait(sched);
+      }
+      ASSERT_TRUE(team.is_ready()) << "repetition " << rep;
+      EXPECT_EQ(members.load(), threads);
+      EXPECT_EQ(seen_size.load(), threads);
+    }
+}
+#endif
+
+// ---- issue 15: the queue deleted while in use -------------------------------------
+//
+// Records allocated by workers are counted per worker and summed into the
+// scheduler's live count when the wait ends; a host thread releasing the
+// last future of such a record frees it at once. Releases by a host thread
+// during a wait of records created inside tasks must not bring the live
+// count to zero (and delete the scheduler under the running workers).
+template <class Sched>
+struct Holder {
+  using Member = typename Sched::member_type;
+  std::atomic<bool>* children_done;
+  std::atomic<bool>* released;
+  void operator()(Member&) const {
+    children_done->store(true);
+    tessera::test::wait_until([this] { return released->load(); }, 10.0);
+  }
+};
+
+template <class Sched>
+struct Parent {
+  using Member = typename Sched::member_type;
+  Sched sched;
+  int children;
+  std::mutex* shelf_mutex;
+  std::vector<tessera::BasicFuture<int, Sched>>* shelf;
+  std::atomic<bool>* children_done;
+  std::atomic<bool>* released;
+  void operator()(Member&) {
+    std::vector<tessera::BasicFuture<int, Sched>> kids;
+    for (int c = 0; c < children; ++c) {
+      auto f = tessera::task_spawn(tessera::TaskSingle(sched), [c](Member&, int& r) { r = c; });
+      if (f.is_null()) throw std::runtime_error("pool too small");
+      kids.push_back(f);
+    }
+    {
+      std::lock_guard<std::mutex> lock(*shelf_mutex);
+      *shelf = kids;
+    }
+    // Held open (by a task that runs after the children) until the host
+    // thread released the children's futures.
+    auto all = sched.when_all(kids);
+    if (tessera::task_spawn(tessera::TaskSingle(all), Holder<Sched>{children_done, released}).is_null())
+      throw std::runtime_error("pool too small");
+  }
+};
+
+TYPED_TEST(TaskConcurrency, HostReleasesOfTaskMadeFuturesDuringWaitKeepTheSchedulerAlive) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using Member = typename Sched::member_type;
+  for (int rep = 0; rep < 5; ++rep) {
+    Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
+    std::mutex m;
+    std::vector<tessera::BasicFuture<int, Sched>> shelf;
+    std::atomic<bool> children_done{false}, released{false};
+    auto parent = tessera::host_spawn(tessera::TaskSingle(sched),
+                                      Parent<Sched>{sched, 8, &m, &shelf, &children_done, &released});
+    std::thread host([&] {
+      tessera::test::wait_until([&] { return children_done.load(); }, 10.0);
+      {
+        std::lock_guard<std::mutex> lock(m);
+        for (auto& f : shelf) EXPECT_TRUE(f.is_ready());
+        shelf.clear();  // the last references: the records are freed here, on the host
+      }
+      released.store(true);
+    });
+    {
+      tessera::test::Watchdog dog("HostReleasesOfTaskMadeFuturesDuringWaitKeepTheSchedulerAlive: wait()", 30);
+      tessera::wait(sched);
+    }
+    host.join();
+    ASSERT_TRUE(parent.is_ready());
+    parent.clear();
+    // The scheduler is intact and usable.
+    EXPECT_EQ(sched.statistics().pool_in_use_bytes, 0u) << "repetition " << rep;
+    auto again = tessera::host_spawn(tessera::TaskSingle(sched), [](Member&, int& r) { r = 7; });
+    tessera::wait(sched);
+    EXPECT_EQ(again.get(), 7);
+  }
+}
+
+// ---- issue 15: waiting on a queue another thread holds ----------------------------
+//
+// A pop holds a ready queue (its LOCKED marker) for two instructions; if the
+// holder is preempted there, the threads waiting for the queue must give up
+// their core (yield, then sleep) instead of spinning on it, or on a machine
+// with more runnable threads than cores they stall the holder and each
+// other. Here the test holds a queue itself for 100 ms and checks that a
+// pop and a push waiting on it make voluntary context switches (which a
+// pause-only spin never does).
+#if defined(__linux__)
+namespace {
+long voluntary_switches_of_this_thread() {
+  rusage r{};
+  getrusage(RUSAGE_THREAD, &r);
+  return r.ru_nvcsw;
+}
+}  // namespace
+
+TEST(TaskConcurrencyQueues, WaitingOnAHeldQueueGivesUpTheCore) {
+  using namespace tessera::detail::tasking;
+  for (bool pop : {true, false}) {
+    tessera::test::Watchdog dog("WaitingOnAHeldQueueGivesUpTheCore", 20);
+    TaskBase record, other;
+    std::atomic<TaskBase*> head{list_marker()};  // held, as by a pop between its two instructions
+    std::atomic<bool> entered{false};
+    long switches = -1;
+    TaskBase* popped = nullptr;
+    std::thread waiter([&] {
+      const long before = voluntary_switches_of_this_thread();
+      entered.store(true);
+      if (pop)
+        popped = queue_pop(head);
+      else
+        queue_push(head, &record);
+      switches = voluntary_switches_of_this_thread() - before;
+    });
+    ASSERT_TRUE(tessera::test::wait_until([&] { return entered.load(); }, 10.0));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    other.next = nullptr;
+    head.store(&other);  // released: the pop takes `other`, the push goes on top of it
+    waiter.join();
+    if (pop) {
+      EXPECT_EQ(popped, &other);
+      EXPECT_EQ(head.load(), nullptr);
+    } else {
+      EXPECT_EQ(head.load(), &record);
+      EXPECT_EQ(record.next, &other);
+    }
+    EXPECT_GE(switches, 10) << (pop ? "pop" : "push") << " spun on the held queue without giving up its core";
+  }
+}
+#endif
+
+// ---- issue 15: records caught in a dependence cycle are reclaimed ------------------
+//
+// Many cycles at once, on every worker, with tasks and when_all nodes
+// hanging off them: the wait reports them, every task caught is cancelled
+// (its future is ready, get() throws), every record is freed, and the
+// scheduler is destroyed cleanly (LeakSanitizer checks this in the ASan row).
+template <class Sched>
+struct RingMember {
+  using Member = typename Sched::member_type;
+  using value_type = int;
+  std::shared_ptr<std::vector<tessera::BasicFuture<int, Sched>>> ring;  // the ring's futures
+  int index;
+  bool first_run = true;
+  void operator()(Member&, int& r) {
+    if (!first_run) {
+      r = index;  // never reached: the ring waits on itself
+      return;
+    }
+    first_run = false;
+    tessera::respawn(this, (*ring)[(std::size_t(index) + 1) % ring->size()]);
+  }
+};
+
+TYPED_TEST(TaskConcurrency, ManyDependenceCyclesAreCancelledAndFreed) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using Member = typename Sched::member_type;
+  using Ring = std::vector<tessera::BasicFuture<int, Sched>>;
+  tessera::test::Watchdog dog("ManyDependenceCyclesAreCancelledAndFreed", 60);
+  typename Sched::memory_pool pool;
+  {
+    Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
+    pool = sched.memory();
+    const int rings = 40, size = 5;
+    std::atomic<int> ran{0};
+    for (int rep = 0; rep < 3; ++rep) {
+      std::vector<std::shared_ptr<Ring>> all;
+      std::vector<tessera::BasicFuture<void, Sched>> hanging;
+      for (int k = 0; k < rings; ++k) {
+        auto ring = std::make_shared<Ring>(std::size_t(size));
+        for (int i = 0; i < size; ++i)
+          (*ring)[std::size_t(i)] =
+              tessera::host_spawn(tessera::TaskSingle(sched, static_cast<tessera::TaskPriority>((k + i) % 3)),
+                                  RingMember<Sched>{ring, i});
+        // Hanging off the ring: a task, a team task, and a task after a when_all of the ring.
+        hanging.push_back(
+            tessera::host_spawn(tessera::TaskSingle((*ring)[0]), [&ran](Member&) { ran.fetch_add(1); }));
+        hanging.push_back(
+            tessera::host_spawn(tessera::TaskTeam((*ring)[1]), [&ran](Member&) { ran.fetch_add(1); }));
+        auto whole = sched.when_all(*ring);
+        hanging.push_back(whole);
+        hanging.push_back(
+            tessera::host_spawn(tessera::TaskSingle(whole), [&ran](Member&) { ran.fetch_add(1); }));
+        all.push_back(ring);
+      }
+      const int expected = rings * (size + 4);  // ring members, 3 tasks and one when_all node per ring
+      try {
+        tessera::wait(sched);
+        ADD_FAILURE() << "the cycles were not reported";
+      } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find(std::to_string(expected) + " task(s) can never run"),
+                  std::string::npos)
+            << e.what();
+      }
+      EXPECT_EQ(ran.load(), 0);
+      for (auto& ring : all)
+        for (auto& f : *ring) {
+          ASSERT_TRUE(f.is_ready());
+          EXPECT_THROW(f.get(), std::runtime_error);
+        }
+      for (auto& f : hanging) ASSERT_TRUE(f.is_ready());
+      all.clear();
+      hanging.clear();
+      EXPECT_EQ(sched.statistics().pool_in_use_bytes, 0u) << "repetition " << rep;
+      // Nothing is reported twice, and the scheduler still works.
+      auto ok = tessera::host_spawn(tessera::TaskSingle(sched), tessera::test::Fib<Sched>(sched, 10));
+      EXPECT_NO_THROW(tessera::wait(sched));
+      EXPECT_EQ(ok.get(), 55);
+    }
+  }
+  EXPECT_EQ(pool.use_count(), 1) << "the scheduler was not freed";
 }

@@ -162,17 +162,31 @@ struct CycleA {
 
 TYPED_TEST(TaskErrors, DependenceCycleIsReportedNotHung) {
   using Sched = tessera::TaskScheduler<TypeParam>;
-  Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
-  auto slot = std::make_shared<tessera::BasicFuture<void, Sched>>();
-  *slot = tessera::host_spawn(tessera::TaskSingle(sched), CycleA<Sched>{sched, slot});
-  try {
-    tessera::wait(sched);
-    FAIL();
-  } catch (const std::logic_error& e) {
-    EXPECT_NE(std::string(e.what()).find("2 task(s) can never run"), std::string::npos) << e.what();
+  typename Sched::memory_pool pool;
+  {
+    Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
+    pool = sched.memory();
+    auto slot = std::make_shared<tessera::BasicFuture<void, Sched>>();
+    *slot = tessera::host_spawn(tessera::TaskSingle(sched), CycleA<Sched>{sched, slot});
+    try {
+      tessera::wait(sched);
+      FAIL();
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find("2 task(s) can never run"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("cancelled"), std::string::npos) << e.what();
+    }
+    // The tasks caught were cancelled: A's future is ready and says so, and
+    // A's closure (which held the slot) is gone.
+    ASSERT_TRUE(slot->is_ready());
+    EXPECT_THROW(slot->get(), std::runtime_error);
+    EXPECT_EQ(slot.use_count(), 1);
+    slot->clear();
+    EXPECT_EQ(sched.statistics().pool_in_use_bytes, 0u);
+    // The next wait has nothing to report.
+    EXPECT_NO_THROW(tessera::wait(sched));
   }
-  // The next wait has nothing to report.
-  EXPECT_NO_THROW(tessera::wait(sched));
+  // Every record was freed, so the scheduler was too (it held the pool's other handle).
+  EXPECT_EQ(pool.use_count(), 1);
 }
 
 struct WrongRespawn {

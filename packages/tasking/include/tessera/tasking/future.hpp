@@ -62,7 +62,10 @@ class BasicFuture {
   // Complete (a null future counts as ready, as in Kokkos: it is "no dependence").
   bool is_ready() const noexcept { return m_task == nullptr || m_task->is_complete(); }
   // References to the task held by futures and by the scheduler (0 when
-  // null): the scheduler holds one while the task is not complete.
+  // null): the scheduler holds one while the task is not complete. (During
+  // a wait, a task that respawned on an incomplete dependence counts one
+  // more, held by the worker that saw it park until that worker next prunes
+  // its list; none is left between waits.)
   int reference_count() const noexcept {
     if (m_task == nullptr) return 0;
     return m_task->refs.load(std::memory_order_relaxed) + (m_task->is_complete() ? 0 : 1);

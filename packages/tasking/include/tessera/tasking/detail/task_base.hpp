@@ -9,13 +9,16 @@
 //    "almost atomic" pop: the popper swaps the head for a LOCKED marker, reads
 //    head->next and stores it back. Holding the marker for those two
 //    instructions is what makes the pop immune to ABA without tags or hazard
-//    pointers; pushers that see the marker retry.
+//    pointers; pushers and poppers that see the marker wait (SpinWait: a
+//    holder preempted between the two instructions must get a core back).
 //  * wait queue: the tasks and aggregates waiting for this task. Push is one
 //    CAS; completion swaps the head for a CLOSED marker, after which every
 //    push fails and the pusher knows the dependence is already complete.
 //
-// Lifetime: `refs` counts futures, waiters' dependences and when_all nodes'
-// inputs, not the task's own incompleteness. A record is freed once it is
+// Lifetime: `refs` counts futures, waiters' dependences, when_all nodes'
+// inputs and the entry of a worker's parked list (task_queue.hpp: a task
+// that respawned on an incomplete dependence), not the task's own
+// incompleteness. A record is freed once it is
 // complete and refs is 0, by whichever comes last: the completion (its
 // exchange on wait_head finds the ORPHANED marker a last release left) or
 // the last release (it finds wait_head CLOSED). So a task completes with one
@@ -24,11 +27,14 @@
 #include <tessera/core.hpp>
 #include <tessera/core/detail/host_team.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <new>
 #include <stdexcept>
+#include <thread>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -86,6 +92,7 @@ struct TaskBase {
   std::uint8_t respawn_requested = 0;
   std::uint8_t failed = 0;                        // threw, or was cancelled after another task threw
   std::uint8_t counted = 0;                       // made ready by a host thread: counts in the queue's m_active
+  std::uint8_t parked = 0;                        // in a worker's parked list (written only by its runner)
   std::uint16_t team_size = 0;                    // requested team size of a Team task (0: scheduler default)
 
   bool is_complete() const noexcept { return wait_head.load(std::memory_order_acquire) == list_marker(); }
@@ -104,11 +111,39 @@ static_assert(sizeof(AggregateTask) % alignof(TaskBase*) == 0);
 
 // ---- list primitives -----------------------------------------------------------
 
+// Waiting for another thread to end a step of a few instructions (a pop
+// holding a ready queue's LOCKED marker). The step is normally over after a
+// few pauses; but a holder preempted inside it (more runnable threads than
+// cores) needs a core to finish, and waiters that keep spinning on theirs
+// stall it and each other for whole time slices. So a waiter spins a
+// bounded number of times, then yields, then sleeps for short, growing
+// periods (up to 256 us): the wait is bounded by the holder's return to a
+// core, not by the scheduler's next preemption of the spinners.
+class SpinWait {
+ public:
+  static constexpr unsigned kSpins = 64, kYields = 16;
+  void operator()() {
+    if (m_rounds < kSpins) {
+      host_cpu_relax();
+    } else if (m_rounds < kSpins + kYields) {
+      std::this_thread::yield();
+    } else {
+      const unsigned k = std::min(m_rounds - (kSpins + kYields), 8u);
+      std::this_thread::sleep_for(std::chrono::microseconds(1u << k));
+    }
+    if (m_rounds < kSpins + kYields + 8) ++m_rounds;
+  }
+
+ private:
+  unsigned m_rounds = 0;
+};
+
 inline void queue_push(std::atomic<TaskBase*>& head, TaskBase* t) noexcept {
   TaskBase* h = head.load(std::memory_order_relaxed);
+  SpinWait wait;
   for (;;) {
     if (h == list_marker()) {  // a pop holds the queue for two instructions
-      host_cpu_relax();
+      wait();
       h = head.load(std::memory_order_relaxed);
       continue;
     }
@@ -119,10 +154,11 @@ inline void queue_push(std::atomic<TaskBase*>& head, TaskBase* t) noexcept {
 
 inline TaskBase* queue_pop(std::atomic<TaskBase*>& head) noexcept {
   TaskBase* h = head.load(std::memory_order_acquire);
+  SpinWait wait;
   for (;;) {
     if (h == nullptr) return nullptr;
     if (h == list_marker()) {
-      host_cpu_relax();
+      wait();
       h = head.load(std::memory_order_acquire);
       continue;
     }

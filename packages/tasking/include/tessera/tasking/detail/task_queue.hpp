@@ -13,9 +13,15 @@
 //    pushes onto its own queues while busy, so when m_active is 0 every
 //    queue is empty and no task runs: no task can become ready any more
 //    (only a completing task, or a host thread, which counts its task, makes
-//    one ready). All workers then leave together, and a non-zero number of
-//    incomplete tasks is a dependence cycle. The hot path (push, pop, run)
-//    touches no shared counter: workers count themselves, not tasks.
+//    one ready). The idle worker that sees 0 first CLOSES the count (one CAS
+//    from 0 to kClosed) and every worker leaves once it sees it closed: an
+//    idle worker (or one that starts late) becomes busy only by a CAS that
+//    fails on a closed count, so after the close no worker takes a task (a
+//    team task would wait for members that left), and all leave
+//    together (a task a host thread makes ready then waits for the next
+//    wait). A non-zero number of incomplete tasks at that point is a
+//    dependence cycle. The hot path (push, pop, run) touches no shared
+//    counter: workers count themselves, not tasks.
 //  * team tasks: the worker that pops one becomes its lead, claims the single
 //    "forming" slot and publishes (generation, lead, size, joined) in one
 //    64-bit word; idle workers join by a CAS on that word before looking for
@@ -25,6 +31,22 @@
 //  * task records and when_all aggregates come from a tessera::MemoryPool.
 //    Counters are per worker (no shared cache line on the hot path) and are
 //    summed when the wait ends.
+//  * lifetime: m_live counts the handles (one unit for all) and the live
+//    records; the queue deletes itself when it reaches 0. Workers count
+//    their allocations and frees in a per-worker delta folded in after the
+//    wait, while host threads count theirs at once, so during a wait m_live
+//    may run below the true count (a host thread freeing records workers
+//    made). The wait therefore holds kWaitBias units of m_live from its start
+//    until after the fold: m_live cannot reach 0 while a wait runs.
+//  * dependence cycles: a cycle needs a respawn edge (a spawn or when_all
+//    only waits on records that exist already, i.e. older ones), so every
+//    task caught in one, or waiting on one, is reachable from a task that
+//    respawned on an incomplete dependence. A worker keeps such tasks in its
+//    `parked` list (holding a reference; pruned of completed ones when it
+//    goes idle and when the list doubles). When the wait finds incomplete
+//    records and nothing left to run, it takes the waiters off those tasks'
+//    dependences and drains the DAG in cancel mode: every task caught is
+//    completed as failed, and its record freed with its last reference.
 #include <tessera/mempool.hpp>
 #include <tessera/tasking/detail/task_base.hpp>
 #include <tessera/tasking/statistics.hpp>
@@ -71,6 +93,29 @@ struct WorkerContext {
 };
 inline thread_local WorkerContext t_worker;
 
+// ---- test hooks ------------------------------------------------------------------
+
+// Compiled only into tests that define TESSERA_TASKING_TEST_HOOKS (every
+// tasking test, see tests/CMakeLists.txt): a callback at the points where a
+// race of the worker loop can be widened deterministically
+// (tests/test_task_concurrency.cpp). Elsewhere the macro expands to nothing.
+#if defined(TESSERA_TASKING_TEST_HOOKS)
+enum class TestPoint {
+  WorkerStarting,        // a worker (several threads) is about to count itself busy for the first time
+  IdleBeforeLeaveCheck,  // an idle worker (several threads) is about to decide whether the wait is over
+  WorkerLeft,            // a worker left the wait's loop
+};
+using TestHook = void (*)(TestPoint, int worker);
+inline std::atomic<TestHook> g_test_hook{nullptr};
+#define TESSERA_TASKING_TEST_POINT(point, worker)                                                     \
+  do {                                                                                                \
+    if (auto tessera_hook_ = ::tessera::detail::tasking::g_test_hook.load(std::memory_order_acquire)) \
+      tessera_hook_(::tessera::detail::tasking::TestPoint::point, (worker));                          \
+  } while (0)
+#else
+#define TESSERA_TASKING_TEST_POINT(point, worker) ((void)0)
+#endif
+
 struct alignas(64) ReadyQueues {
   std::atomic<TaskBase*> head[kPriorities] = {};
 };
@@ -100,6 +145,11 @@ struct alignas(64) WorkerState {
   // rarely) lost to thieves; the difference is about its stacks' length
   // (host threads' tasks on its stacks are not counted in `pushed`).
   std::int64_t pushed = 0, popped = 0;
+  // Tasks this worker saw respawn on an incomplete dependence (each holds a
+  // reference; see "dependence cycles" above). Pruned of completed tasks
+  // when it reaches prune_parked_at and whenever the worker goes idle.
+  std::vector<TaskBase*> parked;
+  std::size_t prune_parked_at = 64;
   // Freed records kept for reuse by this worker, by ceil(log2(bytes)): a
   // pool block serves every request of the same rounded size, so a record
   // freed here is handed to the next spawn of that size without the pool's
@@ -123,6 +173,11 @@ class TaskQueueBase {
   // A one-thread run may execute ready tasks inside a spawn; this bounds the
   // nesting so that the stack stays small.
   static constexpr int kMaxInlineDepth = 48;
+  // m_active once the wait is over (workers leave); host threads' tasks
+  // made ready afterwards still add to it, for the next wait.
+  static constexpr std::int64_t kClosed = std::int64_t(1) << 62;
+  // Units of m_live a wait holds (far more than records can exist).
+  static constexpr std::int64_t kWaitBias = std::int64_t(1) << 48;
 
   TaskQueueBase(int nqueues, int default_team_size)
       : m_nqueues(std::max(nqueues, 1)),
@@ -293,7 +348,7 @@ class TaskQueueBase {
       // Host spawns are spread over the workers' queues so that a large
       // fan-out starts on every worker without stealing.
       t->counted = 1;
-      const std::int64_t before = m_active.fetch_add(1, std::memory_order_acq_rel);
+      const std::int64_t before = m_active.fetch_add(1, std::memory_order_acq_rel) & ~kClosed;
       const unsigned q = m_host_next.fetch_add(1, std::memory_order_relaxed) % unsigned(m_nqueues);
       update_host_peak(std::uint64_t(before + 1));
       queue_push(m_queues[q].head[p], t);
@@ -373,7 +428,9 @@ class TaskQueueBase {
   void finish(TaskBase* t) {
     if (t->respawn_requested && !t->failed && !m_cancel.load(std::memory_order_relaxed)) {
       t->respawn_requested = 0;
-      if (WorkerState* w = local()) ++w->respawned;
+      WorkerState* w = local();
+      if (w) ++w->respawned;
+      if (w && !t->parked && t->dep != nullptr && !t->dep->is_complete()) note_parked(*w, t);
       schedule(t);
       return;
     }
@@ -511,8 +568,45 @@ class TaskQueueBase {
     HostSpawning(const HostSpawning&) = delete;
     HostSpawning& operator=(const HostSpawning&) = delete;
   };
-  bool nothing_left_for_workers() const noexcept {
-    return m_active.load(std::memory_order_acquire) == 0 && m_host_spawning.load(std::memory_order_acquire) == 0;
+  // Called by an idle worker: whether the wait is over for every worker.
+  // Closes it when nothing is left (no worker busy, no host thread's task
+  // pending, no host thread inside a spawn).
+  bool wait_over() noexcept {
+    std::int64_t a = m_active.load(std::memory_order_acquire);
+    if (a >= kClosed) return true;
+    if (a != 0 || m_host_spawning.load(std::memory_order_acquire) != 0) return false;
+    return m_active.compare_exchange_strong(a, kClosed, std::memory_order_acq_rel,
+                                            std::memory_order_acquire) ||
+           a >= kClosed;
+  }
+  // An idle worker that saw work counts itself busy again, unless the wait
+  // was closed meanwhile (then it must leave with the others).
+  bool reactivate() noexcept {
+    std::int64_t a = m_active.load(std::memory_order_relaxed);
+    while (a < kClosed)
+      if (m_active.compare_exchange_weak(a, a + 1, std::memory_order_acq_rel, std::memory_order_relaxed))
+        return true;
+    return false;
+  }
+
+  // ---- parked tasks (see "dependence cycles" above) ----
+
+  void note_parked(WorkerState& w, TaskBase* t) {
+    w.parked.push_back(t);
+    t->parked = 1;
+    retain(t);
+    if (w.parked.size() >= w.prune_parked_at) prune_parked(w);
+  }
+  // Drops the entries of completed tasks (which may free them: on a worker,
+  // into its record cache).
+  void prune_parked(WorkerState& w) {
+    std::size_t kept = 0;
+    for (TaskBase* t : w.parked) {
+      if (t->is_complete()) release(t);
+      else w.parked[kept++] = t;
+    }
+    w.parked.resize(kept);
+    w.prune_parked_at = std::max<std::size_t>(64, 2 * kept);
   }
 
  protected:
@@ -525,14 +619,21 @@ class TaskQueueBase {
   void drop_live(std::int64_t n) {
     if (m_live.fetch_sub(n, std::memory_order_acq_rel) == n) delete this;
   }
+  // The wait's hold on m_live (see "lifetime" above), taken after the
+  // one-wait-at-a-time check. Released last: it may delete the queue.
+  void hold_for_wait() noexcept { m_live.fetch_add(kWaitBias, std::memory_order_relaxed); }
+  void end_hold_for_wait() { drop_live(kWaitBias); }
   void update_host_peak(std::uint64_t v) noexcept {
     std::uint64_t cur = m_host_peak.load(std::memory_order_relaxed);
     while (v > cur && !m_host_peak.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
     }
   }
 
-  // Sums the workers' counters into the totals (between waits only).
+  // Sums the workers' counters into the totals (between waits only), and
+  // prunes the parked lists of workers this wait did not run.
   void collect_workers(int threads) {
+    for (auto& wp : m_workers)
+      if (!wp->parked.empty()) prune_parked(*wp);  // here on the host: frees count in m_live at once
     std::int64_t live = 0;
     std::uint64_t peak = 0;  // one thread: the worker's exact peak; several: the sum of each worker's
     for (auto& wp : m_workers) {
@@ -555,7 +656,7 @@ class TaskQueueBase {
     }
     m_totals.peak_ready = std::max(m_totals.peak_ready, peak);
     m_totals.threads = threads;
-    // The wait's caller holds a handle (one unit), so this never reaches 0.
+    // The wait holds kWaitBias units, so this never reaches 0.
     if (live > 0) m_live.fetch_add(live, std::memory_order_relaxed);
     else if (live < 0) m_live.fetch_sub(-live, std::memory_order_relaxed);
   }
@@ -580,12 +681,43 @@ class TaskQueueBase {
     // the check waits for the next wait.
     const std::uint64_t waiting = incomplete();
     const bool host_work_left = m_host_spawning.load(std::memory_order_acquire) != 0 ||
-                                m_active.load(std::memory_order_acquire) != 0;
+                                (m_active.load(std::memory_order_acquire) & ~kClosed) != 0;
     if (waiting > 0 && !host_work_left) {
-      // The tasks are lost; do not report them again at the next wait.
-      m_outstanding_bias -= waiting;
+      cancel_cycles();
+      // Whatever the drain could not reach (nothing, by the argument above)
+      // is not reported again at the next wait.
+      m_outstanding_bias -= incomplete();
       throw_dependence_cycle(waiting);
     }
+  }
+
+  // Nothing runs, nothing is ready, and `incomplete()` records wait on each
+  // other. Every such record is reachable, through wait queues, from a task
+  // in some worker's parked list that is still incomplete (it waits on its
+  // dependence d); the waiters of each such d are made ready, and the DAG is
+  // drained in cancel mode on this thread: each task caught completes as
+  // failed without running, which makes its own waiters ready in turn, and
+  // when_all nodes go on to their next input. Nothing else touches these
+  // records meanwhile (host threads may still release futures: atomics).
+  virtual void cancel_cycles() = 0;
+
+  // Takes every waiter off d's wait queue (d is incomplete and referenced):
+  // tasks become ready (and drop their reference to d), when_all nodes stay.
+  void wake_waiters_of(TaskBase* d) {
+    TaskBase* w = d->wait_head.exchange(nullptr, std::memory_order_acq_rel);
+    std::int32_t held = 0;
+    while (w != nullptr) {
+      TaskBase* next = w->next;
+      if (w->kind == TaskKind::Aggregate) {
+        wait_queue_push(d, w);
+      } else {
+        w->dep = nullptr;
+        ++held;
+        push_ready(w);
+      }
+      w = next;
+    }
+    if (held != 0) release_n(d, held);
   }
 
   int m_nqueues;
@@ -667,10 +799,16 @@ class TaskQueue final : public TaskQueueBase {
       throw std::logic_error(
           "tessera::wait: another host thread is already waiting on this scheduler; wait from one thread "
           "(other threads may keep spawning), or give each thread its own scheduler");
+    hold_for_wait();
     struct EndOfWait {
-      std::atomic<bool>& flag;
-      ~EndOfWait() { flag.store(false, std::memory_order_release); }
-    } end_of_wait{m_waiting};
+      TaskQueue& q;
+      ~EndOfWait() {
+        q.m_waiting.store(false, std::memory_order_release);
+        q.end_hold_for_wait();  // last: may delete the queue
+      }
+    } end_of_wait{*this};
+    // The last wait closed m_active; what host threads made ready since still counts.
+    m_active.fetch_and(~kClosed, std::memory_order_acq_rel);
     const int pool = std::max(exec.impl_thread_pool_size(), 1);
     while (int(m_workers.size()) < pool) m_workers.push_back(std::make_unique<WorkerState>());
     std::atomic<int> threads{1};
@@ -766,18 +904,35 @@ class TaskQueue final : public TaskQueueBase {
     try {
       if (nt == 1) run_alone(ws);
       else run_shared(ws, tid, busy);
+      TESSERA_TASKING_TEST_POINT(WorkerLeft, tid);
     } catch (...) {
       if (busy) m_active.fetch_sub(1, std::memory_order_acq_rel);
       flush_record_cache(ws);
       t_worker = saved;
       throw;
     }
+    // Nothing runs any more (all workers leave together): completed tasks
+    // of the parked list are freed here, into the cache flushed next.
+    if (!ws.parked.empty()) prune_parked(ws);
     flush_record_cache(ws);
     t_worker = saved;
   }
 
+  void cancel_cycles() override {
+    m_cancel.store(true, std::memory_order_release);
+    m_active.fetch_and(~kClosed, std::memory_order_acq_rel);  // reopened for the drain
+    for (auto& w : m_workers)
+      for (TaskBase* t : w->parked)
+        // Incomplete with a dependence: parked on it (nothing runs).
+        if (!t->is_complete() && t->dep != nullptr) wake_waiters_of(t->dep);
+    worker_loop(0, 1);  // this thread alone: every task it takes is cancelled
+    m_cancel.store(false, std::memory_order_release);
+    collect_workers(m_totals.threads);
+  }
+
   // One thread: the worker's own lists, then host threads' tasks; it leaves
-  // when both are empty and no host thread's task is pending.
+  // (closing m_active) when both are empty and no host thread's task is
+  // pending.
   void run_alone(WorkerState& ws) {
     for (unsigned idle = 0;;) {
       TaskBase* t = pop_local(0);
@@ -787,8 +942,9 @@ class TaskQueue final : public TaskQueueBase {
         idle = 0;
         continue;
       }
+      if (idle == 0 && !ws.parked.empty()) prune_parked(ws);
       if (ws.cached_total != 0) flush_record_cache(ws);
-      if (nothing_left_for_workers()) break;
+      if (wait_over()) break;
       backoff(idle++);
     }
   }
@@ -796,9 +952,13 @@ class TaskQueue final : public TaskQueueBase {
   // Several threads: busy (counted in m_active) while it finds tasks; idle
   // once its own stacks and every other worker's are empty. An idle worker
   // counts itself again before it takes a task (or joins a team), and
-  // leaves when m_active is 0.
+  // leaves once m_active is closed (wait_over: all leave together).
   void run_shared(WorkerState& ws, int tid, bool& busy) {
-    m_active.fetch_add(1, std::memory_order_acq_rel);
+    // A thread that starts after the others closed the wait must not take
+    // what host threads made ready since (a team task would wait for
+    // members that left).
+    TESSERA_TASKING_TEST_POINT(WorkerStarting, tid);
+    if (!reactivate()) return;
     busy = true;
     for (unsigned idle = 0;;) {
       if (try_join(busy)) {
@@ -813,15 +973,17 @@ class TaskQueue final : public TaskQueueBase {
           idle = 0;
           continue;
         }
-        // Idle: records parked in this worker's cache go back to the pool,
-        // where other workers can use them.
+        // Idle: completed tasks of the parked list are released, and records
+        // kept in this worker's cache go back to the pool, where other
+        // workers can use them.
+        if (!ws.parked.empty()) prune_parked(ws);
         if (ws.cached_total != 0) flush_record_cache(ws);
         busy = false;
         m_active.fetch_sub(1, std::memory_order_acq_rel);
       }
-      if (nothing_left_for_workers()) break;
-      if (work_visible()) {
-        m_active.fetch_add(1, std::memory_order_acq_rel);
+      TESSERA_TASKING_TEST_POINT(IdleBeforeLeaveCheck, tid);
+      if (wait_over()) break;
+      if (work_visible() && reactivate()) {
         busy = true;
         continue;
       }
