@@ -548,5 +548,14 @@ function(tessera_add_test)
     add_dependencies(tessera_concurrency_tests ${T_NAME})
   endif()
   include(GoogleTest)
-  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT})
+  # Labels and timeout are set by a script ctest reads after the discovered
+  # tests: gtest_discover_tests (CMake 3.25) splits its PROPERTIES on ";", so
+  # a list of labels given there keeps only the first and loses TIMEOUT.
+  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60 TEST_LIST ${T_NAME}_TESTS)
+  set(_props "${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}_properties.cmake")
+  file(WRITE "${_props}"
+       "if(${T_NAME}_TESTS)\n"
+       "  set_tests_properties(\${${T_NAME}_TESTS} PROPERTIES LABELS \"${_labels}\" TIMEOUT ${T_TIMEOUT})\n"
+       "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_props}")
 endfunction()
