@@ -6,6 +6,8 @@
 #include "stats.hpp"
 
 #include <cstdio>
+#include <ctime>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,22 @@ inline std::string json_escape(const std::string& s) {
 class Report {
  public:
   // bench: the program ("task_overhead"); json: print JSON lines instead of the table.
-  Report(std::string bench, bool json) : m_bench(std::move(bench)), m_json(json) {}
+  // In JSON mode the first line describes the run: the machine's load
+  // average when it started (a figure taken on a busy machine is flagged by
+  // the report script) and its hardware threads.
+  Report(std::string bench, bool json) : m_bench(std::move(bench)), m_json(json) {
+    double load1 = -1;
+    if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+      if (std::fscanf(f, "%lf", &load1) != 1) load1 = -1;
+      std::fclose(f);
+    }
+    const unsigned hw = std::thread::hardware_concurrency();
+    if (m_json)
+      std::printf("{\"bench\":\"%s\",\"meta\":true,\"load_avg_1m\":%.2f,\"hardware_threads\":%u,\"time\":%lld}\n",
+                  json_escape(m_bench).c_str(), load1, hw, static_cast<long long>(std::time(nullptr)));
+    else
+      std::printf("# %s: load average %.2f at start, %u hardware threads\n", m_bench.c_str(), load1, hw);
+  }
 
   // One row per contender of one case ("fib(27)", "fan-out 10^6").
   void add(const std::string& case_name, const Measure& m, const std::vector<Contender>& cs,
