@@ -3,11 +3,27 @@
 // check of every block, frees from other threads than the allocating one,
 // concurrent exhaustion (every block handed out exactly once), and
 // allocation from team kernels. Host back-ends run each with the per-thread
-// cache on and off.
+// cache on and off. Then the host thread caches' thief/owner handshake with
+// explicit threads: a cache created during a freeze (with test hooks that
+// widen the race deterministically) and more threads than cores reclaiming
+// from each other's caches.
 #include "mempool_test_util.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <mutex>
 #include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if !defined(TESSERA_MEMPOOL_TEST_HOOKS)
+#error "this test needs the pool's test hooks (tests/CMakeLists.txt defines TESSERA_MEMPOOL_TEST_HOOKS)"
+#endif
 
 template <class Space>
 class MemoryPoolConcurrency : public SpaceTest<Space> {};
@@ -252,4 +268,237 @@ void allocation_from_team_kernels() {
     EXPECT_EQ(st.bad_deallocations, 0u);
     EXPECT_EQ(st.failed_allocations, 0u);
   }
+}
+
+// ---- host thread caches: thieves and owners -------------------------------------
+
+namespace {
+
+namespace mp = tessera::detail::mempool;
+
+// A thread that runs the functions given to it, one at a time, while the
+// caller waits: the test decides which thread does what, and when.
+class Worker {
+ public:
+  Worker() : m_thread([this] { loop(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_stop = true;
+    }
+    m_cv.notify_all();
+    m_thread.join();
+  }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void run(std::function<void()> f) {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_task = std::move(f);
+    m_done = false;
+    m_cv.notify_all();
+    m_cv.wait(lock, [&] { return m_done; });
+  }
+  std::thread::id id() const { return m_thread.get_id(); }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    for (;;) {
+      m_cv.wait(lock, [&] { return m_task != nullptr || m_stop; });
+      if (!m_task) return;
+      std::function<void()> f = std::move(m_task);
+      m_task = nullptr;
+      lock.unlock();
+      f();
+      lock.lock();
+      m_done = true;
+      m_cv.notify_all();
+    }
+  }
+  std::mutex m_mutex;
+  std::condition_variable m_cv;
+  std::function<void()> m_task;
+  bool m_done = false, m_stop = false;
+  std::thread m_thread;
+};
+
+// Blocks live in a test, by address: a second live allocation of the same
+// address is a block handed out twice.
+struct LiveBlocks {
+  std::mutex mutex;
+  std::set<void*> live;
+  int twice = 0;
+  void add(void* p) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!live.insert(p).second) ++twice;
+  }
+  void remove(void* p) {
+    std::lock_guard<std::mutex> lock(mutex);
+    live.erase(p);
+  }
+};
+
+// The body behind the pool's test hook (a plain function pointer).
+std::function<void(mp::TestPoint, std::uint32_t, std::uint32_t)> g_hook_body;
+void hook_trampoline(mp::TestPoint point, std::uint32_t cls, std::uint32_t count) { g_hook_body(point, cls, count); }
+
+struct HookGuard {
+  explicit HookGuard(std::function<void(mp::TestPoint, std::uint32_t, std::uint32_t)> body) {
+    g_hook_body = std::move(body);
+    mp::g_test_hook.store(&hook_trampoline, std::memory_order_release);
+  }
+  ~HookGuard() {
+    mp::g_test_hook.store(nullptr, std::memory_order_release);
+    g_hook_body = nullptr;
+  }
+};
+
+}  // namespace
+
+// A thief freezes only the caches that exist when it starts. A thread whose
+// first use of the pool falls inside the freeze must not get a cache the
+// thief then empties while the owner pops from it: that block would be free
+// in the bitsets and live in the owner's hands, and the next allocation
+// would hand it out a second time. The hooks put the victim's first
+// allocation inside the freeze and its second one between the flush reading
+// its cache and taking the blocks.
+TEST(MemoryPoolThreadCacheConcurrency, CacheCreatedDuringAFreezeIsNotEmptiedUnderItsOwner) {
+  using Pool = tessera::MemoryPool<tessera::Serial>;
+  // Process-wide slot indices: the victim claims first, so its index is
+  // below the thief's and inside the range the thief's freeze looks at.
+  Worker victim;
+  std::uint32_t victim_index = 0, thief_index = 0;
+  victim.run([&] { victim_index = mp::my_cache_slot(); });
+  Worker thief;
+  thief.run([&] { thief_index = mp::my_cache_slot(); });
+  ASSERT_LT(thief_index, mp::kMaxCacheSlots);
+  ASSERT_LT(victim_index, thief_index);
+
+  for (int round = 0; round < 4; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    // Four superblocks of 8 KiB; a new pool, so the victim has no cache in it.
+    Pool pool(tessera::HostSpace(), 4 * 8192, 64, 1024, 8192, tessera::test::pool_options(true));
+    ASSERT_TRUE(pool.uses_thread_cache());
+    LiveBlocks live;
+    std::vector<std::pair<void*, std::size_t>> victim_blocks, thief_blocks;  // each touched by its owner only
+    auto allocate = [&](std::vector<std::pair<void*, std::size_t>>& mine, std::size_t bytes) {
+      void* p = pool.allocate(bytes);
+      if (p) {
+        live.add(p);
+        mine.emplace_back(p, bytes);
+      }
+      return p;
+    };
+    auto victim_allocates = [&] { victim.run([&] { EXPECT_NE(allocate(victim_blocks, 64), nullptr); }); };
+
+    // The thief caches 64-byte blocks (one superblock of that size, with
+    // room), then takes every 1 KiB block; its last request finds the
+    // bitsets dry and freezes every cache to reclaim what they hold.
+    thief.run([&] { ASSERT_NE(allocate(thief_blocks, 64), nullptr); });
+    int frozen = 0, flushes = 0;
+    {
+      HookGuard hook([&](mp::TestPoint point, std::uint32_t cls, std::uint32_t count) {
+        if (std::this_thread::get_id() != thief.id()) return;
+        if (point == mp::TestPoint::frozen && frozen++ == 0) victim_allocates();  // its first use of the pool
+        if (point == mp::TestPoint::flush_slot && cls == 0 && count != 0 && flushes++ == 0) victim_allocates();
+      });
+      thief.run([&] {
+        for (int i = 0; i < 1000 && allocate(thief_blocks, 1024); ++i) {
+        }
+      });
+    }
+    EXPECT_EQ(frozen, 1) << "the pool was expected to freeze its caches exactly once";
+    EXPECT_EQ(victim_blocks.size(), 2u);
+    // Whatever the bitsets still hand out must be blocks nobody holds.
+    thief.run([&] {
+      for (int i = 0; i < 1000 && allocate(thief_blocks, 64); ++i) {
+      }
+    });
+    EXPECT_EQ(live.twice, 0) << "a block was handed out twice";
+    const bool clean = live.twice == 0;
+    auto free_all = [&](std::vector<std::pair<void*, std::size_t>>& mine) {
+      for (auto [p, bytes] : mine) {
+        live.remove(p);
+        pool.deallocate(p, bytes);
+      }
+      mine.clear();
+    };
+    victim.run([&] { free_all(victim_blocks); });
+    thief.run([&] { free_all(thief_blocks); });
+    if (!clean) continue;  // the double hand-out also corrupted the counts
+    typename Pool::usage_statistics st;
+    pool.get_usage_statistics(st);
+    EXPECT_EQ(st.bad_deallocations, 0u);
+    EXPECT_EQ(st.consumed_blocks, 0u);
+  }
+}
+
+// More threads than cores, each starting on a new small pool at once (caches
+// created while others reclaim), with reclaims frequent: owners are preempted
+// inside their sections and thieves must let them run. Every block carries
+// its owner's pattern; the run must end with the pool empty.
+TEST(MemoryPoolThreadCacheConcurrency, OversubscribedThreadsReclaimFromEachOther) {
+  using Pool = tessera::MemoryPool<tessera::Serial>;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int nthreads = static_cast<int>(std::clamp(2 * cores, 8u, 64u));
+  constexpr int kRounds = 20, kOps = 20000, kLive = 24;
+  unsigned long long failures = 0;
+  std::atomic<unsigned long long> freezes{0};
+  HookGuard hook([&](mp::TestPoint point, std::uint32_t, std::uint32_t) {
+    if (point == mp::TestPoint::frozen) freezes.fetch_add(1, std::memory_order_relaxed);
+  });
+  for (int round = 0; round < kRounds; ++round) {
+    // 8 superblocks of 8 KiB: far less than the threads' caches could hold.
+    Pool pool(tessera::HostSpace(), 8 * 8192, 64, 1024, 8192, tessera::test::pool_options(true));
+    std::atomic<int> ready{0};
+    std::atomic<unsigned long long> allocations{0}, corrupted{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < nthreads; ++t) {
+      threads.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < nthreads) std::this_thread::yield();
+        void* live[kLive] = {};
+        std::size_t size[kLive] = {};
+        std::uint64_t tag[kLive] = {};
+        std::uint64_t rng = 0x9e3779b97f4a7c15ull * std::uint64_t(round * 131 + t + 1);
+        unsigned long long allocs = 0, bad = 0;
+        for (int op = 0; op < kOps; ++op) {
+          const int k = int(next_random(rng) % kLive);
+          if (live[k] == nullptr) {
+            const std::size_t bytes = std::size_t(64) << (next_random(rng) % 5);  // 64 .. 1024
+            void* p = pool.allocate(bytes);
+            if (!p) continue;
+            ++allocs;
+            live[k] = p;
+            size[k] = bytes;
+            tag[k] = (std::uint64_t(t) << 32) | std::uint64_t(op);
+            fill(p, bytes, tag[k]);
+          } else {
+            if (!intact(live[k], size[k], tag[k])) ++bad;
+            pool.deallocate(live[k], size[k]);
+            live[k] = nullptr;
+          }
+        }
+        for (int k = 0; k < kLive; ++k)
+          if (live[k]) {
+            if (!intact(live[k], size[k], tag[k])) ++bad;
+            pool.deallocate(live[k], size[k]);
+          }
+        allocations.fetch_add(allocs);
+        corrupted.fetch_add(bad);
+      });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(corrupted.load(), 0u) << "round " << round << ": a block was handed to two owners at once";
+    EXPECT_GT(allocations.load(), 0u);
+    typename Pool::usage_statistics st;
+    pool.get_usage_statistics(st);
+    EXPECT_EQ(st.consumed_blocks, 0u) << "round " << round;
+    EXPECT_EQ(st.bad_deallocations, 0u) << "round " << round;
+    failures += st.failed_allocations;
+  }
+  std::printf("%d threads, %d rounds: %llu reclaims, %llu allocations failed\n", nthreads, kRounds, freezes.load(),
+              failures);
+  EXPECT_GT(freezes.load(), 0u) << "the pool never reclaimed from the caches: make it smaller";
 }

@@ -938,6 +938,7 @@ class MemoryPool {
         taken.clear();
         m_cache->for_each_slot(n, [&](mp::CacheSlot* s) {
           const std::uint32_t count = s->counts()[c].load(std::memory_order_relaxed);
+          TESSERA_MEMPOOL_TEST_POINT(flush_slot, c, count);
           void** e = m_cache->entries(s, c);
           taken.insert(taken.end(), e, e + count);
           s->counts()[c].store(0, std::memory_order_relaxed);

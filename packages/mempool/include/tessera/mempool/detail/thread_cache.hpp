@@ -25,6 +25,15 @@
 // section to end. Where membarrier is unavailable (or under ThreadSanitizer,
 // which does not model it) both sides use sequentially consistent exchanges
 // and loads on the two words instead (one atomic exchange per owner call).
+//
+// The handshake only covers caches that exist when the thief sets `steal`.
+// So a cache is never created during a freeze: thieves hold the pool's thief
+// lock from the first `steal = 1` to the last `steal = 0`, and a thread
+// creates its cache only if it can take that lock without waiting (otherwise
+// that call uses the bitsets and a later call tries again). A cache created
+// during the freeze would start with steal = 0, its owner would enter while
+// the thief empties it, and a block popped in between would be both in the
+// owner's hands and free in the bitsets: handed out twice.
 #include <tessera/mempool/detail/pool_atomics.hpp>
 #include <tessera/mempool/detail/pool_geometry.hpp>
 
@@ -73,6 +82,28 @@ inline std::uint32_t my_cache_slot() {
   const std::uint32_t s = t_cache_slot;
   return s == kSlotUnclaimed ? claim_cache_slot() : s;
 }
+
+// ---- test hooks ------------------------------------------------------------------
+
+// Compiled only into tests that define TESSERA_MEMPOOL_TEST_HOOKS: a callback
+// at the points where a race between a thief and a cache owner can be widened
+// deterministically (tests/test_memory_pool_concurrency.cpp). Elsewhere the
+// macro expands to nothing.
+#if defined(TESSERA_MEMPOOL_TEST_HOOKS)
+enum class TestPoint {
+  frozen,      // a thief froze the caches and is about to run its work (cls, count: 0)
+  flush_slot,  // a flush read a cache's count of size class cls and has not yet taken its blocks
+};
+using TestHook = void (*)(TestPoint, std::uint32_t cls, std::uint32_t count);
+inline std::atomic<TestHook> g_test_hook{nullptr};
+#define TESSERA_MEMPOOL_TEST_POINT(point, cls, count)                                                   \
+  do {                                                                                                  \
+    if (auto tessera_hook_ = ::tessera::detail::mempool::g_test_hook.load(std::memory_order_acquire))  \
+      tessera_hook_(::tessera::detail::mempool::TestPoint::point, (cls), (count));                       \
+  } while (0)
+#else
+#define TESSERA_MEMPOOL_TEST_POINT(point, cls, count) ((void)0)
+#endif
 
 // ---- fences --------------------------------------------------------------------
 
@@ -152,7 +183,8 @@ class ThreadCache {
   }
 
   // The calling thread's slot in this pool (created on first use), or nullptr
-  // when the process has more than kMaxCacheSlots threads using caches.
+  // when the process has more than kMaxCacheSlots threads using caches, or
+  // when the slot does not exist yet and a thief is at work (see create_slot).
   CacheSlot* my_slot() {
     const std::uint32_t i = my_cache_slot();
     if (i >= kMaxCacheSlots) return nullptr;
@@ -179,18 +211,20 @@ class ThreadCache {
 
   // Thief side: runs f() while no owner is inside its cache in this pool
   // (owners arriving meanwhile bypass their caches; they never wait).
-  // Serialized by a mutex. f may visit the slots with for_each_slot.
+  // Serialized by the thief lock, which also keeps new slots from appearing
+  // meanwhile. f may visit the slots with for_each_slot.
   template <class F>
   void with_all_frozen(F&& f) {
     std::lock_guard<std::mutex> guard(m_thief_mutex);
+    // No slot is created while the lock is held: the slots frozen here are
+    // exactly the slots f visits.
     const std::uint32_t n = m_slot_limit.load(std::memory_order_acquire);
     for_each_slot(n, [](CacheSlot* s) { s->steal.exchange(1, std::memory_order_seq_cst); });
     if (m_asymmetric) heavy_fence();
     for_each_slot(n, [](CacheSlot* s) {
       while (s->busy.load(std::memory_order_seq_cst) != 0) spin_pause();
     });
-    // Slots created after the freeze started belong to threads that have not
-    // cached anything yet; visiting only the first n is enough.
+    TESSERA_MEMPOOL_TEST_POINT(frozen, 0u, 0u);
     f(n);
     for_each_slot(n, [](CacheSlot* s) { s->steal.store(0, std::memory_order_release); });
   }
@@ -271,13 +305,19 @@ class ThreadCache {
   }
 
  private:
-  CacheSlot* create_slot(std::uint32_t i) {
+  // Creates slot i unless a thief is at work (nullptr then: this call uses
+  // the bitsets, a later one tries again). Under the thief lock, so that a
+  // freeze never misses a slot (see the comment at the top of this file).
+  [[gnu::noinline]] CacheSlot* create_slot(std::uint32_t i) {
+    std::unique_lock<std::mutex> lock(m_thief_mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return nullptr;
     void* raw = ::operator new(m_slot_bytes, std::align_val_t(64));
     std::fill_n(static_cast<char*>(raw), m_slot_bytes, char(0));
     auto* s = new (raw) CacheSlot();
     for (std::uint32_t c = 0; c < m_num_classes; ++c) new (s->counts() + c) std::atomic<std::uint32_t>(0);
     // Only the thread owning index i creates its slot, so this cannot race
-    // with another creation; the release publishes the zeroed storage to thieves.
+    // with another creation; the release publishes the zeroed storage (thieves
+    // also see it through the lock).
     m_slots[i].store(s, std::memory_order_release);
     std::uint32_t lim = m_slot_limit.load(std::memory_order_relaxed);
     while (lim < i + 1 && !m_slot_limit.compare_exchange_weak(lim, i + 1, std::memory_order_acq_rel)) {
