@@ -5,8 +5,8 @@
 // allocation from team kernels. Host back-ends run each with the per-thread
 // cache on and off. Then the host thread caches' thief/owner handshake with
 // explicit threads: a cache created during a freeze (with test hooks that
-// widen the race deterministically) and more threads than cores reclaiming
-// from each other's caches.
+// widen the race deterministically), a thief waiting for a preempted owner,
+// and more threads than cores reclaiming from each other's caches.
 #include "mempool_test_util.hpp"
 
 #include <algorithm>
@@ -14,12 +14,18 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #if !defined(TESSERA_MEMPOOL_TEST_HOOKS)
 #error "this test needs the pool's test hooks (tests/CMakeLists.txt defines TESSERA_MEMPOOL_TEST_HOOKS)"
@@ -433,6 +439,51 @@ TEST(MemoryPoolThreadCacheConcurrency, CacheCreatedDuringAFreezeIsNotEmptiedUnde
     EXPECT_EQ(st.consumed_blocks, 0u);
   }
 }
+
+#if defined(__linux__)
+namespace {
+// Times thread `tid` gave up its core of its own accord (slept), from /proc.
+long voluntary_switches(long tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/status");
+  const std::string key = "voluntary_ctxt_switches:";
+  for (std::string line; std::getline(in, line);)
+    if (line.compare(0, key.size(), key) == 0) return std::stol(line.substr(key.size()));
+  return -1;
+}
+}  // namespace
+
+// A cache owner preempted inside its (normally nanoseconds long) section:
+// the thief waiting for it must give its core up after a short spin, not
+// spin on `pause` until the scheduler takes the core away. The owner here
+// is this thread, parked inside its section until the thief has slept.
+TEST(MemoryPoolThreadCacheConcurrency, ThiefWaitingForAPreemptedOwnerGivesUpItsCore) {
+  const mp::Geometry g = mp::resolve_geometry(std::size_t(1) << 20, 64, 4096, std::size_t(1) << 16,
+                                              tessera::MemoryPoolOptions());
+  mp::ThreadCache cache(g, std::size_t(32) << 10);
+  mp::CacheSlot* slot = cache.my_slot();
+  ASSERT_NE(slot, nullptr);
+  ASSERT_TRUE(cache.enter(slot));
+  std::atomic<long> tid{0};
+  std::atomic<bool> done{false};
+  std::thread thief([&] {
+    tid.store(static_cast<long>(::syscall(SYS_gettid)));
+    cache.with_all_frozen([](std::uint32_t) {});
+    done.store(true);
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  const long before = voluntary_switches(tid.load());
+  ASSERT_GE(before, 0) << "cannot read /proc/self/task/<tid>/status";
+  long now = before;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline && (now = voluntary_switches(tid.load())) < before + 3)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(done.load()) << "the thief did not wait for the owner";
+  mp::ThreadCache::leave(slot);
+  thief.join();
+  EXPECT_TRUE(done.load());
+  EXPECT_GE(now - before, 3) << "the thief spun for 5 s without giving up its core";
+}
+#endif
 
 // More threads than cores, each starting on a new small pool at once (caches
 // created while others reclaim), with reclaims frequent: owners are preempted

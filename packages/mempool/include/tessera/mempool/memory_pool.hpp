@@ -235,7 +235,10 @@ class MemoryPool {
   // nullptr when the pool cannot serve the request now: bytes larger than
   // max_block_size(), no free block of that size and no empty superblock, or
   // (rarely) `attempt_limit` rounds lost to other threads swapping
-  // superblocks. Never aborts and never waits without bound. Callable from
+  // superblocks. Never aborts. Waits for other threads only when thread
+  // caches are on and the bitsets cannot serve: reclaiming the cached blocks
+  // takes the pool's thief lock and waits for busy cache owners (see
+  // detail/thread_cache.hpp). Callable from
   // host code when the pool's memory is host-accessible, and inside kernels
   // of the pool's execution space.
   TESSERA_INLINE_FUNCTION void* allocate(std::size_t bytes, int attempt_limit = 1) const {

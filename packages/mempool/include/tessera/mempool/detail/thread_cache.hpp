@@ -34,16 +34,23 @@
 // during the freeze would start with steal = 0, its owner would enter while
 // the thief empties it, and a block popped in between would be both in the
 // owner's hands and free in the bitsets: handed out twice.
+//
+// Owners never wait for thieves. Thieves wait for each other (the lock, a
+// std::mutex: the kernel parks a waiter) and for owners to leave their
+// sections; an owner may be preempted inside one, so that wait spins briefly,
+// then yields, then sleeps in short steps (Backoff).
 #include <tessera/mempool/detail/pool_atomics.hpp>
 #include <tessera/mempool/detail/pool_geometry.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <thread>
 
 namespace tessera::detail::mempool {
 
@@ -112,6 +119,32 @@ bool asymmetric_fences();
 // The thief's side of the handshake (only when asymmetric_fences()).
 void heavy_fence();
 
+
+// ---- waiting for another thread ------------------------------------------------
+
+// A wait for a thread that may have been preempted (a cache owner inside its
+// section): spin with `pause` while the wait is likely to be short, then give
+// the core up, first by yielding, then by sleeping in steps that grow to 1 ms
+// (with more runnable threads than cores, the owner needs this core to finish).
+class Backoff {
+ public:
+  static constexpr std::uint32_t kSpins = 256;
+  static constexpr std::uint32_t kYields = 32;
+  void wait() {
+    if (m_round < kSpins) {
+      spin_pause();
+    } else if (m_round < kSpins + kYields) {
+      std::this_thread::yield();
+    } else {
+      const std::uint32_t step = std::min<std::uint32_t>(m_round - kSpins - kYields, 5);
+      std::this_thread::sleep_for(std::chrono::microseconds(32u << step));  // 32 us .. 1 ms
+    }
+    ++m_round;
+  }
+
+ private:
+  std::uint32_t m_round = 0;
+};
 
 // ---- one thread's cache in one pool ------------------------------------------------
 
@@ -222,7 +255,8 @@ class ThreadCache {
     for_each_slot(n, [](CacheSlot* s) { s->steal.exchange(1, std::memory_order_seq_cst); });
     if (m_asymmetric) heavy_fence();
     for_each_slot(n, [](CacheSlot* s) {
-      while (s->busy.load(std::memory_order_seq_cst) != 0) spin_pause();
+      Backoff backoff;  // the owner may have been preempted inside its section
+      while (s->busy.load(std::memory_order_seq_cst) != 0) backoff.wait();
     });
     TESSERA_MEMPOOL_TEST_POINT(frozen, 0u, 0u);
     f(n);
