@@ -206,3 +206,132 @@ TYPED_TEST(DualViewTest, SyncWithExecutionSpaceInstance) {
   tessera::parallel_reduce(tessera::RangePolicy<Space>(0, 100), TESSERA_LAMBDA(int i, long& s) { s += d(i); }, sum);
   EXPECT_EQ(sum, 328350);
 }
+
+// The member types a Kokkos program names (Kokkos' DualView derives them from
+// ViewTraits), and the View types of each side accept the DualView's Views.
+TYPED_TEST(DualViewTest, KokkosMemberTypes) {
+  using Space = TypeParam;
+  using DV = tessera::DualView<double* [3], Space>;
+  using Dev = typename DV::device_type;
+  using HostDev = typename DV::host_mirror_space;
+  static_assert(std::is_same_v<typename DV::data_type, double* [3]>);
+  static_assert(std::is_same_v<typename DV::const_data_type, const double* [3]>);
+  static_assert(std::is_same_v<typename DV::non_const_data_type, double* [3]>);
+  static_assert(std::is_same_v<typename DV::scalar_array_type, double* [3]>);
+  static_assert(std::is_same_v<typename DV::const_scalar_array_type, const double* [3]>);
+  static_assert(std::is_same_v<typename DV::non_const_scalar_array_type, double* [3]>);
+  static_assert(std::is_same_v<typename DV::execution_space, Space>);
+  static_assert(std::is_same_v<typename DV::memory_space, typename Space::memory_space>);
+  static_assert(std::is_same_v<Dev, tessera::Device<Space, typename Space::memory_space>>);
+  static_assert(std::is_same_v<HostDev, typename DV::t_host::device_type>);
+  static_assert(std::is_same_v<typename HostDev::memory_space, tessera::HostSpace>);
+  static_assert(std::is_same_v<typename DV::memory_traits, tessera::MemoryManaged>);
+  static_assert(DV::is_managed && !DV::is_random_access && !DV::is_atomic);
+  static_assert(DV::is_hostspace == std::is_same_v<typename Space::memory_space, tessera::HostSpace>);
+  static_assert(DV::impl_dualview_is_single_device == std::is_same_v<Dev, HostDev>);
+  static_assert(std::is_same_v<typename DV::t_dev_const, typename tessera::View<const double* [3], Space>::type>);
+  static_assert(std::is_same_v<typename DV::t_host_const::value_type, const double>);
+  static_assert(std::is_same_v<typename DV::t_dev_um::memory_traits, tessera::MemoryUnmanaged>);
+  static_assert(std::is_same_v<typename DV::t_host_um::device_type, HostDev>);
+  static_assert(std::is_same_v<typename DV::t_dev_const_um::value_type, const double>);
+  static_assert(std::is_same_v<typename DV::t_host_const_um::device_type, HostDev>);
+  static_assert(DV::t_dev_const_randomread::memory_traits::is_random_access);
+  static_assert(!DV::t_dev_const_randomread::memory_traits::is_unmanaged);
+  static_assert(DV::t_host_const_randomread::memory_traits::is_random_access);
+  static_assert(DV::t_dev_const_randomread_um::memory_traits::is_unmanaged);
+  static_assert(std::is_same_v<typename DV::t_host_const_randomread_um::device_type, HostDev>);
+  static_assert(tessera::is_dual_view_v<DV> && tessera::is_dual_view_v<const DV>);
+  static_assert(!tessera::is_dual_view_v<typename DV::t_dev>);
+
+  DV a("a", 7);
+  for (int i = 0; i < 7; ++i)
+    for (int j = 0; j < 3; ++j) a.h_view(i, j) = 10 * i + j;
+  a.modify_host();
+  a.sync_device();
+  typename DV::t_dev_const dc = a.d_view;
+  typename DV::t_dev_um du = a.d_view;
+  typename DV::t_dev_const_um dcu = a.d_view;
+  typename DV::t_dev_const_randomread dr = a.d_view;
+  typename DV::t_dev_const_randomread_um dru = a.d_view;
+  typename DV::t_host_const hc = a.h_view;
+  typename DV::t_host_um hu = a.h_view;
+  typename DV::t_host_const_um hcu = a.h_view;
+  typename DV::t_host_const_randomread hr = a.h_view;
+  typename DV::t_host_const_randomread_um hru = a.h_view;
+  EXPECT_EQ(dc.data(), a.d_view.data());
+  EXPECT_EQ(du.data(), a.d_view.data());
+  EXPECT_EQ(dcu.data(), a.d_view.data());
+  EXPECT_EQ(dru.data(), a.d_view.data());
+  EXPECT_EQ(hu.data(), a.h_view.data());
+  EXPECT_EQ(hcu.data(), a.h_view.data());
+  EXPECT_EQ(hru.data(), a.h_view.data());
+  EXPECT_EQ(hc(6, 2), 62.0);
+  EXPECT_EQ(hr(3, 1), 31.0);
+  double sum = 0;
+  tessera::parallel_reduce(
+      tessera::RangePolicy<Space>(0, 7), TESSERA_LAMBDA(int i, double& s) { s += dr(i, 0) + dr(i, 1) + dr(i, 2); },
+      sum);
+  EXPECT_EQ(sum, 30.0 * 21 + 3 * 7);  // sum over i, j of 10 i + j
+}
+
+// subview of a DualView: both sides cut the same way, flags shared with the
+// whole; a modification through the subview syncs the whole.
+TYPED_TEST(DualViewTest, SubviewSharesFlagsAndData) {
+  using Space = TypeParam;
+  using DV = tessera::DualView<int**, Space>;
+  DV a("a", 6, 4);
+  auto row = tessera::subview(a, 2, tessera::ALL);
+  auto box = tessera::subview(a, std::make_pair(1, 4), std::make_pair(1, 3));
+  static_assert(tessera::is_dual_view_v<decltype(row)>);
+  static_assert(decltype(row)::rank == 1 && decltype(box)::rank == 2);
+  EXPECT_EQ(row.extent(0), 4u);
+  EXPECT_EQ(box.extent(0), 3u);
+  EXPECT_EQ(box.extent(1), 2u);
+  EXPECT_EQ(row.d_view.data(), &a.d_view(2, 0));
+  EXPECT_EQ(row.h_view.data(), &a.h_view(2, 0));
+  for (int j = 0; j < 4; ++j) row.h_view(j) = 100 + j;
+  row.modify_host();
+  EXPECT_TRUE(a.need_sync_device()) << "the subview shares the whole's flags";
+  a.sync_device();
+  EXPECT_FALSE(row.need_sync_device());
+  auto d = box.d_view;
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, 3), TESSERA_LAMBDA(int i) {
+    d(i, 0) += 1;
+    d(i, 1) += 2;
+  });
+  box.modify_device();
+  a.sync_host();
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const int base = i == 2 ? 100 + j : 0;
+      const int inc = (i >= 1 && i < 4) ? (j == 1 ? 1 : j == 2 ? 2 : 0) : 0;
+      ASSERT_EQ(a.h_view(i, j), base + inc) << i << "," << j;
+    }
+  // The subview constructor itself, as Kokkos code spells it.
+  tessera::DualView<int*, tessera::LayoutStride, Space> col(a, tessera::ALL, 3);
+  EXPECT_EQ(col.extent(0), 6u);
+  EXPECT_EQ(col.h_view(2), 103);
+}
+
+// deep_copy(DualView, DualView) copies the source's newer side into the
+// same side of the destination and marks it modified.
+TYPED_TEST(DualViewTest, DeepCopyBetweenDualViews) {
+  using Space = TypeParam;
+  using DV = tessera::DualView<double*, Space>;
+  DV src("src", 50), dst("dst", 50);
+  for (int i = 0; i < 50; ++i) src.h_view(i) = 0.5 * i;
+  src.modify_host();
+  tessera::deep_copy(dst, src);  // host side newer in src: host to host
+  EXPECT_TRUE(dst.need_sync_device());
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(dst.h_view(i), 0.5 * i);
+  src.sync_device();
+  dst.sync_device();
+  auto d = src.d_view;
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, 50), TESSERA_LAMBDA(int i) { d(i) = -d(i); });
+  src.modify_device();
+  tessera::deep_copy(Space(), dst, src);  // device side newer: device to device
+  Space().fence();
+  EXPECT_TRUE(dst.need_sync_host());
+  dst.sync_host();
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(dst.h_view(i), -0.5 * i);
+}

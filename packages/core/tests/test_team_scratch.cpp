@@ -29,6 +29,113 @@ std::string error_of(const F& f) {
 }
 }  // namespace
 
+// A functor asking for level-0 team scratch through team_shmem_size(team_size),
+// as Kokkos functors do: parallel_for / parallel_reduce add it to whatever
+// the policy reserved. Each team copies its block of x into a team array and
+// a second one of team_size entries, sums through them and records the
+// level-0 size it was given.
+template <class Space>
+struct ShmemSizeFunctor {
+  using Member = typename tessera::TeamPolicy<Space>::member_type;
+  using Vec = tessera::View<long*, typename Space::scratch_memory_space, tessera::MemoryUnmanaged>;
+  tessera::View<long*, Space> x, out;
+  tessera::View<std::size_t*, Space> given;
+  int n, block;
+  std::size_t team_shmem_size(int team_size) const { return Vec::shmem_size(block) + Vec::shmem_size(team_size); }
+  TESSERA_INLINE_FUNCTION void operator()(const Member& m) const {
+    Vec copy(m.team_shmem(), block);
+    Vec partial(m.team_shmem(), m.team_size());
+    const int b = m.league_rank() * block;
+    tessera::parallel_for(tessera::TeamThreadRange(m, block), [&](int i) { copy(i) = b + i < n ? x(b + i) : 0; });
+    m.team_barrier();
+    long mine = 0;
+    for (int i = m.team_rank(); i < block; i += m.team_size()) mine += copy(i);
+    partial(m.team_rank()) = mine;
+    m.team_barrier();
+    tessera::single(tessera::PerTeam(m), [&]() {
+      long s = 0;
+      for (int r = 0; r < m.team_size(); ++r) s += partial(r);
+      out(m.league_rank()) = s;
+      given(m.league_rank()) = m.team_scratch(0).size(0);
+    });
+  }
+  TESSERA_INLINE_FUNCTION void operator()(const Member& m, long& sum) const {
+    Vec copy(m.team_shmem(), block);
+    const int b = m.league_rank() * block;
+    tessera::parallel_for(tessera::TeamThreadRange(m, block), [&](int i) { copy(i) = b + i < n ? x(b + i) : 0; });
+    m.team_barrier();
+    tessera::single(tessera::PerTeam(m), [&]() {
+      for (int i = 0; i < block; ++i) sum += copy(i);
+      given(m.league_rank()) = m.team_scratch(0).size(0);
+    });
+  }
+};
+// The same with Kokkos' older spelling, shmem_size(team_size).
+template <class Space>
+struct OldShmemSizeFunctor {
+  using Member = typename tessera::TeamPolicy<Space>::member_type;
+  using Vec = tessera::View<double*, typename Space::scratch_memory_space, tessera::MemoryUnmanaged>;
+  tessera::View<std::size_t*, Space> given;
+  std::size_t shmem_size(int team_size) const { return Vec::shmem_size(3 * team_size); }
+  TESSERA_INLINE_FUNCTION void operator()(const Member& m) const {
+    Vec v(m.team_shmem(), 3 * m.team_size());
+    v(0) = 1;
+    if (m.team_rank() == 0) given(m.league_rank()) = m.team_scratch(0).size(0);
+  }
+};
+template <class Space>
+struct TooMuchShmemFunctor {
+  using Member = typename tessera::TeamPolicy<Space>::member_type;
+  std::size_t team_shmem_size(int) const { return tessera::TeamPolicy<Space>::scratch_size_max(0) + 1; }
+  TESSERA_INLINE_FUNCTION void operator()(const Member&) const {}
+};
+
+TYPED_TEST(TeamScratch, FunctorTeamShmemSizeIsAddedToLevel0) {
+  using Space = TypeParam;
+  using Policy = tessera::TeamPolicy<Space>;
+  using F = ShmemSizeFunctor<Space>;
+  using Vec = typename F::Vec;
+  const int n = 5003, block = 128, league = (n + block - 1) / block;
+  F f{tessera::View<long*, Space>("x", n), tessera::View<long*, Space>("out", league),
+      tessera::View<std::size_t*, Space>("given", league), n, block};
+  auto x = f.x;
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(int i) { x(i) = (i * 7) % 23 - 11; });
+  const int ts = test_team_size(Policy(1, 1));
+  auto hx = tessera::create_mirror_view_and_copy(tessera::HostSpace(), f.x);
+  long total = 0;
+  for (int i = 0; i < n; ++i) total += hx(i);
+  // Functor scratch alone, then on top of the policy's own PerTeam reservation.
+  for (std::size_t extra : {std::size_t(0), std::size_t(40)}) {
+    const std::size_t expect = extra + Vec::shmem_size(block) + Vec::shmem_size(ts);
+    Policy policy(league, ts);
+    if (extra) policy.set_scratch_size(0, tessera::PerTeam(std::int64_t(extra)));
+    tessera::parallel_for("shmem functor", policy, f);
+    EXPECT_EQ(policy.team_scratch_size(0), extra) << "the caller's policy is left unchanged";
+    auto ho = tessera::create_mirror_view_and_copy(tessera::HostSpace(), f.out);
+    auto hg = tessera::create_mirror_view_and_copy(tessera::HostSpace(), f.given);
+    for (int l = 0; l < league; ++l) {
+      long s = 0;
+      for (int i = l * block; i < n && i < (l + 1) * block; ++i) s += hx(i);
+      ASSERT_EQ(ho(l), s) << "block " << l;
+      ASSERT_EQ(hg(l), expect) << "block " << l;
+    }
+    tessera::deep_copy(f.given, std::size_t(0));
+    long sum = 0;
+    tessera::parallel_reduce("shmem functor reduce", policy, f, sum);
+    EXPECT_EQ(sum, total);
+    tessera::deep_copy(hg, f.given);
+    for (int l = 0; l < league; ++l) ASSERT_EQ(hg(l), expect) << "reduce, block " << l;
+  }
+  OldShmemSizeFunctor<Space> g{tessera::View<std::size_t*, Space>("given", 5)};
+  tessera::parallel_for(Policy(5, ts), g);
+  auto hg = tessera::create_mirror_view_and_copy(tessera::HostSpace(), g.given);
+  for (int l = 0; l < 5; ++l) EXPECT_EQ(hg(l), OldShmemSizeFunctor<Space>::Vec::shmem_size(3 * ts));
+  std::string msg = error_of([&] { tessera::parallel_for(Policy(2, 1), TooMuchShmemFunctor<Space>{}); });
+  EXPECT_NE(msg.find("the functor's team_shmem_size(1) = " + std::to_string(Policy::scratch_size_max(0) + 1)),
+            std::string::npos)
+      << msg;
+}
+
 // Per-team transpose of T x T tiles through level-0 team scratch.
 TYPED_TEST(TeamScratch, TransposeThroughLevel0TeamScratch) {
   using Space = TypeParam;

@@ -10,11 +10,14 @@
 #include <tessera/core/error.hpp>
 #include <tessera/core/initialize.hpp>
 #include <tessera/core/layout.hpp>
+#include <tessera/core/malloc.hpp>
+#include <tessera/core/math.hpp>
 #include <tessera/core/memory_space.hpp>
 #include <tessera/core/memory_traits.hpp>
 #include <tessera/core/md_range_policy.hpp>
 #include <tessera/core/mirror.hpp>
 #include <tessera/core/nested_policies.hpp>
+#include <tessera/core/numeric_traits.hpp>
 #include <tessera/core/pair.hpp>
 #include <tessera/core/printf.hpp>
 #include <tessera/core/parallel.hpp>

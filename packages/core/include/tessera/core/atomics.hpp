@@ -255,6 +255,23 @@ TESSERA_INLINE_FUNCTION T atomic_fetch_inc(T* p) { return atomic_fetch_add(p, T(
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_fetch_dec(T* p) { return atomic_fetch_sub(p, T(1)); }
 
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_mod(T* p, detail::arg_t<T> v) {
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(a % v); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_lshift(T* p, const unsigned int shift) {
+  return detail::atomic_fetch_oper(p, [shift](T a) { return T(a << shift); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_rshift(T* p, const unsigned int shift) {
+  return detail::atomic_fetch_oper(p, [shift](T a) { return T(a >> shift); });
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_fetch_nand(T* p, detail::arg_t<T> v) {
+  return detail::atomic_fetch_oper(p, [v](T a) { return T(~(a & v)); });
+}
+
 #define TESSERA_IMPL_OP_FETCH(NAME, EXPR)                                         \
   template <class T>                                                              \
   TESSERA_INLINE_FUNCTION T atomic_##NAME##_fetch(T* p, detail::arg_t<T> v) {              \
@@ -272,7 +289,31 @@ TESSERA_IMPL_OP_FETCH(max, (v > a ? v : a))
 TESSERA_IMPL_OP_FETCH(and, T(a & v))
 TESSERA_IMPL_OP_FETCH(or, T(a | v))
 TESSERA_IMPL_OP_FETCH(xor, T(a ^ v))
+TESSERA_IMPL_OP_FETCH(mod, T(a % v))
+TESSERA_IMPL_OP_FETCH(nand, T(~(a & v)))
 #undef TESSERA_IMPL_OP_FETCH
+
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_lshift_fetch(T* p, const unsigned int shift) {
+  return T(atomic_fetch_lshift(p, shift) << shift);
+}
+template <class T>
+TESSERA_INLINE_FUNCTION T atomic_rshift_fetch(T* p, const unsigned int shift) {
+  return T(atomic_fetch_rshift(p, shift) >> shift);
+}
+template <class T>
+TESSERA_INLINE_FUNCTION void atomic_lshift(T* p, const unsigned int shift) {
+  (void)atomic_fetch_lshift(p, shift);
+}
+template <class T>
+TESSERA_INLINE_FUNCTION void atomic_rshift(T* p, const unsigned int shift) {
+  (void)atomic_fetch_rshift(p, shift);
+}
+// Kokkos' older name of atomic_store.
+template <class T>
+TESSERA_INLINE_FUNCTION void atomic_assign(T* p, detail::arg_t<T> val) {
+  atomic_store(p, val);
+}
 
 template <class T>
 TESSERA_INLINE_FUNCTION void atomic_inc(T* p) { (void)atomic_fetch_add(p, T(1)); }
@@ -293,6 +334,24 @@ TESSERA_INLINE_FUNCTION void memory_fence() {
   __threadfence();
 #else
   std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
+// Orders earlier loads before later loads and stores (acquire), and earlier
+// stores before later stores (release); memory_fence() orders everything.
+// On a GPU each is a device-wide fence.
+TESSERA_INLINE_FUNCTION void load_fence() {
+#if TESSERA_IMPL_ON_DEVICE
+  __threadfence();
+#else
+  std::atomic_thread_fence(std::memory_order_acquire);
+#endif
+}
+TESSERA_INLINE_FUNCTION void store_fence() {
+#if TESSERA_IMPL_ON_DEVICE
+  __threadfence();
+#else
+  std::atomic_thread_fence(std::memory_order_release);
 #endif
 }
 

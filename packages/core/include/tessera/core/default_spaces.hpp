@@ -16,13 +16,8 @@
 
 namespace tessera {
 
-#if TESSERA_ENABLE_OPENMP
-using DefaultHostExecutionSpace = OpenMP;
-#elif TESSERA_ENABLE_THREADS
-using DefaultHostExecutionSpace = Threads;
-#else
-using DefaultHostExecutionSpace = Serial;
-#endif
+// DefaultHostExecutionSpace (OpenMP > Threads > Serial) is declared in
+// memory_space.hpp, as HostSpace::execution_space.
 
 #if TESSERA_ENABLE_CUDA
 using DefaultExecutionSpace = Cuda;
@@ -50,6 +45,30 @@ struct default_execution_space_for<CudaUVMSpace> {
 };
 #endif
 }  // namespace detail
+
+// Memory reachable from the host and from DefaultExecutionSpace (Kokkos 4):
+// managed memory with CUDA, host memory otherwise; and the same for pinned
+// host memory. Both always exist here.
+#if TESSERA_ENABLE_CUDA
+using SharedSpace = CudaUVMSpace;
+using SharedHostPinnedSpace = CudaHostPinnedSpace;
+#else
+using SharedSpace = HostSpace;
+using SharedHostPinnedSpace = HostSpace;
+#endif
+inline constexpr bool has_shared_space = true;
+inline constexpr bool has_shared_host_pinned_space = true;
+
+// Threads of DefaultHostExecutionSpace, and the GPU in use (-1 without one),
+// as Kokkos::num_threads() / Kokkos::device_id().
+inline int num_threads() { return DefaultHostExecutionSpace().concurrency(); }
+inline int device_id() {
+#if TESSERA_ENABLE_CUDA
+  return Cuda::impl_is_available() ? Cuda().cuda_device() : -1;
+#else
+  return -1;
+#endif
+}
 
 // Fences every enabled execution space.
 inline void fence(const std::string& label = "") {

@@ -29,6 +29,7 @@
 //    are host memory (Kokkos ignores such ambiguous calls).
 #include <tessera/core/deep_copy.hpp>
 #include <tessera/core/mirror.hpp>
+#include <tessera/core/subview.hpp>
 #include <tessera/core/view.hpp>
 
 #include <string>
@@ -42,7 +43,13 @@ class DualView {
   using t_dev = View<DataType, Properties...>;
   using t_host = typename t_dev::HostMirror;
   using traits = typename t_dev::traits;
+  // The member types of Kokkos' ViewTraits, which Kokkos' DualView derives from.
   using data_type = DataType;
+  using const_data_type = typename t_dev::const_data_type;
+  using non_const_data_type = typename t_dev::non_const_data_type;
+  using scalar_array_type = typename t_dev::scalar_array_type;
+  using const_scalar_array_type = typename t_dev::const_scalar_array_type;
+  using non_const_scalar_array_type = typename t_dev::non_const_scalar_array_type;
   using value_type = typename t_dev::value_type;
   using const_value_type = typename t_dev::const_value_type;
   using non_const_value_type = typename t_dev::non_const_value_type;
@@ -50,12 +57,30 @@ class DualView {
   using execution_space = typename t_dev::execution_space;
   using memory_space = typename t_dev::memory_space;
   using device_type = typename t_dev::device_type;
-  using host_mirror_space = typename t_host::device_type;
+  using memory_traits = typename t_dev::memory_traits;
+  using host_mirror_space = typename t_dev::host_mirror_space;
   using size_type = std::size_t;
+  static constexpr bool is_hostspace = std::is_same_v<memory_space, HostSpace>;
+  static constexpr bool is_managed = !memory_traits::is_unmanaged;
+  static constexpr bool is_random_access = memory_traits::is_random_access;
+  static constexpr bool is_atomic = memory_traits::is_atomic;
+
+  // The View types of both sides, as in Kokkos. The host-side const types
+  // are const Views (Kokkos' are the non-const HostMirror of the const
+  // device type).
   using t_dev_const = typename t_dev::const_type;
   using t_host_const = typename t_host::const_type;
+  using t_dev_const_randomread = View<const_data_type, array_layout, device_type, MemoryTraits<RandomAccess>>;
+  using t_host_const_randomread =
+      View<typename t_host::const_data_type, array_layout, host_mirror_space, MemoryTraits<RandomAccess>>;
   using t_dev_um = View<DataType, array_layout, device_type, MemoryUnmanaged>;
   using t_host_um = View<typename t_host::data_type, array_layout, host_mirror_space, MemoryUnmanaged>;
+  using t_dev_const_um = View<const_data_type, array_layout, device_type, MemoryUnmanaged>;
+  using t_host_const_um = View<typename t_host::const_data_type, array_layout, host_mirror_space, MemoryUnmanaged>;
+  using t_dev_const_randomread_um =
+      View<const_data_type, array_layout, device_type, MemoryTraits<Unmanaged | RandomAccess>>;
+  using t_host_const_randomread_um =
+      View<typename t_host::const_data_type, array_layout, host_mirror_space, MemoryTraits<Unmanaged | RandomAccess>>;
   using const_type = DualView<typename t_dev::const_data_type, Properties...>;
   using non_const_type = DualView<typename t_dev::non_const_data_type, Properties...>;
   // Shared counters: [0] host, [1] device, as in Kokkos.
@@ -66,6 +91,9 @@ class DualView {
   // True when h_view and d_view are the same allocation.
   static constexpr bool impl_single_allocation =
       std::is_same_v<typename t_dev::memory_space, typename t_host::memory_space>;
+  // Kokkos' name: both sides are the same Device.
+  static constexpr bool impl_dualview_is_single_device =
+      std::is_same_v<typename t_dev::device_type, typename t_host::device_type>;
 
   t_dev d_view;
   t_host h_view;
@@ -95,8 +123,8 @@ class DualView {
                     std::size_t n7 = TESSERA_IMPL_CTOR_DEFAULT_ARG)
       : DualView(std::string(label), n0, n1, n2, n3, n4, n5, n6, n7) {}
   // With allocation properties, e.g. view_alloc(WithoutInitializing, "a").
-  template <class E>
-  explicit DualView(const detail::ViewAllocProp<E>& prop, std::size_t n0 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+  template <class E, class M>
+  explicit DualView(const detail::ViewAllocProp<E, M>& prop, std::size_t n0 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
                     std::size_t n1 = TESSERA_IMPL_CTOR_DEFAULT_ARG, std::size_t n2 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
                     std::size_t n3 = TESSERA_IMPL_CTOR_DEFAULT_ARG, std::size_t n4 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
                     std::size_t n5 = TESSERA_IMPL_CTOR_DEFAULT_ARG, std::size_t n6 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
@@ -122,6 +150,14 @@ class DualView {
              std::is_constructible_v<t_dev, typename DualView<D2, P2...>::t_dev>)
   DualView(const DualView<D2, P2...>& other)
       : d_view(other.d_view), h_view(other.h_view), m_flags(other.impl_flags()) {}
+
+  // A subview of both sides (Kokkos' subview constructor): the same
+  // arguments as subview(View, ...); shares the flags with `src`.
+  template <class D2, class... P2, class Arg0, class... Args>
+  DualView(const DualView<D2, P2...>& src, const Arg0& arg0, Args... args)
+      : d_view(tessera::subview(src.d_view, arg0, args...)),
+        h_view(tessera::subview(src.h_view, arg0, args...)),
+        m_flags(src.impl_flags()) {}
 
   // --- access ------------------------------------------------------------------
 
@@ -336,5 +372,49 @@ class DualView {
 
   t_modified_flags m_flags;
 };
+
+template <class T>
+struct is_dual_view : std::false_type {};
+template <class D, class... P>
+struct is_dual_view<DualView<D, P...>> : std::true_type {};
+template <class D, class... P>
+struct is_dual_view<const DualView<D, P...>> : std::true_type {};
+template <class T>
+inline constexpr bool is_dual_view_v = is_dual_view<T>::value;
+
+// subview(dual_view, args...): a DualView of the subviews of both sides,
+// sharing the modified flags (Kokkos' subview of a DualView).
+template <class D, class... P, class... Args>
+auto subview(const DualView<D, P...>& src, Args... args) {
+  using Sub = decltype(tessera::subview(src.d_view, args...));
+  using Result = DualView<typename Sub::data_type, typename Sub::array_layout, typename Sub::device_type,
+                          typename Sub::memory_traits>;
+  return Result(src, args...);
+}
+
+// deep_copy between DualViews, as in Kokkos: copies the source's newer side
+// (the device when it needs no sync from the host) into the same side of
+// dst, and marks that side of dst modified.
+template <class DD, class... DP, class SD, class... SP>
+void deep_copy(DualView<DD, DP...>& dst, const DualView<SD, SP...>& src) {
+  if (src.need_sync_device()) {
+    deep_copy(dst.h_view, src.h_view);
+    dst.modify_host();
+  } else {
+    deep_copy(dst.d_view, src.d_view);
+    dst.modify_device();
+  }
+}
+template <class Exec, class DD, class... DP, class SD, class... SP>
+  requires is_execution_space_v<Exec>
+void deep_copy(const Exec& exec, DualView<DD, DP...>& dst, const DualView<SD, SP...>& src) {
+  if (src.need_sync_device()) {
+    deep_copy(exec, dst.h_view, src.h_view);
+    dst.modify_host();
+  } else {
+    deep_copy(exec, dst.d_view, src.d_view);
+    dst.modify_device();
+  }
+}
 
 }  // namespace tessera

@@ -23,6 +23,24 @@ TESSERA_INLINE_FUNCTION void abort(const char* message) {
 #endif
 }
 
+// TESSERA_ASSERT(cond) (Kokkos' KOKKOS_ASSERT), with TESSERA_EXPECTS and
+// TESSERA_ENSURES for pre- and postconditions: aborts with the condition,
+// file and line when it is false, on host and device. Active unless NDEBUG
+// is defined (as assert()); Kokkos ties it to KOKKOS_ENABLE_DEBUG.
+#define TESSERA_IMPL_STR2(x) #x
+#define TESSERA_IMPL_STR(x) TESSERA_IMPL_STR2(x)
+#if defined(NDEBUG)
+#define TESSERA_ASSERT(...) ((void)0)
+#else
+#define TESSERA_ASSERT(...)                                                                                  \
+  do {                                                                                                       \
+    if (!(__VA_ARGS__))                                                                                      \
+      ::tessera::abort("assertion '" #__VA_ARGS__ "' failed at " __FILE__ ":" TESSERA_IMPL_STR(__LINE__)); \
+  } while (false)
+#endif
+#define TESSERA_EXPECTS(...) TESSERA_ASSERT(__VA_ARGS__)
+#define TESSERA_ENSURES(...) TESSERA_ASSERT(__VA_ARGS__)
+
 namespace detail {
 // Host-only: throws std::runtime_error with the message. Kept out of line of
 // device passes so that kernels never see exceptions.

@@ -28,6 +28,15 @@ class InitializationSettings {
   bool get_print_help() const { return m_print_help.value_or(false); }
 
   // Thread pinning on the Threads back-end (on by default).
+  // Kokkos settings Tessera accepts with nothing to change: it prints no
+  // warnings, and has no internal tuning to switch on.
+  InitializationSettings& set_disable_warnings(bool on) { m_disable_warnings = on; return *this; }
+  bool has_disable_warnings() const { return m_disable_warnings.has_value(); }
+  bool get_disable_warnings() const { return m_disable_warnings.value_or(false); }
+  InitializationSettings& set_tune_internals(bool on) { m_tune_internals = on; return *this; }
+  bool has_tune_internals() const { return m_tune_internals.has_value(); }
+  bool get_tune_internals() const { return m_tune_internals.value_or(false); }
+
   InitializationSettings& set_bind_threads(bool on) { m_bind_threads = on; return *this; }
   bool has_bind_threads() const { return m_bind_threads.has_value(); }
   bool get_bind_threads() const { return m_bind_threads.value_or(true); }
@@ -38,6 +47,8 @@ class InitializationSettings {
   std::optional<bool> m_print_configuration;
   std::optional<bool> m_bind_threads;
   std::optional<bool> m_print_help;
+  std::optional<bool> m_disable_warnings;
+  std::optional<bool> m_tune_internals;
 };
 
 // The text --tessera-help prints: every flag and environment variable.

@@ -1,5 +1,6 @@
 #pragma once
 // HostSpace: ordinary CPU memory, reachable from every host execution space.
+#include <tessera/config.hpp>
 #include <tessera/core/macros.hpp>
 
 #include <cstddef>
@@ -20,9 +21,29 @@ class allocation_error : public std::bad_alloc {
   std::string m_message;
 };
 
+class Serial;
+class Threads;
+class OpenMP;
+template <class ExecSpace, class MemSpace>
+struct Device;
+
+// The best enabled host back-end: OpenMP > Threads > Serial. It is the
+// execution space of HostSpace (and of every host mirror), so it is chosen
+// here; default_spaces.hpp completes the types.
+#if TESSERA_ENABLE_OPENMP
+using DefaultHostExecutionSpace = OpenMP;
+#elif TESSERA_ENABLE_THREADS
+using DefaultHostExecutionSpace = Threads;
+#else
+using DefaultHostExecutionSpace = Serial;
+#endif
+
 class HostSpace {
  public:
   using memory_space = HostSpace;
+  // What works on host memory by default (Kokkos: HostSpace::execution_space).
+  using execution_space = DefaultHostExecutionSpace;
+  using device_type = Device<execution_space, HostSpace>;
   using size_type = std::size_t;
   // Alignment of every allocation: a cache line, and enough for AVX-512.
   static constexpr std::size_t alignment = 64;

@@ -101,6 +101,39 @@ auto create_mirror_view(const Space& space, const View<D, P...>& v) {
   }
 }
 
+// The view_alloc forms (Kokkos 4): create_mirror(view_alloc(...), v) and
+// create_mirror_view(view_alloc(...), v) mirror into the memory space the
+// properties name (the host when they name none), initialized unless
+// WithoutInitializing; create_mirror_view_and_copy(view_alloc(space, ...), v)
+// needs the space, and copies on the properties' execution space when they
+// name one (without fencing it, as deep_copy(exec, ...)).
+template <class E, class M, class D, class... P>
+auto create_mirror(const detail::ViewAllocProp<E, M>& prop, const View<D, P...>& v) {
+  using Space = std::conditional_t<std::is_void_v<M>, HostSpace, M>;
+  return detail::make_mirror<Space>(v, prop.initialize);
+}
+template <class E, class M, class D, class... P>
+auto create_mirror_view(const detail::ViewAllocProp<E, M>& prop, const View<D, P...>& v) {
+  using Space = std::conditional_t<std::is_void_v<M>, HostSpace, M>;
+  if constexpr (std::is_same_v<typename Space::memory_space, typename View<D, P...>::memory_space>) {
+    return detail::mirror_type<Space, View<D, P...>>(v);
+  } else {
+    return detail::make_mirror<Space>(v, prop.initialize);
+  }
+}
+template <class E, class M, class D, class... P>
+auto create_mirror_view_and_copy(const detail::ViewAllocProp<E, M>& prop, const View<D, P...>& v) {
+  static_assert(!std::is_void_v<M>, "create_mirror_view_and_copy(view_alloc(...), v): name the memory space");
+  if constexpr (std::is_same_v<M, typename View<D, P...>::memory_space>) {
+    return detail::mirror_type<M, View<D, P...>>(v);
+  } else {
+    auto m = detail::make_mirror<M>(v, false);
+    if constexpr (std::is_void_v<E>) deep_copy(m, v);
+    else deep_copy(prop.exec, m, v);
+    return m;
+  }
+}
+
 // A View in Space holding a copy of v's values (v itself when it already lives there).
 template <class Space, class D, class... P>
   requires(is_execution_space_v<Space> || is_memory_space_v<Space>)

@@ -7,8 +7,11 @@
 #include <tessera/core/profiling.hpp>
 #include <tessera/core/range_policy.hpp>
 #include <tessera/core/reducers.hpp>
+#include <tessera/core/team_policy.hpp>
 #include <tessera/core/view_fwd.hpp>
 
+#include <concepts>
+#include <cstddef>
 #include <string>
 #include <type_traits>
 
@@ -115,6 +118,31 @@ auto make_reduce_ops(const F& f, R&... results) {
   }
 }
 
+// A functor's team_shmem_size(team_size) (or shmem_size(team_size), its
+// older spelling) is level-0 team scratch it needs on top of the policy's
+// set_scratch_size: Kokkos adds it to every team's level-0 region, so does
+// Tessera, on every back-end. Other policies and functors pass unchanged.
+template <class F>
+concept has_team_shmem_size = requires(const F& f, int n) {
+  { f.team_shmem_size(n) } -> std::convertible_to<std::size_t>;
+};
+template <class F>
+concept has_shmem_size = requires(const F& f, int n) {
+  { f.shmem_size(n) } -> std::convertible_to<std::size_t>;
+};
+template <class Policy, class F>
+decltype(auto) with_functor_scratch(const Policy& p, const F& f) {
+  if constexpr (is_team_policy_v<Policy> && (has_team_shmem_size<F> || has_shmem_size<F>)) {
+    Policy q = p;
+    if constexpr (has_team_shmem_size<F>) q.impl_add_functor_scratch(std::size_t(f.team_shmem_size(q.team_size())));
+    else q.impl_add_functor_scratch(std::size_t(f.shmem_size(q.team_size())));
+    return q;
+  } else {
+    (void)f;
+    return (p);
+  }
+}
+
 inline const std::string& empty_label() {
   static const std::string empty;
   return empty;
@@ -130,7 +158,7 @@ void parallel_for(const std::string& label, const Policy& policy_or_count, const
   auto policy = detail::as_policy(policy_or_count);
   using Exec = typename decltype(policy)::execution_space;
   profiling::KernelScope scope(profiling::Kind::parallel_for, label, Exec::name());
-  detail::Backend<Exec>::parallel_for(policy, f);
+  detail::Backend<Exec>::parallel_for(detail::with_functor_scratch(policy, f), f);
 }
 template <class Policy, class F>
   requires(detail::execution_policy<Policy> || std::is_integral_v<Policy>)
@@ -150,7 +178,7 @@ void parallel_reduce(const std::string& label, const Policy& policy_or_count, co
   using Exec = typename decltype(policy)::execution_space;
   profiling::KernelScope scope(profiling::Kind::parallel_reduce, label, Exec::name());
   auto ops = detail::make_reduce_ops(f, results...);
-  detail::Backend<Exec>::parallel_reduce(policy, f, ops);
+  detail::Backend<Exec>::parallel_reduce(detail::with_functor_scratch(policy, f), f, ops);
 }
 template <class Policy, class F, class... R>
   requires((detail::execution_policy<Policy> || std::is_integral_v<Policy>) && sizeof...(R) >= 1)

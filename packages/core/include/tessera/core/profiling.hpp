@@ -72,3 +72,24 @@ namespace tessera {
 inline void push_region(const std::string& name) { profiling::push_region(name); }
 inline void pop_region() { profiling::pop_region(); }
 }  // namespace tessera
+
+// Kokkos' spellings of the region calls: Kokkos::Profiling::pushRegion /
+// popRegion / ScopedRegion, also under Kokkos::Tools.
+namespace tessera::Profiling {
+inline void pushRegion(const std::string& name) { profiling::push_region(name); }
+inline void popRegion() { profiling::pop_region(); }
+// Pushes a region for its lifetime.
+class ScopedRegion {
+ public:
+  explicit ScopedRegion(const std::string& name) { profiling::push_region(name); }
+  ~ScopedRegion() { profiling::pop_region(); }
+  ScopedRegion(const ScopedRegion&) = delete;
+  ScopedRegion& operator=(const ScopedRegion&) = delete;
+};
+}  // namespace tessera::Profiling
+
+namespace tessera::Tools {
+using Profiling::popRegion;
+using Profiling::pushRegion;
+using Profiling::ScopedRegion;
+}  // namespace tessera::Tools

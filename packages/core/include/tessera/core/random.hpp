@@ -36,6 +36,7 @@
 #include <math.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -434,6 +435,26 @@ void fill_random_impl(const Exec& exec, const ViewType& a, const Pool& pool,
 }
 
 }  // namespace detail
+
+// Kokkos' rand<Generator, Scalar>: draws of an arithmetic type named by
+// the type, for code generic over value types. max() is the top of the
+// default range: [0, max()) for integers, [0, 1) for floating point.
+template <class Generator, class Scalar>
+struct rand {
+  static_assert(std::is_arithmetic_v<Scalar> && !std::is_same_v<Scalar, bool>,
+                "tessera::rand<Generator, Scalar>: Scalar must be an integer or floating-point type");
+  TESSERA_INLINE_FUNCTION static constexpr Scalar max() {
+    if constexpr (std::is_floating_point_v<Scalar>) return Scalar(1);
+    else return std::numeric_limits<Scalar>::max();
+  }
+  TESSERA_INLINE_FUNCTION static Scalar draw(Generator& gen) { return detail::random_in<Scalar>(gen, Scalar(0), max()); }
+  TESSERA_INLINE_FUNCTION static Scalar draw(Generator& gen, const Scalar& range) {
+    return detail::random_in<Scalar>(gen, Scalar(0), range);
+  }
+  TESSERA_INLINE_FUNCTION static Scalar draw(Generator& gen, const Scalar& start, const Scalar& end) {
+    return detail::random_in<Scalar>(gen, start, end);
+  }
+};
 
 // Fills `a` with values in [begin, end) (integers: uniform over the integers
 // of that range; floating point: uniform over the interval).

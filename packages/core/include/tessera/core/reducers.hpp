@@ -174,6 +174,77 @@ struct MinMaxLoc
   }
 };
 
+// Kokkos' "first" variants: MinLoc and MaxLoc already take the smallest
+// index among equal values, which is what MinFirstLoc / MaxFirstLoc promise.
+template <class Scalar, class Index, class Space = HostSpace>
+using MinFirstLoc = MinLoc<Scalar, Index, Space>;
+template <class Scalar, class Index, class Space = HostSpace>
+using MaxFirstLoc = MaxLoc<Scalar, Index, Space>;
+
+// The minimum at its first (smallest) index and the maximum at its last
+// (largest) index.
+template <class Scalar, class Index, class Space = HostSpace>
+struct MinMaxFirstLastLoc
+    : detail::ReducerBase<MinMaxFirstLastLoc<Scalar, Index, Space>,
+                          MinMaxLocScalar<std::remove_cv_t<Scalar>, std::remove_cv_t<Index>>, Space> {
+  using base =
+      detail::ReducerBase<MinMaxFirstLastLoc, MinMaxLocScalar<std::remove_cv_t<Scalar>, std::remove_cv_t<Index>>, Space>;
+  using typename base::value_type;
+  using base::base;
+  TESSERA_FORCEINLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
+    if (src.min_val < dest.min_val || (src.min_val == dest.min_val && src.min_loc < dest.min_loc)) {
+      dest.min_val = src.min_val;
+      dest.min_loc = src.min_loc;
+    }
+    if (src.max_val > dest.max_val || (src.max_val == dest.max_val && src.max_loc > dest.max_loc)) {
+      dest.max_val = src.max_val;
+      dest.max_loc = src.max_loc;
+    }
+  }
+  TESSERA_FORCEINLINE_FUNCTION void init(value_type& v) const {
+    v.min_val = reduction_identity<std::remove_cv_t<Scalar>>::min();
+    v.max_val = reduction_identity<std::remove_cv_t<Scalar>>::max();
+    v.min_loc = std::numeric_limits<std::remove_cv_t<Index>>::max();
+    v.max_loc = std::numeric_limits<std::remove_cv_t<Index>>::lowest();
+  }
+};
+
+// The first / last index at which a predicate holds: the functor lowers
+// update.min_loc_true (raises update.max_loc_true) to i when it holds at i.
+// Nothing found leaves the numeric_limits max (lowest) of the index type.
+template <class Index>
+struct FirstLocScalar {
+  Index min_loc_true;
+};
+template <class Index>
+struct LastLocScalar {
+  Index max_loc_true;
+};
+template <class Index, class Space = HostSpace>
+struct FirstLoc : detail::ReducerBase<FirstLoc<Index, Space>, FirstLocScalar<std::remove_cv_t<Index>>, Space> {
+  using base = detail::ReducerBase<FirstLoc, FirstLocScalar<std::remove_cv_t<Index>>, Space>;
+  using typename base::value_type;
+  using base::base;
+  TESSERA_FORCEINLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
+    if (src.min_loc_true < dest.min_loc_true) dest.min_loc_true = src.min_loc_true;
+  }
+  TESSERA_FORCEINLINE_FUNCTION void init(value_type& v) const {
+    v.min_loc_true = std::numeric_limits<std::remove_cv_t<Index>>::max();
+  }
+};
+template <class Index, class Space = HostSpace>
+struct LastLoc : detail::ReducerBase<LastLoc<Index, Space>, LastLocScalar<std::remove_cv_t<Index>>, Space> {
+  using base = detail::ReducerBase<LastLoc, LastLocScalar<std::remove_cv_t<Index>>, Space>;
+  using typename base::value_type;
+  using base::base;
+  TESSERA_FORCEINLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
+    if (src.max_loc_true > dest.max_loc_true) dest.max_loc_true = src.max_loc_true;
+  }
+  TESSERA_FORCEINLINE_FUNCTION void init(value_type& v) const {
+    v.max_loc_true = std::numeric_limits<std::remove_cv_t<Index>>::lowest();
+  }
+};
+
 template <class T, class = void>
 struct is_reducer : std::false_type {};
 template <class T>

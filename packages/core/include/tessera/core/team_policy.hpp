@@ -183,6 +183,24 @@ class TeamPolicy {
   }
   static int vector_length_max() { return backend::vector_length_max(); }
 
+  // Adds a functor's team_shmem_size(team_size) to the level-0 PerTeam
+  // scratch (what parallel_for / parallel_reduce do, as in Kokkos).
+  TeamPolicy& impl_add_functor_scratch(std::size_t bytes) {
+    if (bytes == 0) return *this;
+    const std::size_t ts = std::size_t(team_size());
+    const std::size_t total = m_team_scratch[0] + bytes + ts * m_thread_scratch[0];
+    const std::size_t max = backend::scratch_size_max(0);
+    if (total > max)
+      detail::throw_runtime_error("tessera::TeamPolicy: scratch level 0 needs " + std::to_string(total) +
+                                  " bytes per team (PerTeam " + std::to_string(m_team_scratch[0]) +
+                                  " + the functor's team_shmem_size(" + std::to_string(ts) + ") = " +
+                                  std::to_string(bytes) + " + team_size " + std::to_string(ts) + " x PerThread " +
+                                  std::to_string(m_thread_scratch[0]) + ") but scratch_size_max(0) is " +
+                                  std::to_string(max) + " bytes on " + execution_space::name());
+    m_team_scratch[0] += bytes;
+    return *this;
+  }
+
  private:
   static int check_level(int level, const char* what) {
     if (level != 0 && level != 1)
@@ -258,5 +276,12 @@ class TeamPolicy {
   std::size_t m_team_scratch[2] = {0, 0};
   std::size_t m_thread_scratch[2] = {0, 0};
 };
+
+template <class T>
+struct is_team_policy : std::false_type {};
+template <class... P>
+struct is_team_policy<TeamPolicy<P...>> : std::true_type {};
+template <class T>
+inline constexpr bool is_team_policy_v = is_team_policy<T>::value;
 
 }  // namespace tessera

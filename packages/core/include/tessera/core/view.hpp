@@ -30,16 +30,22 @@ inline constexpr AllowPadding_t AllowPadding{};
 
 namespace detail {
 
-// Properties collected by view_alloc(...): label, whether to initialize, and
-// optionally the execution-space instance that initializes.
-template <class Exec = void>
+// Properties collected by view_alloc(...): label, whether to initialize,
+// optionally the execution-space instance that initializes, and optionally
+// a memory space (which create_mirror* use as the mirror's space; View
+// constructors allocate in their own space).
+template <class Exec = void, class Mem = void>
 struct ViewAllocProp {
+  using execution_space = Exec;
+  using memory_space = Mem;
   std::string label;
   bool initialize = true;
   Exec exec{};
 };
-template <>
-struct ViewAllocProp<void> {
+template <class Mem>
+struct ViewAllocProp<void, Mem> {
+  using execution_space = void;
+  using memory_space = Mem;
   std::string label;
   bool initialize = true;
 };
@@ -56,21 +62,25 @@ auto add_alloc_prop(Prop p, A&& a) {
     p.label = std::string(std::forward<A>(a));
     return p;
   } else if constexpr (is_execution_space_v<T>) {
-    ViewAllocProp<T> q;
+    ViewAllocProp<T, typename Prop::memory_space> q;
     q.label = p.label;
     q.initialize = p.initialize;
     q.exec = a;
     return q;
   } else {
     static_assert(is_memory_space_v<T>, "view_alloc: unknown property");
-    return p;
+    ViewAllocProp<typename Prop::execution_space, T> q;
+    q.label = p.label;
+    q.initialize = p.initialize;
+    if constexpr (!std::is_void_v<typename Prop::execution_space>) q.exec = p.exec;
+    return q;
   }
 }
 
 template <class T>
 struct is_view_alloc_prop : std::false_type {};
-template <class E>
-struct is_view_alloc_prop<ViewAllocProp<E>> : std::true_type {};
+template <class E, class M>
+struct is_view_alloc_prop<ViewAllocProp<E, M>> : std::true_type {};
 
 // Replaces the value type inside a data type: rebind_data<double*[3], const double> = const double*[3].
 template <class D, class V>
@@ -260,6 +270,11 @@ auto view_alloc(Args&&... args) {
   }
 }
 
+// Kokkos' shorthand for view_alloc(label, WithoutInitializing).
+inline auto ViewAllocateWithoutInitializing(const std::string& label) {
+  return view_alloc(label, WithoutInitializing);
+}
+
 // Unmanaged view over user memory: view_wrap(ptr) is accepted for Kokkos compatibility.
 template <class T>
 T* view_wrap(T* ptr) {
@@ -287,8 +302,15 @@ class View {
   using type = View<DataType, array_layout, device_type, memory_traits>;
   using const_type = View<const_data_type, array_layout, device_type, memory_traits>;
   using non_const_type = View<non_const_data_type, array_layout, device_type, memory_traits>;
+  // Kokkos' "scalar array" types differ from the data types only for its
+  // special scalar types (Sacado); for every other type they are the same.
+  using scalar_array_type = data_type;
+  using const_scalar_array_type = const_data_type;
+  using non_const_scalar_array_type = non_const_data_type;
+  using array_type = View<scalar_array_type, array_layout, device_type, memory_traits>;
   using HostMirror = View<non_const_data_type, array_layout, Device<DefaultHostExecutionSpace, HostSpace>>;
   using host_mirror_type = HostMirror;
+  using host_mirror_space = Device<DefaultHostExecutionSpace, HostSpace>;
   using map_type = detail::ViewOffset<array_layout, traits::rank>;
 
   // As in Kokkos 4, both `V::rank` and `V::rank()` work.
@@ -334,8 +356,8 @@ class View {
                 std::size_t n7 = TESSERA_IMPL_CTOR_DEFAULT_ARG)
       : View(view_alloc(std::string(label)), n0, n1, n2, n3, n4, n5, n6, n7) {}
 
-  template <class E>
-  explicit View(const detail::ViewAllocProp<E>& prop, std::size_t n0 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
+  template <class E, class M>
+  explicit View(const detail::ViewAllocProp<E, M>& prop, std::size_t n0 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
                 std::size_t n1 = TESSERA_IMPL_CTOR_DEFAULT_ARG, std::size_t n2 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
                 std::size_t n3 = TESSERA_IMPL_CTOR_DEFAULT_ARG, std::size_t n4 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
                 std::size_t n5 = TESSERA_IMPL_CTOR_DEFAULT_ARG, std::size_t n6 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
@@ -347,8 +369,8 @@ class View {
     allocate(prop, n, nullptr);
   }
 
-  template <class E>
-  View(const detail::ViewAllocProp<E>& prop, const array_layout& layout) {
+  template <class E, class M>
+  View(const detail::ViewAllocProp<E, M>& prop, const array_layout& layout) {
     static_assert(!memory_traits::is_unmanaged, "an Unmanaged View cannot allocate");
     std::size_t n[8];
     layout_extents(prop.label, layout, n);
@@ -683,8 +705,8 @@ class View {
     }
   }
 
-  template <class E>
-  void allocate(const detail::ViewAllocProp<E>& prop, const std::size_t* n, const array_layout* layout) {
+  template <class E, class M>
+  void allocate(const detail::ViewAllocProp<E, M>& prop, const std::size_t* n, const array_layout* layout) {
     // Guard the element count against overflow before asking for memory.
     std::size_t elements = 1;
     for (std::size_t r = 0; r < traits::rank; ++r) {

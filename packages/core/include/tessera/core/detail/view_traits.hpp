@@ -4,6 +4,7 @@
 #include <tessera/core/default_spaces.hpp>
 #include <tessera/core/layout.hpp>
 #include <tessera/core/memory_traits.hpp>
+#include <tessera/core/scratch_memory_space.hpp>
 #include <tessera/core/space_traits.hpp>
 
 #include <cstddef>
@@ -64,15 +65,20 @@ struct DataAnalysis<T[]> {  // T[] is an alias for T*
 };
 
 template <class T>
-struct is_layout : std::false_type {};
-template <>
-struct is_layout<LayoutRight> : std::true_type {};
-template <>
-struct is_layout<LayoutLeft> : std::true_type {};
-template <>
-struct is_layout<LayoutStride> : std::true_type {};
-template <std::size_t R, std::size_t C>
-struct is_layout<LayoutTiled<R, C>> : std::true_type {};
+using is_layout = is_array_layout<T>;
+
+// ScratchMemorySpace<E> (a team member's scratch_memory_space) names the
+// scratch memory of E: as a View property it means Device<E,
+// E::scratch_memory_space>, so View<T*, Member::scratch_memory_space> is the
+// same View as View<T*, E::scratch_memory_space> (Kokkos accepts both).
+template <class P>
+struct normalize_view_prop {
+  using type = P;
+};
+template <class E>
+struct normalize_view_prop<ScratchMemorySpace<E>> {
+  using type = Device<E, typename E::scratch_memory_space>;
+};
 
 template <class... Props>
 struct ViewProps {
@@ -81,8 +87,9 @@ struct ViewProps {
   using mem = void;
   using traits = void;
 };
-template <class P, class... Rest>
-struct ViewProps<P, Rest...> {
+template <class P0, class... Rest>
+struct ViewProps<P0, Rest...> {
+  using P = typename normalize_view_prop<P0>::type;
   using rest = ViewProps<Rest...>;
   static constexpr bool is_lay = is_layout<P>::value;
   static constexpr bool is_dev = is_device<P>::value;

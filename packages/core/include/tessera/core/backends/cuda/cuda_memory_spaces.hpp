@@ -38,6 +38,9 @@ class CudaSpace {
 class CudaHostPinnedSpace {
  public:
   using memory_space = CudaHostPinnedSpace;
+  // Pinned memory is host memory, worked on by the host (as in Kokkos).
+  using execution_space = DefaultHostExecutionSpace;
+  using device_type = Device<execution_space, CudaHostPinnedSpace>;
   using size_type = std::size_t;
   static constexpr std::size_t alignment = 256;
 
