@@ -37,7 +37,7 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 all_rows=(release asan tsan cuda chain subset clang format)
 
 present_packages() {
-  for p in core mempool tasking graph sparse analytics; do
+  for p in core mempool tasking graph sparse analytics kokkos_compat; do
     [[ -f "packages/$p/CMakeLists.txt" ]] && echo "$p"
   done
 }

@@ -12,13 +12,14 @@ include(GNUInstallDirs)
 
 # The packages in dependency order, and what each one needs directly (the map
 # in ARCHITECTURE.md). Order matters: a package appears after its needs.
-set(TESSERA_KNOWN_PACKAGES core mempool tasking graph sparse analytics)
+set(TESSERA_KNOWN_PACKAGES core mempool tasking graph sparse analytics kokkos_compat)
 set(TESSERA_DEPS_core "")
 set(TESSERA_DEPS_mempool core)
 set(TESSERA_DEPS_tasking mempool core)
 set(TESSERA_DEPS_graph core)
 set(TESSERA_DEPS_sparse tasking graph)
 set(TESSERA_DEPS_analytics graph tasking)
+set(TESSERA_DEPS_kokkos_compat core)
 set(TESSERA_BACKEND_OPTIONS SERIAL THREADS OPENMP CUDA BOUNDS_CHECK)
 
 # tessera_package_cmake_name(<pkg> <outvar>): core -> Core (TesseraCore).
