@@ -95,8 +95,10 @@ TESSERA_FORCEINLINE_FUNCTION std::uint64_t load(const std::uint64_t* p) {
 #endif
 }
 
-// Bitset words: acquire/release so that a block's contents written before it
-// was freed are visible to the thread that next acquires its bit.
+// Bitset words. The read-modify-writes below are acquire/release, so that a
+// block's contents written before it was freed are visible to the thread that
+// next acquires its bit. This plain load is relaxed: it only picks a word
+// worth trying; the fetch_or that then claims a bit is what synchronizes.
 TESSERA_FORCEINLINE_FUNCTION std::uint32_t load_relaxed(const std::uint32_t* p) {
 #if TESSERA_IMPL_ON_DEVICE
   return *reinterpret_cast<const volatile std::uint32_t*>(p);
