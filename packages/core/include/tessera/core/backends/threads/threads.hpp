@@ -1,12 +1,16 @@
 #pragma once
-// Threads: Tessera's own pool of std::threads, pinned with hwloc.
+// Threads: Tessera's own pool of std::threads.
 //
 // Dispatch is fork/join: the calling thread publishes the work and bumps a
 // generation counter; workers spin on that counter for a short while before
 // sleeping on it, so back-to-back kernels wake workers without a syscall.
-// Worker i is bound to the i-th processing unit in hwloc's logical order, so
-// consecutive thread ids share a core or cache domain and host teams (which
-// are runs of consecutive ids) share caches.
+// Placement: the default thread count is the number of CPUs in the
+// process's allowed set (its affinity mask), and when the pool has no more
+// threads than that set has CPUs, worker i is pinned to the i-th allowed CPU
+// in hwloc's logical order (consecutive thread ids then share a core or
+// cache domain, and host teams -- runs of consecutive ids -- share caches).
+// With more threads than allowed CPUs nothing is pinned. The calling thread
+// is never pinned. See the core manual, "Thread placement".
 #include <tessera/core/memory_space.hpp>
 #include <tessera/core/space_traits.hpp>
 
@@ -23,6 +27,8 @@ void threads_run(ThreadsJob job, const void* context);
 int threads_pool_size();
 int threads_pool_rank();
 bool threads_in_parallel();
+// Workers the pool pinned to a CPU (0 when it does not pin).
+int threads_pinned_workers();
 }  // namespace detail
 
 class Threads {
