@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <thread>
@@ -111,17 +112,25 @@ inline std::vector<PairedResult> run_paired(const std::vector<Contender>& cs, in
 // and the median ratio to its peer with the ratio's spread.
 inline void print_paired(const std::vector<Contender>& cs, const std::vector<PairedResult>& res, double work,
                          const char* unit) {
-  std::printf("%-12s %-10s %7s %11s %11s %11s %9s %15s\n", "kernel", "back-end", "threads",
+  std::printf("%-12s %-13s %7s %11s %11s %11s %9s %15s\n", "kernel", "back-end", "threads",
               (std::string(unit) + " med").c_str(), "min", "max", "ratio", "ratio min-max");
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const Stats& s = res[i].seconds;
-    std::printf("%-12s %-10s %7d %11.3f %11.3f %11.3f", cs[i].kernel.c_str(), cs[i].backend.c_str(), cs[i].threads,
+    std::printf("%-12s %-13s %7d %11.3f %11.3f %11.3f", cs[i].kernel.c_str(), cs[i].backend.c_str(), cs[i].threads,
                 work / s.median, work / s.max, work / s.min);
     if (cs[i].peer >= 0)
       std::printf(" %9.3f %7.3f-%-7.3f\n", res[i].ratio.median, res[i].ratio.min, res[i].ratio.max);
     else
       std::printf(" %9s %15s\n", "(peer)", "");
   }
+  std::fflush(stdout);
+}
+
+// Prints the 1, 5 and 15 minute load averages (timings mean little when
+// the machine is busy: report them beside any figure).
+inline void print_load(const char* what) {
+  double l[3] = {-1, -1, -1};
+  if (getloadavg(l, 3) == 3) std::printf("%s: %.2f %.2f %.2f\n", what, l[0], l[1], l[2]);
   std::fflush(stdout);
 }
 

@@ -1,8 +1,25 @@
 // STREAM copy/scale/add/triad on 1-D Views against the same loops in raw
 // OpenMP, in one program. Bandwidth counts the bytes STREAM counts (two
-// arrays for copy/scale, three for add/triad), median of repeats.
+// arrays for copy/scale, three for add/triad).
 //
-//   bench_stream [--n ELEMENTS] [--repeats R] [--tessera-num-threads=N]
+// Every Tessera contender is run twice, with the kernel written as a
+// TESSERA_LAMBDA taking an `int` index and taking a `long` index (the policy
+// is the plain RangePolicy<Space>(0, n) a Kokkos program writes; "default"
+// is parallel_for(n, lambda) on the default execution space). Contenders run
+// in turn within each repeat (raw, OpenMP int, OpenMP long, ..., raw, ...);
+// each one's ratio to its raw peer is taken per repeat, and the median and
+// spread of those ratios is reported. Peers: raw `#pragma omp parallel for
+// schedule(static)` at the pool's thread count for the parallel back-ends,
+// the same loop on one thread for Serial.
+//
+// Between two contenders the program sleeps --pause-ms (default 50): libgomp's
+// idle workers spin for GOMP_SPINCOUNT = 300000 pause instructions after each
+// parallel region (about 27 ms on the 2-vCPU EPYC of docs/performance.md),
+// and a Threads or Serial contender started inside that window shares its
+// CPUs with them. The load average is printed before and after the run.
+//
+//   bench_stream [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS]
+//                [--tessera-num-threads=N]
 #include "bench_stats.hpp"
 
 #include <omp.h>
@@ -10,35 +27,61 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <map>
+#include <string>
 
 using namespace tessera;
 
 namespace {
 
-// The three STREAM arrays of one contender and its four kernels.
+// The four kernels of one contender.
 struct StreamSet {
   std::function<void()> copy, scale, add, triad;
 };
 
+// The three STREAM arrays of one Tessera back-end, first touched by the
+// threads of that back-end with the same static split the kernels use.
 template <class Space>
-StreamSet tessera_set(std::size_t n) {
-  View<double*, Space> a(view_alloc("a", WithoutInitializing), n), b(view_alloc("b", WithoutInitializing), n),
-      c(view_alloc("c", WithoutInitializing), n);
-  // First touch by the threads that will use the pages.
-  parallel_for(RangePolicy<Space>(0, n), [=](std::size_t i) {
-    a(i) = 1.0;
-    b(i) = 2.0;
-    c(i) = 0.0;
-  });
+struct TesseraArrays {
+  View<double*, Space> a, b, c;
+  explicit TesseraArrays(std::size_t n)
+      : a(view_alloc("a", WithoutInitializing), n),
+        b(view_alloc("b", WithoutInitializing), n),
+        c(view_alloc("c", WithoutInitializing), n) {
+    auto a_ = a, b_ = b, c_ = c;
+    parallel_for(RangePolicy<Space>(0, n), TESSERA_LAMBDA(std::size_t i) {
+      a_(i) = 1.0;
+      b_(i) = 2.0;
+      c_(i) = 0.0;
+    });
+  }
+};
+
+// Kernels whose lambdas take an index of type I.
+template <class Space, class I>
+StreamSet tessera_set(const TesseraArrays<Space>& arr, std::size_t n) {
+  auto a = arr.a, b = arr.b, c = arr.c;
   const double scalar = 3.0;
   StreamSet s;
-  s.copy = [=] { parallel_for("copy", RangePolicy<Space>(0, n), [=](std::size_t i) { c(i) = a(i); }); };
-  s.scale = [=] { parallel_for("scale", RangePolicy<Space>(0, n), [=](std::size_t i) { b(i) = scalar * c(i); }); };
-  s.add = [=] { parallel_for("add", RangePolicy<Space>(0, n), [=](std::size_t i) { c(i) = a(i) + b(i); }); };
+  s.copy = [=] { parallel_for("copy", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { c(i) = a(i); }); };
+  s.scale = [=] { parallel_for("scale", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { b(i) = scalar * c(i); }); };
+  s.add = [=] { parallel_for("add", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { c(i) = a(i) + b(i); }); };
   s.triad = [=] {
-    parallel_for("triad", RangePolicy<Space>(0, n), [=](std::size_t i) { a(i) = b(i) + scalar * c(i); });
+    parallel_for("triad", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { a(i) = b(i) + scalar * c(i); });
   };
+  return s;
+}
+
+// The held-out form: parallel_for(count, lambda) on the default execution space.
+template <class I>
+StreamSet default_set(const TesseraArrays<DefaultHostExecutionSpace>& arr, std::size_t n) {
+  auto a = arr.a, b = arr.b, c = arr.c;
+  const double scalar = 3.0;
+  const long count = static_cast<long>(n);
+  StreamSet s;
+  s.copy = [=] { parallel_for("copy", count, TESSERA_LAMBDA(I i) { c(i) = a(i); }); };
+  s.scale = [=] { parallel_for("scale", count, TESSERA_LAMBDA(I i) { b(i) = scalar * c(i); }); };
+  s.add = [=] { parallel_for("add", count, TESSERA_LAMBDA(I i) { c(i) = a(i) + b(i); }); };
+  s.triad = [=] { parallel_for("triad", count, TESSERA_LAMBDA(I i) { a(i) = b(i) + scalar * c(i); }); };
   return s;
 }
 
@@ -55,6 +98,8 @@ struct RawArrays {
     std::free(b);
     std::free(c);
   }
+  RawArrays(const RawArrays&) = delete;
+  RawArrays& operator=(const RawArrays&) = delete;
 };
 
 // The same kernels as plain `#pragma omp parallel for` loops.
@@ -94,27 +139,47 @@ int main(int argc, char* argv[]) {
   ScopeGuard guard(argc, argv);
   std::size_t n = std::size_t(1) << 25;  // 3 x 256 MiB per contender: far beyond any cache
   int repeats = 20;
+  std::string kernel_list = "copy,scale,add,triad";
+  int pause_ms = 50;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--n") && i + 1 < argc) n = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc) kernel_list = argv[++i];
+    else if (!std::strcmp(argv[i], "--pause-ms") && i + 1 < argc) pause_ms = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--n ELEMENTS] [--repeats R] [--tessera-num-threads=N]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS] "
+                   "[--tessera-num-threads=N]\n",
+                   argv[0]);
       return 2;
     }
   }
   const int threads = DefaultHostExecutionSpace().concurrency();
   std::printf("STREAM, %zu doubles per array, %d repeats, GB/s (median, min, max); contenders run in turn within\n"
-              "each repeat; ratio = raw-OpenMP time / Tessera time per repeat at the same thread count (goal >= 0.97)\n",
-              n, repeats);
+              "each repeat, %d ms apart; ratio = peer time / Tessera time per repeat (median, min-max; goal >= 0.97).\n"
+              "Peers: raw-omp at %d threads for the parallel back-ends, raw-omp at 1 thread for Serial.\n",
+              n, repeats, pause_ms, threads);
+  bench::print_load("load average at start");
+  std::fflush(stdout);
   RawArrays raw_many(n), raw_one(n);
   StreamSet raw = raw_set(raw_many, n, threads);
   StreamSet raw1 = raw_set(raw_one, n, 1);
-  StreamSet serial = tessera_set<Serial>(n);
+  TesseraArrays<Serial> serial_arrays(n);
+  StreamSet serial_int = tessera_set<Serial, int>(serial_arrays, n);
+  StreamSet serial_long = tessera_set<Serial, long>(serial_arrays, n);
 #if TESSERA_ENABLE_OPENMP
-  StreamSet omp = tessera_set<OpenMP>(n);
+  TesseraArrays<OpenMP> omp_arrays(n);
+  StreamSet omp_int = tessera_set<OpenMP, int>(omp_arrays, n);
+  StreamSet omp_long = tessera_set<OpenMP, long>(omp_arrays, n);
 #endif
 #if TESSERA_ENABLE_THREADS
-  StreamSet thr = tessera_set<Threads>(n);
+  TesseraArrays<Threads> thr_arrays(n);
+  StreamSet thr_int = tessera_set<Threads, int>(thr_arrays, n);
+  StreamSet thr_long = tessera_set<Threads, long>(thr_arrays, n);
+#endif
+#if TESSERA_ENABLE_OPENMP && !TESSERA_ENABLE_CUDA
+  // The default space is OpenMP: parallel_for(count, lambda) on its arrays.
+  StreamSet def_long = default_set<long>(omp_arrays, n);
 #endif
   struct K {
     const char* name;
@@ -126,19 +191,27 @@ int main(int argc, char* argv[]) {
                        {"add", 24, &StreamSet::add},
                        {"triad", 24, &StreamSet::triad}};
   for (const auto& k : kernels) {
+    if (kernel_list.find(k.name) == std::string::npos) continue;
     std::vector<bench::Contender> cs;
     cs.push_back({k.name, "raw-omp", threads, raw.*k.member, -1});
 #if TESSERA_ENABLE_OPENMP
-    cs.push_back({k.name, "OpenMP", OpenMP().concurrency(), omp.*k.member, 0});
+    cs.push_back({k.name, "OpenMP/int", OpenMP().concurrency(), omp_int.*k.member, 0});
+    cs.push_back({k.name, "OpenMP/long", OpenMP().concurrency(), omp_long.*k.member, 0});
+#endif
+#if TESSERA_ENABLE_OPENMP && !TESSERA_ENABLE_CUDA
+    cs.push_back({k.name, "default/long", DefaultExecutionSpace().concurrency(), def_long.*k.member, 0});
 #endif
 #if TESSERA_ENABLE_THREADS
-    cs.push_back({k.name, "Threads", Threads().concurrency(), thr.*k.member, 0});
+    cs.push_back({k.name, "Threads/int", Threads().concurrency(), thr_int.*k.member, 0});
+    cs.push_back({k.name, "Threads/long", Threads().concurrency(), thr_long.*k.member, 0});
 #endif
     const int raw1_index = static_cast<int>(cs.size());
     cs.push_back({k.name, "raw-omp", 1, raw1.*k.member, -1});
-    cs.push_back({k.name, "Serial", 1, serial.*k.member, raw1_index});
-    auto res = bench::run_paired(cs, 2, repeats);
+    cs.push_back({k.name, "Serial/int", 1, serial_int.*k.member, raw1_index});
+    cs.push_back({k.name, "Serial/long", 1, serial_long.*k.member, raw1_index});
+    auto res = bench::run_paired(cs, 2, repeats, pause_ms);
     bench::print_paired(cs, res, k.bytes_per_element * double(n) * 1e-9, "GB/s");
   }
+  bench::print_load("load average at end");
   return 0;
 }
