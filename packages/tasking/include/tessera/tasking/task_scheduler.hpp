@@ -262,26 +262,34 @@ class TaskScheduler {
       ++live;
     }
     if (live == 0) return future_type<void>();
-    TaskQueueBase::HostSpawning host_spawning(t_worker_in(q) ? nullptr : &q);
+    const bool in_task = t_worker_in(q);
+    TaskQueueBase::HostSpawning host_spawning(in_task ? nullptr : &q);
     // Inside a task, this worker's ready tasks run first (see
     // TaskQueue::help_when_all), so the inputs a task just spawned are
-    // usually complete and the when_all waits on nothing. The node keeps (and
-    // references) only inputs still incomplete: a complete one is never
-    // looked at again.
-    if (t_worker_in(q)) q.help_when_all(n, input);
+    // usually complete and the when_all waits on nothing: it is then the
+    // scheduler's ready record (no allocation, no atomic operation). A node
+    // keeps (and references) only inputs still incomplete: a complete one
+    // is never looked at again. Inputs before `first` are complete.
+    const std::size_t first = in_task ? q.help_when_all(n, input) : 0;
     std::size_t pending = 0;
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = first; i < n; ++i)
       if (TaskBase* t = input(i); t && !t->is_complete()) ++pending;
+    if (pending == 0) {
+      WorkerState* w = in_task ? q.local() : nullptr;
+      q.count_spawn(w, true);
+      q.count_completed(w);
+      return future_type<void>::impl_ready(&q);
+    }
     if (pending <= when_all_fanout()) {
       // The common case: one node, no temporary storage.
       const std::size_t bytes = sizeof(AggregateTask) + pending * sizeof(TaskBase*);
       void* mem = q.allocate_record(bytes);
       if (!mem) return when_all_failed(q, live);
-      auto* a = new (mem) AggregateTask();
+      auto* a = new (mem) AggregateTask;
       std::size_t k = 0;
       // Completion is monotonic: an input incomplete now was incomplete in
       // the count above, so at most `pending` are kept.
-      for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t i = first; i < n; ++i)
         if (TaskBase* t = input(i); t && !t->is_complete()) {
           TaskQueueBase::retain(t);
           a->deps()[k++] = t;
@@ -294,7 +302,7 @@ class TaskScheduler {
     }
     std::vector<TaskBase*> items;
     items.reserve(pending);
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = first; i < n; ++i)
       if (TaskBase* t = input(i); t && !t->is_complete()) items.push_back(t);
     return make_when_all(items);
   }
@@ -333,7 +341,7 @@ class TaskScheduler {
       parents.clear();
       for (std::size_t b = 0; b < level.size(); b += cap, ++node) {
         const std::size_t n = counts[node];
-        auto* a = new (blocks[node]) AggregateTask();
+        auto* a = new (blocks[node]) AggregateTask;
         init_node(a, sizeof(AggregateTask) + n * sizeof(TaskBase*), n);
         for (std::size_t i = 0; i < n; ++i) {
           if (leaves) TaskQueueBase::retain(level[b + i]);  // inner nodes adopt their children's reference
@@ -489,23 +497,31 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor, bool from_host) {
   }
   const char* where = from_host ? "tessera::host_spawn" : "tessera::task_spawn";
   TaskQueue<E>* q = policy.impl_queue();
-  if (!from_host && t_worker.queue == nullptr)
-    throw_bad_policy("tessera::task_spawn: called outside a running task; use host_spawn from host code");
-  if (from_host && t_worker.queue != nullptr)
-    throw_bad_policy("tessera::host_spawn: called inside a running task (" + task_name(t_worker.current) +
+  const WorkerContext& ctx = t_worker;
+  if (from_host ? ctx.queue != nullptr : ctx.queue == nullptr) [[unlikely]] {
+    if (!from_host)
+      throw_bad_policy("tessera::task_spawn: called outside a running task; use host_spawn from host code");
+    throw_bad_policy("tessera::host_spawn: called inside a running task (" + task_name(ctx.current) +
                      "); use task_spawn, which returns a null future instead of throwing when the pool is full");
-  if (TaskBase* d = policy.impl_dependence(); d && d->queue != q)
+  }
+  TaskBase* dep = policy.impl_dependence();
+  if (dep && dep->queue != q) [[unlikely]]
     throw_bad_policy(std::string(where) + ": the dependence belongs to another scheduler");
-  const std::size_t bytes = sizeof(TaskT);
-  if (bytes > q->pool_max_block()) throw_task_too_large(where, demangle(typeid(Functor)), bytes, q->pool_max_block());
+  if (dep && dep->is_complete()) dep = nullptr;  // nothing to wait for (and no reference to take)
+  constexpr std::size_t bytes = sizeof(TaskT);
+  if (bytes > q->pool_max_block()) [[unlikely]]
+    throw_task_too_large(where, demangle(typeid(Functor)), bytes, q->pool_max_block());
   if (!from_host) q->run_ready_inline();
-  void* mem = q->allocate_record(bytes);
-  if (!mem) {
+  // This queue's worker (null on host threads, and on workers of another
+  // scheduler, which spawn here as host threads do).
+  WorkerState* const w = from_host ? nullptr : q->local();
+  void* mem = q->allocate_record(w, bytes);
+  if (!mem) [[unlikely]] {
     q->count_failed_spawn();
     if (!from_host) return Future();
     throw_pool_exhausted(where, demangle(typeid(Functor)), bytes, q->pool_capacity(), q->pool_max_block());
   }
-  auto* t = new (mem) TaskT();
+  auto* t = new (mem) TaskT;  // default-initialized: the result and closure bytes are constructed below
   try {
     if constexpr (!std::is_void_v<V>) new (t->value.bytes) V();
     try {
@@ -526,11 +542,11 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor, bool from_host) {
   t->vt = &TaskT::vtable;
   t->alloc_bytes = static_cast<std::uint32_t>(bytes);
   t->refs.store(1, std::memory_order_relaxed);  // the future
-  t->dep = policy.impl_dependence();
-  TaskQueueBase::retain(t->dep);
-  TaskQueueBase::HostSpawning host_spawning(from_host ? q : nullptr);
-  q->count_spawn(false);
-  q->schedule(t);
+  t->dep = dep;
+  TaskQueueBase::retain(dep);
+  TaskQueueBase::HostSpawning host_spawning(w == nullptr ? q : nullptr);
+  q->count_spawn(w, false);
+  q->schedule(w, t);
   return Future(t, adopt_t{});
 }
 
@@ -552,12 +568,18 @@ auto task_spawn(const TaskPolicy<E>& policy, F&& functor) {
 }
 
 namespace detail::tasking {
-template <class F>
+template <class Member, class F>
 TaskBase* respawn_target(F* self, TaskBase* dep, const char* dep_kind) {
   TaskBase* t = t_worker.current;
   if (t == nullptr)
     throw_bad_respawn("tessera::respawn: called outside a running task (from " + demangle(typeid(F)) + ")");
-  if (t->closure() != static_cast<void*>(self))
+  // The common case without an indirect call: the running task's functor is
+  // an F (compared by type_info address: a miss only takes the general path).
+  using Own = Task<Member, std::remove_cv_t<F>>;
+  const bool is_self = t->vt->functor_type == &typeid(std::remove_cv_t<F>)
+                           ? &static_cast<Own*>(t)->functor() == self
+                           : t->closure() == static_cast<const void*>(self);
+  if (!is_self)
     throw_bad_respawn("tessera::respawn: the pointer (a " + demangle(typeid(F)) +
                       ") is not the running task's functor (a " + task_name(t) + "); pass `this` from its operator()");
   if (dep != nullptr) {
@@ -578,6 +600,7 @@ inline bool request_respawn(TaskBase* t, TaskBase* dep, TaskPriority p, bool ado
   if (pi < 0 || pi > 2) throw_bad_respawn("tessera::respawn: priority " + std::to_string(pi) + " is not valid");
   // In a team task only rank 0's call counts, so every rank may call it.
   if (t_worker.team_rank != 0) return false;
+  if (dep && TaskQueueBase::is_ready_record(dep)) dep = nullptr;  // complete, and not reference-counted
   TaskBase* old = t->dep;
   if (!adopt) TaskQueueBase::retain(dep);
   t->dep = dep;
@@ -596,7 +619,7 @@ void respawn(F* self, const BasicFuture<T, TaskScheduler<E>>& dependence,
              TaskPriority priority = TaskPriority::Regular) {
   using namespace detail::tasking;
   TaskBase* d = dependence.impl_task();
-  TaskBase* t = respawn_target(self, d, d && d->kind == TaskKind::Aggregate ? "when_all" : "dependence");
+  TaskBase* t = respawn_target<TaskMember<E>>(self, d, d && d->kind == TaskKind::Aggregate ? "when_all" : "dependence");
   request_respawn(t, d, priority, false);
 }
 // The same with a temporary (`respawn(this, sched.when_all(...))`): the
@@ -605,7 +628,7 @@ template <class F, class T, class E>
 void respawn(F* self, BasicFuture<T, TaskScheduler<E>>&& dependence, TaskPriority priority = TaskPriority::Regular) {
   using namespace detail::tasking;
   TaskBase* d = dependence.impl_task();
-  TaskBase* t = respawn_target(self, d, d && d->kind == TaskKind::Aggregate ? "when_all" : "dependence");
+  TaskBase* t = respawn_target<TaskMember<E>>(self, d, d && d->kind == TaskKind::Aggregate ? "when_all" : "dependence");
   if (request_respawn(t, d, priority, true)) (void)dependence.impl_release();
 }
 // Respawn with no dependence: the task is ready again at once (at
@@ -613,7 +636,7 @@ void respawn(F* self, BasicFuture<T, TaskScheduler<E>>&& dependence, TaskPriorit
 template <class F, class E>
 void respawn(F* self, const TaskScheduler<E>& /*scheduler*/, TaskPriority priority = TaskPriority::Regular) {
   using namespace detail::tasking;
-  request_respawn(respawn_target(self, nullptr, ""), nullptr, priority, false);
+  request_respawn(respawn_target<TaskMember<E>>(self, nullptr, ""), nullptr, priority, false);
 }
 
 // Runs the scheduler's DAG to completion on its execution space (every

@@ -72,8 +72,8 @@ inline TaskBase* orphan_marker() noexcept { return reinterpret_cast<TaskBase*>(s
 // What the scheduler needs to know about a task's functor type.
 struct TaskVTable {
   void (*run)(TaskBase*, void* member);  // calls the functor (member is the scheduler's member_type)
-  void (*destroy_closure)(TaskBase*);    // destroys the functor, at completion
-  void (*destroy_value)(TaskBase*);      // destroys the result, when the record is freed
+  void (*destroy_closure)(TaskBase*);    // destroys the functor, at completion (null: trivial)
+  void (*destroy_value)(TaskBase*);      // destroys the result, when the record is freed (null: trivial)
   const std::type_info* functor_type;    // for error messages
   void* (*closure)(TaskBase*);           // where the functor lives (respawn(this) checks it)
   void* (*value)(TaskBase*);             // where the result lives (null result for void)
@@ -254,8 +254,10 @@ struct Task final : TaskBase {
 };
 
 template <class Member, class F>
-const TaskVTable Task<Member, F>::vtable = {&Task::run, &Task::destroy_closure, &Task::destroy_value, &typeid(F),
-                                            &Task::closure_of, &Task::value_of};
+const TaskVTable Task<Member, F>::vtable = {
+    &Task::run, std::is_trivially_destructible_v<F> ? nullptr : &Task::destroy_closure,
+    std::is_void_v<value_type> || std::is_trivially_destructible_v<value_type> ? nullptr : &Task::destroy_value,
+    &typeid(F), &Task::closure_of, &Task::value_of};
 
 }  // namespace detail::tasking
 }  // namespace tessera

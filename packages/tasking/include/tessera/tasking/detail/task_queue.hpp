@@ -3,10 +3,16 @@
 // host driver that runs a DAG with the execution space's fork/join.
 //
 // Design (see packages/tasking/docs/README.md, "Inside the scheduler"):
-//  * ready queues: one set of three LIFO stacks (High, Regular, Low) per
-//    worker. A worker pushes the tasks it makes ready onto its own stacks and
-//    pops its own High, then Regular, then Low; when those are empty it steals
-//    from the other workers' stacks (High first). No queue is shared by all.
+//  * ready queues: per worker, three work-stealing deques (High, Regular,
+//    Low; work_deque.hpp) for the tasks it makes ready, and three injection
+//    stacks (lock-free LIFO, task_base.hpp) for the tasks host threads make
+//    ready (a deque has a single pusher). A worker pops its own High (deque,
+//    then injection stack), then Regular, then Low, newest first; when those
+//    are empty it steals the oldest task of another worker's deques, or a
+//    host task from another injection stack (High first). No queue is shared
+//    by all. A push onto a deque is plain stores, a pop one store-load
+//    barrier, a steal one CAS. With one thread the worker keeps its tasks
+//    in plain lists instead (WorkerState::own): no atomic operation at all.
 //  * termination: m_active = workers busy + tasks made ready by host threads
 //    and not taken yet. A worker is busy from the start of the wait until
 //    it finds no task in its own queues nor in any other worker's; it only
@@ -49,6 +55,7 @@
 //    completed as failed, and its record freed with its last reference.
 #include <tessera/mempool.hpp>
 #include <tessera/tasking/detail/task_base.hpp>
+#include <tessera/tasking/detail/work_deque.hpp>
 #include <tessera/tasking/statistics.hpp>
 
 #include <algorithm>
@@ -140,15 +147,16 @@ struct alignas(64) WorkerState {
   // taken from them and running.
   TaskBase* own[kPriorities] = {};
   std::uint64_t own_active = 0;
-  // With several threads, for the peak statistic: tasks this worker pushed
-  // onto its shared stacks, popped from them itself, and (written by thieves,
-  // rarely) lost to thieves; the difference is about its stacks' length
-  // (host threads' tasks on its stacks are not counted in `pushed`).
-  std::int64_t pushed = 0, popped = 0;
+  // With several threads: the tasks this worker made ready, one
+  // work-stealing deque per priority (work_deque.hpp). Host threads' tasks
+  // go to the queue's injection stacks instead (a deque has one pusher).
+  WorkDeque deque[kPriorities];
   // Tasks this worker saw respawn on an incomplete dependence (each holds a
   // reference; see "dependence cycles" above). Pruned of completed tasks
   // when it reaches prune_parked_at and whenever the worker goes idle.
   std::vector<TaskBase*> parked;
+  // This worker's injection stacks (set when it starts a wait).
+  ReadyQueues* inject = nullptr;
   std::size_t prune_parked_at = 64;
   // Freed records kept for reuse by this worker, by ceil(log2(bytes)): a
   // pool block serves every request of the same rounded size, so a record
@@ -160,12 +168,15 @@ struct alignas(64) WorkerState {
   // between waits count only live records.
   void* cached[kRecordCacheClasses] = {};
   std::uint32_t cached_count[kRecordCacheClasses] = {};
-  std::uint32_t cached_total = 0;
+  bool has_cached() const noexcept {
+    for (std::uint32_t n : cached_count)
+      if (n != 0) return true;
+    return false;
+  }
   // Team leading: the task and team context members read after joining.
   TaskBase* team_task = nullptr;
   std::unique_ptr<HostTeamShared> team;
   alignas(64) std::atomic<int> members_out{0};
-  alignas(64) std::atomic<std::int64_t> stolen_from{0};
 };
 
 class TaskQueueBase {
@@ -185,6 +196,11 @@ class TaskQueueBase {
         m_default_team_size(default_team_size) {
     m_workers.resize(std::size_t(m_nqueues));
     for (auto& w : m_workers) w = std::make_unique<WorkerState>();
+    m_ready.kind = TaskKind::Aggregate;
+    m_ready.queue = this;
+    m_ready.alloc_bytes = 0;  // marks the ready record (every allocated record has a size)
+    m_ready.refs.store(1, std::memory_order_relaxed);
+    m_ready.wait_head.store(list_marker(), std::memory_order_relaxed);
   }
   TaskQueueBase(const TaskQueueBase&) = delete;
   TaskQueueBase& operator=(const TaskQueueBase&) = delete;
@@ -205,21 +221,39 @@ class TaskQueueBase {
 
   // ---- records ----
 
+  // The record of every when_all that found nothing left to wait for: a
+  // complete aggregate of no inputs, part of the queue, never freed and not
+  // reference-counted (its futures are tagged, see future.hpp), so such a
+  // when_all costs no allocation and no atomic operation. It is never kept
+  // as anyone's dependence (spawn and respawn drop it: it is complete).
+  TaskBase* ready_record() noexcept { return &m_ready; }
+  static bool is_ready_record(const TaskBase* t) noexcept { return t->alloc_bytes == 0; }
+
   WorkerState* local() noexcept { return t_worker.queue == this ? t_worker.state : nullptr; }
 
-  void* allocate_record(std::size_t bytes) {
-    if (WorkerState* w = local()) {
+  // A block for a record: from the worker's cache (w: this queue's worker
+  // running the caller, null on other threads), else from the pool. The
+  // cache path is inlined (a handful of plain loads and stores); the rest
+  // is out of line.
+  [[gnu::always_inline]] void* allocate_record(WorkerState* w, std::size_t bytes) {
+    if (w != nullptr) {
       const int c = record_class(bytes);
-      if (c < kRecordCacheClasses && w->cached_count[c] != 0) {
-        void* p = w->cached[c];
-        w->cached[c] = *static_cast<void**>(p);
-        --w->cached_count[c];
-        --w->cached_total;
-        ++w->live_delta;
-        return p;
-      }
+      if (c < kRecordCacheClasses) [[likely]]
+        if (void* p = w->cached[c]) {
+          w->cached[c] = *static_cast<void**>(p);
+          --w->cached_count[c];
+          ++w->live_delta;
+          return p;
+        }
+    }
+    return allocate_record_slow(w, bytes);
+  }
+  void* allocate_record(std::size_t bytes) { return allocate_record(local(), bytes); }
+
+  [[gnu::noinline]] void* allocate_record_slow(WorkerState* w, std::size_t bytes) {
+    if (w != nullptr) {
       void* p = pool_allocate(bytes);
-      if (!p && w->cached_total != 0) {  // blocks of other sizes may be parked here
+      if (!p && w->has_cached()) {  // blocks of other sizes may be parked here
         flush_record_cache(*w);
         p = pool_allocate(bytes);
       }
@@ -244,35 +278,44 @@ class TaskQueueBase {
       w.cached[c] = nullptr;
       w.cached_count[c] = 0;
     }
-    w.cached_total = 0;
   }
 
   // Frees a record whose last reference went away (destroys its result, or
   // drops an aggregate's dependences first).
-  void free_record(TaskBase* t) {
+  [[gnu::always_inline]] void free_record(TaskBase* t) {
     if (t->kind == TaskKind::Aggregate) {
-      auto* a = static_cast<AggregateTask*>(t);
-      for (std::uint32_t i = 0; i < a->count; ++i) release(a->deps()[i]);
-    } else {
-      t->vt->destroy_value(t);
+      free_aggregate(static_cast<AggregateTask*>(t));
+      return;
     }
+    if (t->vt->destroy_value != nullptr) t->vt->destroy_value(t);
     const std::size_t bytes = t->alloc_bytes;
     t->~TaskBase();
     free_raw(t, bytes);  // may delete this queue: the last thing done here
   }
+  [[gnu::noinline]] void free_aggregate(AggregateTask* a) {
+    for (std::uint32_t i = 0; i < a->count; ++i) release(a->deps()[i]);
+    const std::size_t bytes = a->alloc_bytes;
+    a->~AggregateTask();
+    free_raw(a, bytes);  // may delete this queue: the last thing done here
+  }
 
   // Returns a block (a destroyed record, or one that never held one).
-  void free_raw(void* p, std::size_t bytes) {
+  [[gnu::always_inline]] void free_raw(void* p, std::size_t bytes) {
     if (WorkerState* w = local()) {
-      --w->live_delta;
       const int c = record_class(bytes);
-      if (c < kRecordCacheClasses && w->cached_count[c] < std::max<std::size_t>(4, kRecordCacheBytes >> c)) {
+      if (c < kRecordCacheClasses && w->cached_count[c] < std::max(4u, unsigned(kRecordCacheBytes >> c))) [[likely]] {
         *static_cast<void**>(p) = w->cached[c];
         w->cached[c] = p;
         ++w->cached_count[c];
-        ++w->cached_total;
+        --w->live_delta;
         return;
       }
+    }
+    free_raw_slow(p, bytes);
+  }
+  [[gnu::noinline]] void free_raw_slow(void* p, std::size_t bytes) {
+    if (WorkerState* w = local()) {
+      --w->live_delta;
       pool_deallocate(p, bytes);
       return;
     }
@@ -291,7 +334,7 @@ class TaskQueueBase {
   // reach the record (making a reference needs one), so the count is read,
   // not decremented: an atomic read-modify-write costs more than the rest of
   // a release (about 10 ns each on the machines measured).
-  static void release_n(TaskBase* t, std::int32_t n) {
+  [[gnu::always_inline]] static void release_n(TaskBase* t, std::int32_t n) {
     if (t->refs.load(std::memory_order_acquire) == n || t->refs.fetch_sub(n, std::memory_order_acq_rel) == n)
       last_reference_gone(t);
   }
@@ -299,8 +342,15 @@ class TaskQueueBase {
   // touches nothing after its exchange unless it held references, which
   // were counted), so free it. Not complete: leave the ORPHANED marker; the
   // completion frees it (its wait queue is empty: waiters hold references).
-  static void last_reference_gone(TaskBase* t) {
+  [[gnu::always_inline]] static void last_reference_gone(TaskBase* t) {
     TaskBase* h = t->wait_head.load(std::memory_order_acquire);
+    if (h == list_marker()) [[likely]] {
+      t->queue->free_record(t);
+      return;
+    }
+    orphan(t, h);
+  }
+  [[gnu::noinline]] static void orphan(TaskBase* t, TaskBase* h) {
     for (;;) {
       if (h == list_marker()) {
         t->queue->free_record(t);
@@ -314,35 +364,39 @@ class TaskQueueBase {
 
   // ---- counters ----
 
-  void count_spawn(bool aggregate) noexcept {
-    if (WorkerState* w = local()) ++(aggregate ? w->aggregates : w->spawned);
+  void count_spawn(WorkerState* w, bool aggregate) noexcept {
+    if (w) ++(aggregate ? w->aggregates : w->spawned);
     else (aggregate ? m_host_aggregates : m_host_spawned).fetch_add(1, std::memory_order_relaxed);
   }
+  void count_spawn(bool aggregate) noexcept { count_spawn(local(), aggregate); }
   void count_failed_spawn() noexcept {
     if (WorkerState* w = local()) ++w->failed_spawns;
     else m_host_failed_spawns.fetch_add(1, std::memory_order_relaxed);
   }
-  void count_completed() noexcept {
-    if (WorkerState* w = local()) ++w->completed;
+  void count_completed(WorkerState* w) noexcept {
+    if (w) ++w->completed;
     else m_host_completed.fetch_add(1, std::memory_order_relaxed);
   }
+  void count_completed() noexcept { count_completed(local()); }
 
   // ---- scheduling ----
 
   // Makes t ready (pushes it) unless its dependence is incomplete, in which
   // case t joins the dependence's wait queue.
-  void schedule(TaskBase* t) {
+  void schedule(TaskBase* t) { schedule(local(), t); }
+  void schedule(WorkerState* w, TaskBase* t) {
     if (TaskBase* d = t->dep) {
       if (wait_queue_push(d, t)) return;  // t may already be running elsewhere: do not touch it
       t->dep = nullptr;
       release(d);
     }
-    push_ready(t);
+    push_ready(w, t);
   }
 
-  void push_ready(TaskBase* t) {
+  void push_ready(TaskBase* t) { push_ready(local(), t); }
+  // w: local() (passed by callers that know it).
+  [[gnu::always_inline]] void push_ready(WorkerState* w, TaskBase* t) {
     const int p = t->priority;
-    WorkerState* w = local();
     if (w == nullptr) {
       // A host thread: the task counts in m_active until a worker takes it.
       // Host spawns are spread over the workers' queues so that a large
@@ -362,9 +416,13 @@ class TaskQueueBase {
           w->peak_ready, w->own_active + std::uint64_t(m_active.load(std::memory_order_relaxed)));
       return;
     }
-    queue_push(m_queues[t_worker.worker % m_nqueues].head[p], t);
-    const std::int64_t queued = ++w->pushed - w->popped - w->stolen_from.load(std::memory_order_relaxed);
-    w->peak_ready = std::max<std::uint64_t>(w->peak_ready, std::uint64_t(std::max<std::int64_t>(queued, 0)) + 1);
+    push_own(*w, t);
+  }
+
+  // Several threads: t goes onto this worker's deque of its priority.
+  static void push_own(WorkerState& w, TaskBase* t) {
+    const std::int64_t queued = w.deque[t->priority].push(t);
+    w.peak_ready = std::max<std::uint64_t>(w.peak_ready, std::uint64_t(queued) + 1);
   }
 
   // A worker took t from a shared stack: a host thread's task stops
@@ -394,14 +452,21 @@ class TaskQueueBase {
   // exchange, t may be freed by another thread as soon as no reference is
   // left, so nothing here reads t except to drop the woken tasks'
   // references to it (which keep it alive until then).
-  void complete(TaskBase* t) {
-    if (t->kind != TaskKind::Aggregate) t->vt->destroy_closure(t);
-    count_completed();
-    if (t->failed) {
-      if (WorkerState* w = local()) ++w->failed;
-      else m_host_failed.fetch_add(1, std::memory_order_relaxed);
+  [[gnu::always_inline]] void complete(TaskBase* t) {
+    if (t->kind != TaskKind::Aggregate && t->vt->destroy_closure != nullptr) t->vt->destroy_closure(t);
+    if (WorkerState* ws = local()) {
+      ++ws->completed;
+      if (t->failed) ++ws->failed;
+    } else {
+      m_host_completed.fetch_add(1, std::memory_order_relaxed);
+      if (t->failed) m_host_failed.fetch_add(1, std::memory_order_relaxed);
     }
     TaskBase* w = t->wait_head.exchange(list_marker(), std::memory_order_acq_rel);
+    if (w == nullptr) return;  // nobody waits
+    wake_waiters(t, w);
+  }
+  // After t's completion: w is what its wait queue held.
+  [[gnu::noinline]] void wake_waiters(TaskBase* t, TaskBase* w) {
     if (w == orphan_marker()) {  // no future, no waiter: nobody will look at it again
       free_record(t);
       return;
@@ -426,7 +491,14 @@ class TaskQueueBase {
   // After a task's functor returned (or threw): runs it again later if it
   // asked to respawn, otherwise completes it.
   void finish(TaskBase* t) {
-    if (t->respawn_requested && !t->failed && !m_cancel.load(std::memory_order_relaxed)) {
+    if (t->respawn_requested) [[unlikely]] {
+      finish_respawn(t);
+      return;
+    }
+    complete(t);
+  }
+  [[gnu::noinline]] void finish_respawn(TaskBase* t) {
+    if (!t->failed && !m_cancel.load(std::memory_order_relaxed)) {
       t->respawn_requested = 0;
       WorkerState* w = local();
       if (w) ++w->respawned;
@@ -443,42 +515,68 @@ class TaskQueueBase {
     complete(t);
   }
 
-  // The next task of this worker's own queues, highest priority first.
-  TaskBase* pop_local(int worker) noexcept {
-    ReadyQueues& q = m_queues[worker % m_nqueues];
+  // The next task of this worker's own queues, highest priority first:
+  // its own lists or deques, and its injection stacks (host threads'
+  // tasks). Inlined; what needs a loop with waiting is out of line.
+  [[gnu::always_inline]] TaskBase* pop_local() noexcept {
     WorkerState& w = *t_worker.state;
     if (t_worker.nthreads == 1) {
-      for (int p = 0; p < kPriorities; ++p) {
+      // With one thread m_active counts only host threads' tasks not taken
+      // yet: at 0 the injection stacks are empty (a host thread counts its
+      // task before pushing it; one pushed meanwhile is found next time).
+      if (m_active.load(std::memory_order_relaxed) != 0) [[unlikely]]
+        return pop_alone_with_host_tasks(w);
+      for (int p = 0; p < kPriorities; ++p)
         if (TaskBase* t = w.own[p]) {  // counted in own_active since its push
           w.own[p] = t->next;
-          t->next = nullptr;
           return t;
         }
-        if (q.head[p].load(std::memory_order_relaxed) == nullptr) continue;  // host threads push here
-        if (TaskBase* t = queue_pop(q.head[p])) {
-          take(t);
-          return t;
-        }
-      }
       return nullptr;
     }
-    for (int p = 0; p < kPriorities; ++p)
-      if (TaskBase* t = queue_pop(q.head[p])) {
-        ++w.popped;
-        take(t);
-        return t;
-      }
+    for (int p = 0; p < kPriorities; ++p) {
+      if (!w.deque[p].empty_owner())
+        if (TaskBase* t = w.deque[p].pop()) return t;  // never counted: host tasks are not in deques
+      if (w.inject->head[p].load(std::memory_order_relaxed) != nullptr)
+        if (TaskBase* t = pop_injected(w.inject->head[p])) return t;
+    }
     return nullptr;
   }
+  [[gnu::noinline]] TaskBase* pop_alone_with_host_tasks(WorkerState& w) noexcept {
+    for (int p = 0; p < kPriorities; ++p) {
+      if (TaskBase* t = w.own[p]) {
+        w.own[p] = t->next;
+        return t;
+      }
+      if (w.inject->head[p].load(std::memory_order_relaxed) != nullptr)
+        if (TaskBase* t = pop_injected(w.inject->head[p])) return t;
+    }
+    return nullptr;
+  }
+  // A host thread's task from an injection stack (it stops counting in m_active).
+  [[gnu::noinline]] TaskBase* pop_injected(std::atomic<TaskBase*>& head) noexcept {
+    TaskBase* t = queue_pop(head);
+    if (t) take(t);
+    return t;
+  }
+  // Another worker's task (the oldest of its deque), or a host thread's
+  // task from another injection stack; highest priority first.
   TaskBase* steal(int worker) noexcept {
     const int me = worker % m_nqueues;
+    const int nt = t_worker.nthreads;
     for (int p = 0; p < kPriorities; ++p) {
+      for (int k = 1; k < nt; ++k) {
+        WorkDeque& d = m_workers[std::size_t((worker + k) % nt)]->deque[p];
+        if (d.seems_empty()) continue;
+        if (TaskBase* t = d.steal()) {
+          ++m_workers[std::size_t(worker)]->steals;
+          return t;
+        }
+      }
       for (int k = 1; k < m_nqueues; ++k) {
         const int v = (me + k) % m_nqueues;
         if (m_queues[v].head[p].load(std::memory_order_relaxed) == nullptr) continue;
         if (TaskBase* t = queue_pop(m_queues[v].head[p])) {
           ++m_workers[std::size_t(worker)]->steals;
-          m_workers[std::size_t(v)]->stolen_from.fetch_add(1, std::memory_order_relaxed);
           take(t);
           return t;
         }
@@ -546,11 +644,16 @@ class TaskQueueBase {
   void set_default_team_size(int n) noexcept { m_default_team_size = n; }
   int nqueues() const noexcept { return m_nqueues; }
 
-  // Whether any worker's stacks hold a task (plain loads; for idle workers).
+  // Whether any worker's deque or injection stack holds a task (plain
+  // loads; for idle workers).
   bool work_visible() const noexcept {
     for (int v = 0; v < m_nqueues; ++v)
       for (int p = 0; p < kPriorities; ++p)
         if (m_queues[v].head[p].load(std::memory_order_relaxed) != nullptr) return true;
+    const int nt = t_worker.nthreads;
+    for (int v = 0; v < nt; ++v)
+      for (int p = 0; p < kPriorities; ++p)
+        if (!m_workers[std::size_t(v)]->deque[p].seems_empty()) return true;
     return false;
   }
 
@@ -651,8 +754,7 @@ class TaskQueueBase {
       w.spawned = w.executed = w.respawned = w.failed_spawns = w.steals = w.aggregates = w.completed = w.failed =
           w.peak_ready = 0;
       w.live_delta = 0;
-      w.pushed = w.popped = 0;
-      w.stolen_from.store(0, std::memory_order_relaxed);
+      for (WorkDeque& d : w.deque) d.reclaim();  // no thief runs between waits
     }
     m_totals.peak_ready = std::max(m_totals.peak_ready, peak);
     m_totals.threads = threads;
@@ -722,6 +824,7 @@ class TaskQueueBase {
 
   int m_nqueues;
   std::unique_ptr<ReadyQueues[]> m_queues;
+  AggregateTask m_ready;  // see ready_record()
   std::vector<std::unique_ptr<WorkerState>> m_workers;
   alignas(64) std::atomic<std::int64_t> m_active{0};  // busy workers + host threads' tasks not taken yet
   alignas(64) std::atomic<std::uint64_t> m_forming{0};  // generation:16 | lead:16 | size:16 | joined:16
@@ -823,7 +926,13 @@ class TaskQueue final : public TaskQueueBase {
   // A spawn from a task on a one-thread run first runs what is ready, so
   // that the DAG is explored depth first and few records are alive at once.
   void run_ready_inline() {
-    if (t_worker.nthreads == 1) help([] { return true; });
+    const WorkerContext& ctx = t_worker;
+    if (ctx.nthreads != 1 || ctx.queue != this) return;
+    const WorkerState& w = *ctx.state;
+    if (w.own[0] == nullptr && w.own[1] == nullptr && w.own[2] == nullptr &&
+        m_active.load(std::memory_order_relaxed) == 0)
+      return;  // nothing ready (m_active: host threads' tasks, see pop_local)
+    help([] { return true; });
   }
 
   // A when_all inside a task first runs this worker's ready tasks (the
@@ -832,8 +941,9 @@ class TaskQueue final : public TaskQueueBase {
   // the node's wait-queue traffic and the respawned task's trip through the
   // queues. Other workers still steal from this worker's stacks meanwhile.
   // input(i) is the i-th input's task (null for a null future).
+  // Returns how many inputs at the front are known complete.
   template <class Input>
-  void help_when_all(std::size_t n, const Input& input) {
+  std::size_t help_when_all(std::size_t n, const Input& input) {
     std::size_t first = 0;  // inputs before it are complete (completion is monotonic)
     help([&] {
       for (; first < n; ++first) {
@@ -842,6 +952,7 @@ class TaskQueue final : public TaskQueueBase {
       }
       return false;
     });
+    return first;
   }
 
  private:
@@ -859,11 +970,10 @@ class TaskQueue final : public TaskQueueBase {
     ++ctx.depth;
     while (more()) {
       if (!alone && team_forming()) break;
-      TaskBase* t = pop_local(ctx.worker);
+      TaskBase* t = pop_local();
       if (t == nullptr) break;
       if (!alone && t->kind != TaskKind::Single) {
-        queue_push(m_queues[ctx.worker % m_nqueues].head[t->priority], t);  // for the worker loop
-        ++ctx.state->pushed;
+        push_own(*ctx.state, t);  // for the worker loop
         break;
       }
       execute(t);
@@ -886,10 +996,10 @@ class TaskQueue final : public TaskQueueBase {
     if (t->dep != nullptr && !t->dep->is_complete()) return false;
     if (m_cancel.load(std::memory_order_relaxed)) return false;
     const WorkerContext& ctx = t_worker;
-    const ReadyQueues& q = m_queues[ctx.worker % m_nqueues];
+    const WorkerState& ws = *ctx.state;
     for (int p = 0; p < t->priority; ++p) {
-      if (ctx.nthreads == 1 && ctx.state->own[p] != nullptr) return false;
-      if (q.head[p].load(std::memory_order_relaxed) != nullptr) return false;
+      if (ctx.nthreads == 1 ? ws.own[p] != nullptr : !ws.deque[p].empty_owner()) return false;
+      if (ws.inject->head[p].load(std::memory_order_relaxed) != nullptr) return false;
     }
     return ctx.nthreads == 1 || !team_forming();
   }
@@ -900,6 +1010,7 @@ class TaskQueue final : public TaskQueueBase {
     member_type solo_member(solo, 0, this);
     t_worker = WorkerContext{this, m_workers[std::size_t(tid)].get(), tid, nt, 0, 0, nullptr, &solo_member};
     WorkerState& ws = *m_workers[std::size_t(tid)];
+    ws.inject = &m_queues[tid % m_nqueues];
     bool busy = false;
     try {
       if (nt == 1) run_alone(ws);
@@ -935,7 +1046,7 @@ class TaskQueue final : public TaskQueueBase {
   // pending.
   void run_alone(WorkerState& ws) {
     for (unsigned idle = 0;;) {
-      TaskBase* t = pop_local(0);
+      TaskBase* t = pop_local();
       if (!t && m_nqueues > 1 && m_active.load(std::memory_order_relaxed) != 0) t = steal(0);
       if (t) {
         execute(t);
@@ -943,7 +1054,7 @@ class TaskQueue final : public TaskQueueBase {
         continue;
       }
       if (idle == 0 && !ws.parked.empty()) prune_parked(ws);
-      if (ws.cached_total != 0) flush_record_cache(ws);
+      if (ws.has_cached()) flush_record_cache(ws);
       if (wait_over()) break;
       backoff(idle++);
     }
@@ -966,7 +1077,7 @@ class TaskQueue final : public TaskQueueBase {
         continue;
       }
       if (busy) {
-        TaskBase* t = pop_local(tid);
+        TaskBase* t = pop_local();
         if (!t) t = steal(tid);
         if (t) {
           execute(t);
@@ -977,7 +1088,7 @@ class TaskQueue final : public TaskQueueBase {
         // kept in this worker's cache go back to the pool, where other
         // workers can use them.
         if (!ws.parked.empty()) prune_parked(ws);
-        if (ws.cached_total != 0) flush_record_cache(ws);
+        if (ws.has_cached()) flush_record_cache(ws);
         busy = false;
         m_active.fetch_sub(1, std::memory_order_acq_rel);
       }
@@ -1000,6 +1111,27 @@ class TaskQueue final : public TaskQueueBase {
   // this returns; with several, the busy worker counts in m_active).
   void execute(TaskBase* t) {
     WorkerContext& ctx = t_worker;
+    if (m_cancel.load(std::memory_order_acquire) || t->kind != TaskKind::Single) [[unlikely]] {
+      execute_rare(t);
+      return;
+    }
+    run_functor(t, ctx.solo_member, 0);
+    while (t->respawn_requested && rerun_at_once(t)) {
+      ++ctx.state->executed;
+      ++ctx.state->respawned;
+      t->respawn_requested = 0;
+      TaskBase* d = t->dep;
+      t->dep = nullptr;
+      release(d);
+      run_functor(t, ctx.solo_member, 0);
+    }
+    ++ctx.state->executed;
+    finish(t);
+    if (ctx.nthreads == 1) --ctx.state->own_active;
+  }
+  // execute() of a team task, or of any task while the DAG is cancelled.
+  [[gnu::noinline]] void execute_rare(TaskBase* t) {
+    WorkerContext& ctx = t_worker;
     if (m_cancel.load(std::memory_order_acquire)) {
       // Another task threw: the DAG drains without running anything more.
       t->failed = 1;
@@ -1020,12 +1152,12 @@ class TaskQueue final : public TaskQueueBase {
       if (!lead_team(t, team)) {
         // Another team is forming: put the task back (this worker stays
         // busy, so it is still accounted for) and go join that team.
-        queue_push(m_queues[ctx.worker % m_nqueues].head[t->priority], t);
+        push_own(*ctx.state, t);
         return;
       }
     } else {
       run_functor(t, ctx.solo_member, 0);
-      while (rerun_at_once(t)) {
+      while (t->respawn_requested && rerun_at_once(t)) {
         ++ctx.state->executed;
         ++ctx.state->respawned;
         t->respawn_requested = 0;
@@ -1041,7 +1173,7 @@ class TaskQueue final : public TaskQueueBase {
   }
 
   // Calls t's functor on this thread as team rank `rank`.
-  void run_functor(TaskBase* t, void* member, int rank) {
+  [[gnu::always_inline]] void run_functor(TaskBase* t, void* member, int rank) {
     WorkerContext& ctx = t_worker;
     TaskBase* saved = ctx.current;
     const int saved_rank = ctx.team_rank;
