@@ -14,9 +14,9 @@
 //
 // Between two contenders the program sleeps --pause-ms (default 50): libgomp's
 // idle workers spin for GOMP_SPINCOUNT = 300000 pause instructions after each
-// parallel region (about 27 ms on the 2-vCPU EPYC of docs/performance.md),
-// and a Threads or Serial contender started inside that window shares its
-// CPUs with them. The load average is printed before and after the run.
+// parallel region (about 7 ms on the 2-vCPU EPYC of docs/performance.md; more
+// where pause is slower), and a Threads or Serial contender started inside
+// that window shares its CPUs with them. The load average is printed before and after the run.
 //
 //   bench_stream [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS]
 //                [--tessera-num-threads=N]
