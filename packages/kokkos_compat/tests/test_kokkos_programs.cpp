@@ -239,6 +239,19 @@ TYPED_TEST(KokkosProgram, RandomFillAndSort) {
   }
 }
 
+TEST(KokkosProgramHost, RenamedHelpers) {
+  double* p = static_cast<double*>(Kokkos::kokkos_malloc<Kokkos::HostSpace>("p", 4 * sizeof(double)));
+  for (int i = 0; i < 4; ++i) p[i] = i;
+  p = static_cast<double*>(Kokkos::kokkos_realloc<Kokkos::HostSpace>(p, 8 * sizeof(double)));
+  EXPECT_EQ(p[3], 3.0);  // realloc keeps the first bytes
+  Kokkos::kokkos_free<Kokkos::HostSpace>(p);
+  int a = 1, b = 2;
+  Kokkos::kokkos_swap(a, b);
+  EXPECT_EQ(a, 2);
+  EXPECT_EQ(b, 1);
+  KOKKOS_ASSERT(a == 2);
+}
+
 TEST(KokkosProgramHost, TimerAndSpaces) {
   Kokkos::Timer timer;
   double s = 0;
