@@ -91,7 +91,7 @@ class BasicFuture {
       if (is_ready_tag(m_task)) return;
     if (!m_task->is_complete()) detail::tasking::throw_future_error("early", m_task);
     if (m_task->failed) detail::tasking::throw_future_error("failed", m_task);
-    if constexpr (!std::is_void_v<T>) return *static_cast<const T*>(m_task->vt->value(m_task));
+    if constexpr (!std::is_void_v<T>) return static_cast<const detail::tasking::ResultTask<T>*>(m_task)->value.get();
   }
 
   friend bool operator==(const BasicFuture& a, const BasicFuture& b) noexcept { return a.m_task == b.m_task; }

@@ -252,14 +252,17 @@ class TaskScheduler {
   future_type<void> when_all_of(std::size_t n, const Input& input) const {
     using namespace detail::tasking;
     Queue& q = queue("when_all");
-    std::size_t live = 0;
+    // One pass over the inputs checks them and finds the first incomplete
+    // one (a large when_all reads each record once here).
+    std::size_t live = 0, first = n;
     for (std::size_t i = 0; i < n; ++i) {
       TaskBase* t = input(i);
       if (t == nullptr) continue;
-      if (t->queue != m_queue)
+      if (t->queue != m_queue) [[unlikely]]
         throw_bad_policy("tessera::TaskScheduler::when_all: future " + std::to_string(i) +
                          " belongs to another scheduler");
       ++live;
+      if (first == n && !t->is_complete()) first = i;
     }
     if (live == 0) return future_type<void>();
     const bool in_task = t_worker_in(q);
@@ -270,7 +273,7 @@ class TaskScheduler {
     // scheduler's ready record (no allocation, no atomic operation). A node
     // keeps (and references) only inputs still incomplete: a complete one
     // is never looked at again. Inputs before `first` are complete.
-    const std::size_t first = in_task ? q.help_when_all(n, input) : 0;
+    if (in_task && first < n) first = q.help_when_all(first, n, input);
     std::size_t pending = 0;
     for (std::size_t i = first; i < n; ++i)
       if (TaskBase* t = input(i); t && !t->is_complete()) ++pending;
@@ -477,8 +480,8 @@ TaskPolicy<E> TaskTeam(const BasicFuture<T, TaskScheduler<E>>& dep, TaskPriority
 
 namespace detail::tasking {
 
-template <class E, class F>
-auto spawn(const TaskPolicy<E>& policy, F&& functor, bool from_host) {
+template <bool from_host, class E, class F>
+auto spawn(const TaskPolicy<E>& policy, F&& functor) {
   using Functor = std::decay_t<F>;
   using Scheduler = TaskScheduler<E>;
   using Member = typename Scheduler::member_type;
@@ -556,7 +559,7 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor, bool from_host) {
 // naming the pool's capacity when the pool cannot hold the task.
 template <class E, class F>
 auto host_spawn(const TaskPolicy<E>& policy, F&& functor) {
-  return detail::tasking::spawn(policy, std::forward<F>(functor), true);
+  return detail::tasking::spawn<true>(policy, std::forward<F>(functor));
 }
 
 // Spawns a task from inside a running task. Returns a null future when the
@@ -564,7 +567,7 @@ auto host_spawn(const TaskPolicy<E>& policy, F&& functor) {
 // try again once running tasks have freed memory.
 template <class E, class F>
 auto task_spawn(const TaskPolicy<E>& policy, F&& functor) {
-  return detail::tasking::spawn(policy, std::forward<F>(functor), false);
+  return detail::tasking::spawn<false>(policy, std::forward<F>(functor));
 }
 
 namespace detail::tasking {

@@ -220,14 +220,21 @@ template <class T>
 struct ValueSlot {
   alignas(T) unsigned char bytes[sizeof(T)];
   T& get() noexcept { return *std::launder(reinterpret_cast<T*>(bytes)); }
+  const T& get() const noexcept { return *std::launder(reinterpret_cast<const T*>(bytes)); }
 };
 template <>
 struct ValueSlot<void> {};
 
+// The part of a task record that holds its result: a future of T reaches it
+// by a static cast, without knowing the functor's type.
+template <class T>
+struct ResultTask : TaskBase {
+  ValueSlot<T> value;
+};
+
 template <class Member, class F>
-struct Task final : TaskBase {
+struct Task final : ResultTask<task_value_t<F>> {
   using value_type = task_value_t<F>;
-  ValueSlot<value_type> value;
   alignas(F) unsigned char closure_bytes[sizeof(F)];
 
   F& functor() noexcept { return *std::launder(reinterpret_cast<F*>(closure_bytes)); }

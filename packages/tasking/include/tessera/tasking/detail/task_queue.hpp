@@ -168,6 +168,12 @@ struct alignas(64) WorkerState {
   // between waits count only live records.
   void* cached[kRecordCacheClasses] = {};
   std::uint32_t cached_count[kRecordCacheClasses] = {};
+  // Tasks in this worker's deques (owner only): at most that many (reads
+  // no shared line), and the count as of now (reads `top`).
+  std::int64_t ready_estimate() const noexcept {
+    return deque[0].size_estimate() + deque[1].size_estimate() + deque[2].size_estimate();
+  }
+  std::int64_t ready_count() noexcept { return deque[0].size() + deque[1].size() + deque[2].size(); }
   bool has_cached() const noexcept {
     for (std::uint32_t n : cached_count)
       if (n != 0) return true;
@@ -384,7 +390,7 @@ class TaskQueueBase {
   // Makes t ready (pushes it) unless its dependence is incomplete, in which
   // case t joins the dependence's wait queue.
   void schedule(TaskBase* t) { schedule(local(), t); }
-  void schedule(WorkerState* w, TaskBase* t) {
+  [[gnu::always_inline]] void schedule(WorkerState* w, TaskBase* t) {
     if (TaskBase* d = t->dep) {
       if (wait_queue_push(d, t)) return;  // t may already be running elsewhere: do not touch it
       t->dep = nullptr;
@@ -420,7 +426,7 @@ class TaskQueueBase {
   }
 
   // Several threads: t goes onto this worker's deque of its priority.
-  static void push_own(WorkerState& w, TaskBase* t) {
+  [[gnu::always_inline]] static void push_own(WorkerState& w, TaskBase* t) {
     const std::int64_t queued = w.deque[t->priority].push(t);
     w.peak_ready = std::max<std::uint64_t>(w.peak_ready, std::uint64_t(queued) + 1);
   }
@@ -490,7 +496,7 @@ class TaskQueueBase {
 
   // After a task's functor returned (or threw): runs it again later if it
   // asked to respawn, otherwise completes it.
-  void finish(TaskBase* t) {
+  [[gnu::always_inline]] void finish(TaskBase* t) {
     if (t->respawn_requested) [[unlikely]] {
       finish_respawn(t);
       return;
@@ -534,8 +540,7 @@ class TaskQueueBase {
       return nullptr;
     }
     for (int p = 0; p < kPriorities; ++p) {
-      if (!w.deque[p].empty_owner())
-        if (TaskBase* t = w.deque[p].pop()) return t;  // never counted: host tasks are not in deques
+      if (TaskBase* t = w.deque[p].pop()) return t;  // never counted: host tasks are not in deques
       if (w.inject->head[p].load(std::memory_order_relaxed) != nullptr)
         if (TaskBase* t = pop_injected(w.inject->head[p])) return t;
     }
@@ -925,14 +930,27 @@ class TaskQueue final : public TaskQueueBase {
 
   // A spawn from a task on a one-thread run first runs what is ready, so
   // that the DAG is explored depth first and few records are alive at once.
-  void run_ready_inline() {
+  // On several threads it does so only while its deques hold more than
+  // kInlineBacklog tasks per thread (a task spawning thousands: the newest
+  // runs at once, while still in cache; thieves take the oldest).
+  static constexpr std::int64_t kInlineBacklog = 32;
+  [[gnu::always_inline]] void run_ready_inline() {
     const WorkerContext& ctx = t_worker;
-    if (ctx.nthreads != 1 || ctx.queue != this) return;
+    if (ctx.queue != this) return;
     const WorkerState& w = *ctx.state;
+    if (ctx.nthreads != 1) {
+      if (w.ready_estimate() > kInlineBacklog * ctx.nthreads) run_backlog();
+      return;
+    }
     if (w.own[0] == nullptr && w.own[1] == nullptr && w.own[2] == nullptr &&
         m_active.load(std::memory_order_relaxed) == 0)
       return;  // nothing ready (m_active: host threads' tasks, see pop_local)
     help([] { return true; });
+  }
+  [[gnu::noinline]] void run_backlog() {
+    WorkerState& w = *t_worker.state;
+    const std::int64_t most = kInlineBacklog * t_worker.nthreads;
+    if (w.ready_count() > most) help([&w, most] { return w.ready_count() > most; });
   }
 
   // A when_all inside a task first runs this worker's ready tasks (the
@@ -941,10 +959,11 @@ class TaskQueue final : public TaskQueueBase {
   // the node's wait-queue traffic and the respawned task's trip through the
   // queues. Other workers still steal from this worker's stacks meanwhile.
   // input(i) is the i-th input's task (null for a null future).
-  // Returns how many inputs at the front are known complete.
+  // Inputs before `first` are complete; returns how many at the front are
+  // known complete now.
   template <class Input>
-  std::size_t help_when_all(std::size_t n, const Input& input) {
-    std::size_t first = 0;  // inputs before it are complete (completion is monotonic)
+  std::size_t help_when_all(std::size_t first, std::size_t n, const Input& input) {
+    // (completion is monotonic: an input once seen complete stays so)
     help([&] {
       for (; first < n; ++first) {
         const TaskBase* t = input(first);

@@ -45,20 +45,25 @@ class WorkDeque {
 
   // ---- owner ----
 
-  // Pushes t; returns the number of tasks the deque holds now (for the
-  // peak statistic; thieves may have taken some meanwhile).
-  std::int64_t push(TaskBase* t) {
+  // Pushes t; returns about the number of tasks the deque holds now (for
+  // the peak statistic: at least that, thieves may have taken some).
+  [[gnu::always_inline]] std::int64_t push(TaskBase* t) {
     const std::int64_t b = m_bottom.load(std::memory_order_relaxed);
-    const std::int64_t top = m_top.load(std::memory_order_acquire);
     Ring* r = m_ring.load(std::memory_order_relaxed);
-    if (b - top > r->mask) r = grow(r, top, b);
+    // `top` only grows: an old value underestimates the room, so the line
+    // thieves write is read only when the ring looks full (and every 64
+    // pushes, for the statistic).
+    if (b - m_top_seen > r->mask || (b & 63) == 0) {
+      m_top_seen = m_top.load(std::memory_order_acquire);
+      if (b - m_top_seen > r->mask) r = grow(r, m_top_seen, b);
+    }
     r->slot(b).store(t, std::memory_order_relaxed);
     m_bottom.store(b + 1, std::memory_order_release);
-    return b + 1 - top;
+    return b + 1 - m_top_seen;
   }
 
   // The newest task, or null when empty (or a thief took the last one).
-  TaskBase* pop() {
+  [[gnu::always_inline]] TaskBase* pop() {
     const std::int64_t b = m_bottom.load(std::memory_order_relaxed) - 1;
     // top only grows: seen at or past bottom, the deque is empty without a barrier.
     if (m_top.load(std::memory_order_relaxed) > b) return nullptr;
@@ -82,6 +87,14 @@ class WorkDeque {
   // further, never fill it).
   bool empty_owner() const noexcept {
     return m_top.load(std::memory_order_relaxed) >= m_bottom.load(std::memory_order_relaxed);
+  }
+
+  // Tasks in the deque: at most that many (thieves may have taken some
+  // since the owner last read `top`; no shared line is read), and as of now.
+  std::int64_t size_estimate() const noexcept { return m_bottom.load(std::memory_order_relaxed) - m_top_seen; }
+  std::int64_t size() noexcept {
+    m_top_seen = m_top.load(std::memory_order_acquire);
+    return m_bottom.load(std::memory_order_relaxed) - m_top_seen;
   }
 
   // Frees the rings retired by growths. Only while no thief runs (between waits).
@@ -126,6 +139,7 @@ class WorkDeque {
 
   alignas(64) std::atomic<std::int64_t> m_top{0};     // thieves' CAS
   alignas(64) std::atomic<std::int64_t> m_bottom{0};  // owner's stores
+  std::int64_t m_top_seen = 0;                        // owner: a past value of m_top
   std::atomic<Ring*> m_ring;
   std::vector<std::unique_ptr<Ring>> m_retired;  // owner only
 };
