@@ -59,6 +59,7 @@
 #include <tessera/tasking/statistics.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cstdint>
@@ -134,6 +135,12 @@ inline constexpr std::size_t kRecordCacheBytes = std::size_t(32) << 10;
 // ceil(log2(bytes)) for bytes >= 1: two requests with the same value get
 // the same pool block size.
 inline int record_class(std::size_t bytes) noexcept { return bytes <= 1 ? 0 : int(std::bit_width(bytes - 1)); }
+// Records a worker keeps per class: kRecordCacheBytes' worth, at least 4.
+inline constexpr auto kRecordCacheLimit = [] {
+  std::array<std::uint32_t, kRecordCacheClasses> n{};
+  for (int c = 0; c < kRecordCacheClasses; ++c) n[std::size_t(c)] = std::max<std::uint32_t>(4, std::uint32_t(kRecordCacheBytes >> c));
+  return n;
+}();
 
 struct alignas(64) WorkerState {
   // Written only by the owning worker during a wait; summed afterwards.
@@ -309,7 +316,7 @@ class TaskQueueBase {
   [[gnu::always_inline]] void free_raw(void* p, std::size_t bytes) {
     if (WorkerState* w = local()) {
       const int c = record_class(bytes);
-      if (c < kRecordCacheClasses && w->cached_count[c] < std::max(4u, unsigned(kRecordCacheBytes >> c))) [[likely]] {
+      if (c < kRecordCacheClasses && w->cached_count[c] < kRecordCacheLimit[c]) [[likely]] {
         *static_cast<void**>(p) = w->cached[c];
         w->cached[c] = p;
         ++w->cached_count[c];
@@ -458,9 +465,11 @@ class TaskQueueBase {
   // exchange, t may be freed by another thread as soon as no reference is
   // left, so nothing here reads t except to drop the woken tasks'
   // references to it (which keep it alive until then).
-  [[gnu::always_inline]] void complete(TaskBase* t) {
+  void complete(TaskBase* t) { complete(t, local()); }
+  // ws: local() (passed by callers that know it).
+  [[gnu::always_inline]] void complete(TaskBase* t, WorkerState* ws) {
     if (t->kind != TaskKind::Aggregate && t->vt->destroy_closure != nullptr) t->vt->destroy_closure(t);
-    if (WorkerState* ws = local()) {
+    if (ws != nullptr) {
       ++ws->completed;
       if (t->failed) ++ws->failed;
     } else {
@@ -496,12 +505,13 @@ class TaskQueueBase {
 
   // After a task's functor returned (or threw): runs it again later if it
   // asked to respawn, otherwise completes it.
-  [[gnu::always_inline]] void finish(TaskBase* t) {
+  // ws: this queue's worker running t.
+  [[gnu::always_inline]] void finish(TaskBase* t, WorkerState* ws) {
     if (t->respawn_requested) [[unlikely]] {
       finish_respawn(t);
       return;
     }
-    complete(t);
+    complete(t, ws);
   }
   [[gnu::noinline]] void finish_respawn(TaskBase* t) {
     if (!t->failed && !m_cancel.load(std::memory_order_relaxed)) {
@@ -1145,7 +1155,7 @@ class TaskQueue final : public TaskQueueBase {
       run_functor(t, ctx.solo_member, 0);
     }
     ++ctx.state->executed;
-    finish(t);
+    finish(t, ctx.state);
     if (ctx.nthreads == 1) --ctx.state->own_active;
   }
   // execute() of a team task, or of any task while the DAG is cancelled.
@@ -1187,7 +1197,7 @@ class TaskQueue final : public TaskQueueBase {
       }
     }
     ++ctx.state->executed;
-    finish(t);
+    finish(t, ctx.state);
     if (ctx.nthreads == 1) --ctx.state->own_active;
   }
 
