@@ -50,7 +50,7 @@ edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronec
       src[i] = u;
       dst[i] = v;
     });
-    if (progress.progress) progress.progress(hi, m, progress.progress_user);
+    if (progress.progress) progress.progress("generating", hi, m, progress.progress_user);
   }
   if (p.permute_vertices) {
     // A seeded Fisher-Yates permutation hides the R-MAT degree/id correlation.

@@ -1,15 +1,25 @@
-// tessera-graph <algorithm> <file | kron:SCALE:EDGEFACTOR[:SEED]> [--source V] [--threads N] [--output FILE] [--directed]
+// tessera-graph <algorithm> <file | kron:SCALE:EDGEFACTOR[:SEED]> [--source V] [--threads N] [--output FILE]
+//               [--directed] [--json]
 //
 // Loads (Matrix Market, SNAP edge list, binary CSR .tgb) or generates a
 // graph, runs one algorithm, prints sizes, a digest of the result, the time
-// and edges per second. Loads and generations longer than a second show
-// progress on stderr.
+// and edges per second (or all of it as one JSON object). Every phase of a
+// load longer than a second (reading, parsing, generating, building) shows
+// progress on stderr. Arguments, --output and the generator size are checked
+// before anything is loaded: exit 2 for bad usage, 1 for bad input.
 #include <tessera/graph.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -33,12 +43,15 @@ const char* kUsage =
     "  pagerank    PageRank, damping 0.85, tolerance 1e-9\n"
     "  triangles   triangle count\n"
     "  sssp        delta-stepping shortest paths from --source (file weights, or 1)\n"
-    "  convert     write the graph as binary CSR to --output (fast reloads)\n"
+    "  convert     write the graph to --output (binary CSR .tgb for fast reloads, .mtx, or an edge list)\n"
     "options:\n"
     "  --source V      source vertex (default: the vertex of largest degree)\n"
     "  --threads N     threads of the host back-end\n"
-    "  --output FILE   per-vertex results as 'vertex value' lines (convert: the .tgb file)\n"
-    "  --directed      keep edge directions (default: undirected, except scc)\n";
+    "  --output FILE   per-vertex results as 'vertex value' lines; convert: the graph, as binary CSR\n"
+    "                  (.tgb), Matrix Market (.mtx) or an edge list with one line per stored direction\n"
+    "                  (any other name, like gapbs's converter -s -e)\n"
+    "  --directed      keep edge directions (default: undirected, except scc)\n"
+    "  --json          print one JSON object (sizes, algorithm, result digest, time, threads)\n";
 
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -46,20 +59,76 @@ struct usage_error : std::runtime_error {
 
 using clock_type = std::chrono::steady_clock;
 
+// Progress on stderr, once the load has taken a second: one line per phase.
 struct progress_state {
   clock_type::time_point start = clock_type::now();
-  const char* what = "";
+  std::string phase;
   bool shown = false;
 };
 
-void show_progress(std::int64_t done, std::int64_t total, void* user) {
+void show_progress(const char* phase, std::int64_t done, std::int64_t total, void* user) {
   auto* p = static_cast<progress_state*>(user);
   const double el = std::chrono::duration<double>(clock_type::now() - p->start).count();
   if (el < 1.0) return;  // quiet for short loads
+  if (p->shown && p->phase != phase) std::fputc('\n', stderr);
+  p->phase = phase;
   p->shown = true;
-  std::fprintf(stderr, "\r%s: %5.1f%% (%.1f s)", p->what, total > 0 ? 100.0 * double(done) / double(total) : 100.0, el);
+  std::fprintf(stderr, "\r%-10s %5.1f%% (%.1f s)", phase, total > 0 ? 100.0 * double(done) / double(total) : 100.0, el);
   std::fflush(stderr);
 }
+
+// ---- the result digest: "key: value" lines, or members of a JSON object ----
+
+std::string json_string(const std::string& s) {
+  std::string r = "\"";
+  for (const unsigned char c : s) {
+    if (c == '"' || c == '\\') r += '\\', r += char(c);
+    else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      r += buf;
+    } else r += char(c);
+  }
+  return r + "\"";
+}
+
+std::string json_number(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest form that reads back exactly
+  return std::string(buf, r.ptr);
+}
+
+std::string text_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+struct digest {
+  struct item {
+    std::string key, text, json;
+  };
+  std::vector<item> items;
+  void add(const std::string& key, std::int64_t v) { items.push_back({key, std::to_string(v), std::to_string(v)}); }
+  void add_real(const std::string& key, double v) { items.push_back({key, text_number(v), json_number(v)}); }
+  void add_raw(const std::string& key, const std::string& text, const std::string& json) { items.push_back({key, text, json}); }
+  std::string as_text() const {
+    std::string r;
+    for (auto& i : items) r += i.key + ": " + i.text + "\n";
+    return r;
+  }
+  // Keys as JSON names: spaces become underscores.
+  std::string as_json() const {
+    std::string r = "{";
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      std::string key = items[k].key;
+      std::replace(key.begin(), key.end(), ' ', '_');
+      r += (k ? ", " : "") + json_string(key) + ": " + items[k].json;
+    }
+    return r + "}";
+  }
+};
 
 std::int64_t parse_int(const std::string& s, const std::string& what) {
   std::size_t pos = 0;
@@ -76,13 +145,13 @@ std::int64_t parse_int(const std::string& s, const std::string& what) {
 template <class G>
 void write_vertex_values(const std::string& path, const std::vector<double>& vals) {
   std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot create output file '" + path + "'");
+  if (!out) throw std::runtime_error("cannot create output file '" + path + "': " + std::strerror(errno));
   out.precision(17);
   for (std::size_t v = 0; v < vals.size(); ++v) out << v << ' ' << vals[v] << '\n';
 }
 
 struct run_result {
-  std::string digest;
+  digest result;
   double seconds = 0;
   double edges = 0;  // edges processed, for edges/s
   std::vector<double> per_vertex;
@@ -97,24 +166,36 @@ double timed(Fn&& f) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
+// Source vertex: --source, or the vertex of largest degree (it lies in the
+// giant component; Kronecker graphs have many isolated vertices).
 template <class G>
-run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source, const tg::edge_list* el) {
+std::int64_t pick_source(const G& g, std::int64_t source) {
   using V = typename G::vertex_descriptor;
   const std::int64_t n = tg::num_vertices(g);
-  run_result r;
-  if (source < 0 && n > 0 && (alg == "bfs" || alg == "sssp" || alg == "msbfs")) {
-    // No --source: the vertex of largest degree (it lies in the giant component;
-    // Kronecker graphs have many isolated vertices).
+  if (source < 0 && n > 0) {
     tessera::MaxLoc<std::int64_t, std::int64_t>::value_type best;
     tg::reduce_vertices(g, TESSERA_LAMBDA(V v, tessera::MaxLoc<std::int64_t, std::int64_t>::value_type & b) {
       const std::int64_t d = tg::out_degree(v, g);
       if (d > b.val || (d == b.val && v < b.loc)) b.val = d, b.loc = v;
     }, tessera::MaxLoc<std::int64_t, std::int64_t>(best));
     source = best.loc;
-    std::printf("source: %lld (largest degree, %lld)\n", (long long)source, (long long)best.val);
   }
-  if ((alg == "bfs" || alg == "sssp" || alg == "msbfs") && (source < 0 || source >= n))
+  if (source < 0 || source >= n)
     throw usage_error("--source " + std::to_string(source) + " is not a vertex (the graph has " + std::to_string(n) + ")");
+  return source;
+}
+
+// weights: per edge index, or empty (every weight 1).
+template <class G>
+run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source, const std::vector<double>& weights) {
+  using V = typename G::vertex_descriptor;
+  const std::int64_t n = tg::num_vertices(g);
+  run_result r;
+  digest& d = r.result;
+  if (alg == "bfs" || alg == "sssp" || alg == "msbfs") {
+    source = pick_source(g, source);
+    d.add("source", source);
+  }
   if (alg == "info") {
     std::int64_t maxdeg = 0, isolated = 0;
     r.seconds = timed([&] {
@@ -123,7 +204,8 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
       }, tessera::Max<std::int64_t>(maxdeg));
       tg::reduce_vertices(g, TESSERA_LAMBDA(V v, std::int64_t & s) { s += tg::out_degree(v, g) == 0; }, isolated);
     });
-    r.digest = "max degree: " + std::to_string(maxdeg) + "\nisolated vertices: " + std::to_string(isolated);
+    d.add("max degree", maxdeg);
+    d.add("isolated vertices", isolated);
     r.edges = double(tg::num_edges(g));
   } else if (alg == "bfs") {
     tg::vertex_property_map<G, std::int32_t> lv(g);
@@ -132,8 +214,10 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     auto h = tg::detail::to_host_vector(lv.view());
     std::int64_t sum = 0;
     for (auto x : h) sum += x > 0 ? x : 0;
-    r.digest = "reached: " + std::to_string(res.visited) + "\nlevels: " + std::to_string(res.levels) +
-               "\nsum of levels: " + std::to_string(sum) + "\nbottom-up levels: " + std::to_string(res.bottom_up_levels);
+    d.add("reached", res.visited);
+    d.add("levels", res.levels);
+    d.add("sum of levels", sum);
+    d.add("bottom-up levels", res.bottom_up_levels);
     // Graph500 convention: edges of the reached component.
     std::int64_t comp_edges = 0;
     auto lvv = lv.view();
@@ -150,7 +234,9 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     for (std::int64_t v = 0; v < n; ++v)
       for (int j = 0; j < 64; ++j)
         if (h(v, j) >= 0) ++reached, sum += h(v, j);
-    r.digest = "queries: 64\nreached (all queries): " + std::to_string(reached) + "\nsum of levels: " + std::to_string(sum);
+    d.add("queries", 64);
+    d.add("reached (all queries)", reached);
+    d.add("sum of levels", sum);
     r.edges = 64.0 * double(tg::num_edges(g));
   } else if (alg == "cc" || alg == "sv" || alg == "scc") {
     tg::vertex_property_map<G, V> comp(g);
@@ -165,7 +251,8 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     for (auto c : h) ++sizes[c];
     std::int64_t largest = 0;
     for (auto& [c, s] : sizes) largest = std::max(largest, s);
-    r.digest = "components: " + std::to_string(k) + "\nlargest component: " + std::to_string(largest);
+    d.add("components", k);
+    d.add("largest component", largest);
     r.edges = double(tg::num_edges(g));
     r.per_vertex.assign(h.begin(), h.end());
   } else if (alg == "pagerank") {
@@ -173,38 +260,45 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     int it = 0;
     r.seconds = timed([&] { it = tg::pagerank(g, pr, 0.85, 1e-9, 1000); });
     auto h = tg::detail::to_host_vector(pr.view());
-    const auto top = std::max_element(h.begin(), h.end()) - h.begin();
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "iterations: %d\ntop vertex: %lld (rank %.6g)", it, (long long)top, n ? h[top] : 0.0);
-    r.digest = buf;
+    // The five highest ranks, ties to the smaller vertex.
+    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+    for (std::int64_t v = 0; v < n; ++v) order[std::size_t(v)] = v;
+    const std::size_t top = std::min<std::size_t>(5, order.size());
+    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(top), order.end(), [&](std::int64_t a, std::int64_t b) {
+      return h[std::size_t(a)] > h[std::size_t(b)] || (h[std::size_t(a)] == h[std::size_t(b)] && a < b);
+    });
+    d.add("iterations", it);
+    std::string text, json = "[";
+    for (std::size_t k = 0; k < top; ++k) {
+      const std::int64_t v = order[k];
+      text += (k ? ", " : "") + std::to_string(v) + " (" + text_number(h[std::size_t(v)]) + ")";
+      json += std::string(k ? ", " : "") + "{\"vertex\": " + std::to_string(v) + ", \"rank\": " + json_number(h[std::size_t(v)]) + "}";
+    }
+    d.add_raw("top vertices", text, json + "]");
     r.edges = double(it) * double(tg::num_edges(g));
     r.per_vertex = h;
   } else if (alg == "triangles") {
     std::int64_t t = 0;
     if constexpr (tg::graph_traits<G>::is_undirected) r.seconds = timed([&] { t = tg::count_triangles(g); });
-    r.digest = "triangles: " + std::to_string(t);
+    d.add("triangles", t);
     r.edges = double(tg::num_edges(g));
   } else if (alg == "sssp") {
     tg::edge_property_map<G, double> w(g, 1.0);
-    if (el && el->has_weights()) {
-      // Weights of the file, carried to edge indices by the build's origin map.
-      tessera::View<std::int64_t*, typename G::space_type> origin;
-      G g2(*el, tg::build_options::simple(), &origin);
-      auto hw = tg::detail::to_space<double, typename G::space_type>("w", el->weights);
+    if (!weights.empty()) {
       auto wv = w.view();
+      auto dw = tg::detail::to_space<double, typename G::space_type>("weights", weights);
       tessera::parallel_for(tessera::RangePolicy<typename G::execution_space>(0, w.size()),
-                            TESSERA_LAMBDA(std::int64_t k) { wv(k) = hw(origin(k)) < 0 ? -hw(origin(k)) : hw(origin(k)); });
+                            TESSERA_LAMBDA(std::int64_t k) { wv(k) = dw(k); });
     }
     tg::vertex_property_map<G, double> dist(g);
     r.seconds = timed([&] { tg::delta_stepping_shortest_paths(g, source, w, dist); });
     auto h = tg::detail::to_host_vector(dist.view());
     std::int64_t reached = 0;
     double far = 0;
-    for (auto d : h)
-      if (d < std::numeric_limits<double>::max()) ++reached, far = std::max(far, d);
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "reached: %lld\nlargest distance: %.6g", (long long)reached, far);
-    r.digest = buf;
+    for (auto x : h)
+      if (x < std::numeric_limits<double>::max()) ++reached, far = std::max(far, x);
+    d.add("reached", reached);
+    d.add_real("largest distance", far);
     r.edges = double(tg::num_edges(g));
     r.per_vertex = h;
   } else {
@@ -213,59 +307,150 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
   return r;
 }
 
+struct kron_spec {
+  int scale = 0, edge_factor = 0;
+  std::uint64_t seed = 1;
+};
+
+kron_spec parse_kron(const std::string& input) {
+  std::vector<std::string> parts;
+  std::size_t b = 5;
+  for (;;) {
+    const auto e = input.find(':', b);
+    parts.push_back(input.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3) throw usage_error("generator spec is kron:SCALE:EDGEFACTOR[:SEED], got '" + input + "'");
+  const auto scale = parse_int(parts[0], "kron SCALE"), ef = parse_int(parts[1], "kron EDGEFACTOR");
+  const auto seed = parts.size() == 3 ? parse_int(parts[2], "kron SEED") : 1;
+  if (scale < 1 || scale > 40) throw usage_error("kron SCALE must be in 1..40, got " + std::to_string(scale));
+  if (ef < 1 || ef > 1024) throw usage_error("kron EDGEFACTOR must be in 1..1024, got " + std::to_string(ef));
+  return {int(scale), int(ef), std::uint64_t(seed)};
+}
+
+// The per-edge-index weights for sssp, from the list's weights through the
+// build's origin map; a negative (or NaN) weight is refused, naming the edge.
 template <class G>
-int run(const std::string& alg, const std::string& input, std::int64_t source, const std::string& output) {
+std::vector<double> sssp_weights(const tg::edge_list& el, const tessera::View<std::int64_t*, typename G::space_type>& origin) {
+  for (std::int64_t i = 0; i < el.size(); ++i) {
+    const double w = el.weights[std::size_t(i)];
+    if (!(w >= 0))
+      throw std::runtime_error(el.origin + ": edge " + std::to_string(i + 1) + " of the list (" + std::to_string(el.src[std::size_t(i)]) +
+                               ", " + std::to_string(el.dst[std::size_t(i)]) + ", vertex ids from 0) has weight " +
+                               text_number(w) + "; sssp needs non-negative weights");
+  }
+  const auto o = tg::detail::to_host_vector(origin);
+  std::vector<double> w(o.size());
+  for (std::size_t k = 0; k < o.size(); ++k) w[k] = el.weights[std::size_t(o[k])];
+  return w;
+}
+
+int host_threads() { return tessera::DefaultHostExecutionSpace().concurrency(); }
+
+template <class G>
+int run(const std::string& alg, const std::string& input, std::int64_t source, const std::string& output, bool json) {
+  using V = typename G::vertex_descriptor;
   progress_state prog;
   tg::read_options ro{show_progress, &prog};
+  tg::build_options bo = tg::build_options::simple();
+  bo.progress = show_progress;
+  bo.progress_user = &prog;
   const auto t0 = clock_type::now();
   std::optional<tg::edge_list> el;
   G g;
   const bool binary = input.size() > 4 && input.substr(input.size() - 4) == ".tgb";
   if (input.rfind("kron:", 0) == 0) {
-    std::vector<std::string> parts;
-    std::size_t b = 5;
-    for (;;) {
-      const auto e = input.find(':', b);
-      parts.push_back(input.substr(b, e == std::string::npos ? std::string::npos : e - b));
-      if (e == std::string::npos) break;
-      b = e + 1;
-    }
-    if (parts.size() < 2 || parts.size() > 3) throw usage_error("generator spec is kron:SCALE:EDGEFACTOR[:SEED], got '" + input + "'");
-    const auto scale = parse_int(parts[0], "kron SCALE"), ef = parse_int(parts[1], "kron EDGEFACTOR");
-    const auto seed = parts.size() == 3 ? parse_int(parts[2], "kron SEED") : 1;
-    if (scale < 1 || scale > 31) throw usage_error("kron SCALE must be in 1..31, got " + std::to_string(scale));
-    if (ef < 1 || ef > 1024) throw usage_error("kron EDGEFACTOR must be in 1..1024, got " + std::to_string(ef));
-    prog.what = "generating";
-    el = tg::kronecker(int(scale), int(ef), std::uint64_t(seed), {}, ro);
+    const kron_spec k = parse_kron(input);
+    // Refused before generating: 2^SCALE vertices must fit the vertex type.
+    const std::int64_t n = std::int64_t(1) << k.scale;
+    if (n > std::int64_t(std::numeric_limits<V>::max()))
+      throw usage_error("kron:" + std::to_string(k.scale) + " has " + std::to_string(n) + " vertices; the " +
+                        std::to_string(8 * sizeof(V)) + "-bit vertex type holds at most " +
+                        std::to_string(std::numeric_limits<V>::max()) + " (use SCALE <= " +
+                        std::to_string(std::bit_width(std::uint64_t(std::numeric_limits<V>::max())) - 1) + ")");
+    el = tg::kronecker(k.scale, k.edge_factor, k.seed, {}, ro);
   } else if (binary) {
     g = tg::read_binary_csr<G>(input);
   } else {
-    prog.what = "loading";
     el = tg::read_edge_list(input, ro);
   }
+  std::vector<double> weights;
   if (el) {
-    prog.what = "building";
-    g = G(*el, tg::build_options::simple());
+    if (alg == "sssp" && el->has_weights()) {
+      tessera::View<std::int64_t*, typename G::space_type> origin;
+      g = G(*el, bo, &origin);
+      weights = sssp_weights<G>(*el, origin);
+    } else {
+      g = G(*el, bo);
+    }
   }
   if (prog.shown) std::fprintf(stderr, "\n");
   const double load_s = std::chrono::duration<double>(clock_type::now() - t0).count();
-  std::printf("graph: %s\nvertices: %lld\nedges: %lld\nload+build: %.3f s\n", input.c_str(), (long long)tg::num_vertices(g),
-              (long long)tg::num_edges(g), load_s);
+  const std::int64_t n = tg::num_vertices(g), m = tg::num_edges(g);
+  std::string head = "{\"graph\": " + json_string(input) + ", \"vertices\": " + std::to_string(n) + ", \"edges\": " +
+                     std::to_string(m) + ", \"directed\": " + (tg::graph_traits<G>::is_directed ? "true" : "false") +
+                     (el && el->bipartite ? ", \"bipartite\": true" : "") + ", \"execution_space\": " +
+                     json_string(tessera::DefaultExecutionSpace::name()) + ", \"threads\": " + std::to_string(host_threads()) +
+                     ", \"load_seconds\": " + json_number(load_s);
+  if (!json)
+    std::printf("graph: %s\nvertices: %lld\nedges: %lld\n%sload+build: %.3f s\n", input.c_str(), (long long)n, (long long)m,
+                el && el->bipartite ? "bipartite: yes (rows, then columns)\n" : "", load_s);
   if (alg == "convert") {
-    if (output.empty()) throw usage_error("convert needs --output FILE.tgb");
-    tg::write_binary_csr(output, g);
-    std::printf("written: %s\n", output.c_str());
+    auto ends = [&](const char* x) {
+      const std::string s(x);
+      return output.size() >= s.size() && output.compare(output.size() - s.size(), s.size(), s) == 0;
+    };
+    if (ends(".tgb")) {
+      tg::write_binary_csr(output, g);
+    } else {
+      // The graph's stored rows as a list (an undirected graph: both directions).
+      tg::edge_list out;
+      out.num_vertices = n;
+      out.origin = input;
+      const auto rm = tg::detail::to_host_vector(g.row_map());
+      const auto en = tg::detail::to_host_vector(g.entries());
+      for (std::int64_t u = 0; u < n; ++u)
+        for (auto j = rm[std::size_t(u)]; j < rm[std::size_t(u) + 1]; ++j) {
+          const std::int64_t v = en[std::size_t(j)];
+          if (ends(".mtx") && tg::graph_traits<G>::is_undirected && v > u) continue;  // symmetric: lower triangle
+          out.add(u, v);
+        }
+      if (ends(".mtx")) {
+        out.symmetric = tg::graph_traits<G>::is_undirected;
+        tg::write_matrix_market(output, out);
+      } else {
+        tg::write_snap(output, out);
+      }
+    }
+    if (json) std::printf("%s, \"algorithm\": \"convert\", \"written\": %s}\n", head.c_str(), json_string(output).c_str());
+    else std::printf("written: %s\n", output.c_str());
     return 0;
   }
-  auto r = run_algorithm(alg, g, source, el ? &*el : nullptr);
-  std::printf("algorithm: %s\n%s\ntime: %.6f s\nedges/s: %.4g\n", alg.c_str(), r.digest.c_str(), r.seconds,
-              r.seconds > 0 ? r.edges / r.seconds : 0.0);
-  if (!output.empty()) {
-    if (r.per_vertex.empty()) throw usage_error("--output: " + alg + " has no per-vertex result");
-    write_vertex_values<G>(output, r.per_vertex);
-    std::printf("written: %s\n", output.c_str());
+  auto r = run_algorithm(alg, g, source, weights);
+  const double eps = r.seconds > 0 ? r.edges / r.seconds : 0.0;
+  if (!output.empty()) write_vertex_values<G>(output, r.per_vertex);
+  if (json) {
+    std::printf("%s, \"algorithm\": %s, \"result\": %s, \"time_seconds\": %s, \"edges_per_second\": %s%s}\n", head.c_str(),
+                json_string(alg).c_str(), r.result.as_json().c_str(), json_number(r.seconds).c_str(), json_number(eps).c_str(),
+                output.empty() ? "" : (", \"written\": " + json_string(output)).c_str());
+  } else {
+    std::printf("algorithm: %s\n%stime: %.6f s\nedges/s: %.4g\n", alg.c_str(), r.result.as_text().c_str(), r.seconds, eps);
+    if (!output.empty()) std::printf("written: %s\n", output.c_str());
   }
   return 0;
+}
+
+// --output must be writable before anything runs: a run of minutes must not
+// end in "cannot create". A file this check creates is removed again.
+void check_output(const std::string& path) {
+  struct stat st {};
+  const bool existed = ::stat(path.c_str(), &st) == 0;
+  if (existed && S_ISDIR(st.st_mode)) throw usage_error("--output '" + path + "' is a directory");
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) throw usage_error("--output '" + path + "' cannot be written: " + std::strerror(errno));
+  std::fclose(f);
+  if (!existed) std::remove(path.c_str());
 }
 
 }  // namespace
@@ -275,7 +460,7 @@ int main(int argc, char* argv[]) {
   std::string alg, input, output;
   std::int64_t source = -1;  // -1: the vertex of largest degree
   int threads = 0;
-  bool directed = false;
+  bool directed = false, json = false;
   try {
     std::vector<std::string> pos;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -295,8 +480,11 @@ int main(int argc, char* argv[]) {
         if (threads < 1) throw usage_error("--threads must be at least 1");
       } else if (a == "--output") {
         output = value("--output");
+        if (output.empty()) throw usage_error("--output needs a file name");
       } else if (a == "--directed") {
         directed = true;
+      } else if (a == "--json") {
+        json = true;
       } else if (a.rfind("--", 0) == 0) {
         throw usage_error("unknown option '" + a + "'");
       } else {
@@ -310,6 +498,12 @@ int main(int argc, char* argv[]) {
     if (std::find(std::begin(known), std::end(known), alg) == std::end(known)) throw usage_error("unknown algorithm '" + alg + "'");
     if (alg == "triangles" && directed) throw usage_error("triangles needs an undirected graph (drop --directed)");
     if (alg == "scc") directed = true;
+    if (input.rfind("kron:", 0) == 0) (void)parse_kron(input);
+    static const char* per_vertex[] = {"bfs", "cc", "sv", "scc", "pagerank", "sssp"};
+    if (alg == "convert" && output.empty()) throw usage_error("convert needs --output FILE (.tgb, .mtx or an edge list)");
+    if (!output.empty() && alg != "convert" && std::find(std::begin(per_vertex), std::end(per_vertex), alg) == std::end(per_vertex))
+      throw usage_error("--output: " + alg + " has no per-vertex result");
+    if (!output.empty()) check_output(output);
   } catch (const usage_error& e) {
     std::fprintf(stderr, "tessera-graph: %s\n%s", e.what(), kUsage);
     return 2;
@@ -318,8 +512,8 @@ int main(int argc, char* argv[]) {
   if (threads > 0) settings.set_num_threads(threads);
   tessera::ScopeGuard guard(settings);
   try {
-    if (directed) return run<tg::compressed_sparse_row_graph<tg::bidirectionalS>>(alg, input, source, output);
-    return run<tg::compressed_sparse_row_graph<tg::undirectedS>>(alg, input, source, output);
+    if (directed) return run<tg::compressed_sparse_row_graph<tg::bidirectionalS>>(alg, input, source, output, json);
+    return run<tg::compressed_sparse_row_graph<tg::undirectedS>>(alg, input, source, output, json);
   } catch (const usage_error& e) {
     std::fprintf(stderr, "tessera-graph: %s\n", e.what());
     return 2;

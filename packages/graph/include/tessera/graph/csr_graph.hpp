@@ -13,6 +13,7 @@
 // (transpose_row_map, transpose_entries, and for each in-slot the index of
 // its out-edge). The object is a handle: copies share the arrays, and it is
 // captured by value in kernels, where every accessor is callable.
+#include <tessera/graph/detail/csr_counting_build.hpp>
 #include <tessera/graph/detail/util.hpp>
 #include <tessera/graph/edge_list.hpp>
 #include <tessera/graph/graph_traits.hpp>
@@ -134,8 +135,10 @@ void csr_finish(csr_storage<S, V, E>& st, const tessera::View<E*, S>& slot_origi
   (void)bits;
   if constexpr (undirected) {
     // One index per undirected edge: the slots with src <= tgt ("upper"),
-    // numbered row by row; the other slot of an edge finds its twin by binary
-    // search (the k-th duplicate of {u, v} pairs with the k-th in the twin row).
+    // numbered row by row. Each upper slot also gives its index to its twin
+    // in the target's row, found by one binary search (the k-th duplicate of
+    // {u, v} pairs with the k-th in the twin row); every lower slot is the
+    // twin of exactly one upper slot, so each is written once.
     tessera::View<E*, S> uoff("graph::csr::upper_offsets", n + 1);
     tessera::parallel_for(
         "graph::csr::upper_count", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
@@ -145,22 +148,24 @@ void csr_finish(csr_storage<S, V, E>& st, const tessera::View<E*, S>& slot_origi
     st.m = size_type(detail::exclusive_scan_inplace<Exec>("graph::csr::upper_scan", uoff, n));
     st.edge_ids = tessera::View<E*, S>(tessera::view_alloc("graph::edge_ids", tessera::WithoutInitializing), ns);
     auto ids = st.edge_ids;
-    tessera::parallel_for(
-        "graph::csr::edge_ids", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
+    bool done = false;
+    if constexpr (tessera::is_host_execution_space<Exec>::value)
+      done = csr_edge_ids_by_counting<Exec>(n, row_map, entries, uoff, ids);  // no searches
+    if (!done) tessera::parallel_for(
+        "graph::csr::edge_ids", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, n, 64),
+        TESSERA_LAMBDA(size_type u) {
           const V* a = entries.data();
           const E b = row_map(u), e = row_map(u + 1);
           const E diag = detail::lower_bound(a, b, e, V(u));
-          for (E j = b; j < e; ++j) {
+          E twin = 0;
+          for (E j = diag; j < e; ++j) {
+            const E id = uoff(u) + (j - diag);
+            ids(j) = id;
             const V v = a[j];
-            if (j >= diag) {
-              ids(j) = uoff(u) + (j - diag);
-            } else {
-              const E vb = row_map(v), ve = row_map(v + 1);
-              const E p = detail::lower_bound(a, vb, ve, V(u));
-              const E vdiag = detail::lower_bound(a, vb, ve, V(v));
-              const E dup = j - detail::lower_bound(a, b, e, v);
-              ids(j) = uoff(v) + (p - vdiag) + dup;
-            }
+            if (v == V(u)) continue;  // a self-loop has no twin
+            if (j > diag && a[j - 1] == v) ++twin;  // the next duplicate pairs with the next slot
+            else twin = detail::lower_bound(a, row_map(v), row_map(v + 1), V(u));
+            ids(twin) = id;
           }
         });
     if (edge_origin) {
@@ -217,7 +222,29 @@ csr_storage<S, V, E> csr_build(std::int64_t n, const SV& src, const DV& dst, con
                  std::to_string(std::numeric_limits<V>::max()) + ")");
   const size_type m_in = size_type(src.extent(0));
 
-  // Every id in range; the first offending edge is named.
+  csr_storage<S, V, E> st;
+  st.n = n;
+  if constexpr (tessera::is_host_execution_space<Exec>::value) {
+    // Host: counting sorts (detail/csr_counting_build.hpp).
+    if constexpr (undirected) {
+      auto u = csr_undirected_by_counting<Exec, S, V, E>(n, src, dst, opts, edge_origin != nullptr);
+      st.row_map = u.row_map;
+      st.entries = u.entries;
+      st.edge_ids = u.edge_ids;
+      st.m = u.m;
+      if (edge_origin) *edge_origin = u.edge_origin;
+      tessera::fence("graph::csr::build");
+    } else {
+      auto rows = csr_rows_by_counting<Exec, S, V, E>(n, src, dst, opts, edge_origin != nullptr, false);
+      st.row_map = rows.row_map;
+      st.entries = rows.entries;
+      csr_finish<D, Exec, S, V, E>(st, rows.slot_origin, edge_origin);
+    }
+    if (opts.progress) opts.progress("building", csr_build_steps, csr_build_steps, opts.progress_user);
+    return st;
+  }
+  // Every id in range; the first offending edge is named (the host build
+  // checks in its degree pass).
   {
     size_type first_bad = m_in;
     tessera::parallel_reduce(
@@ -234,8 +261,7 @@ csr_storage<S, V, E> csr_build(std::int64_t n, const SV& src, const DV& dst, con
     }
   }
 
-  csr_storage<S, V, E> st;
-  st.n = n;
+  // Device: sort (source, target) keys.
   const int bits = n > 1 ? int(std::bit_width(std::uint64_t(n - 1))) : 1;
   const Key mask = (Key(1) << bits) - 1;
   const Key sentinel = ~Key(0);
@@ -262,6 +288,7 @@ csr_storage<S, V, E> csr_build(std::int64_t n, const SV& src, const DV& dst, con
         }
       });
   detail::sort_by_key(Exec(), keys, origin);
+  if (opts.progress) opts.progress("building", 3, csr_build_steps, opts.progress_user);
 
   // Keep: not a sentinel, and (deduplicating) different from the previous key.
   tessera::View<E*, S> pos("graph::csr::pos", nk + 1);
@@ -291,6 +318,7 @@ csr_storage<S, V, E> csr_build(std::int64_t n, const SV& src, const DV& dst, con
   pos = {};
   detail::exclusive_scan_inplace<Exec>("graph::csr::row_scan", row_map, n);
   csr_finish<D, Exec, S, V, E>(st, slot_origin, edge_origin);
+  if (opts.progress) opts.progress("building", csr_build_steps, csr_build_steps, opts.progress_user);
   return st;
 }
 
@@ -383,9 +411,17 @@ class compressed_sparse_row_graph {
     if (el.src.size() != el.dst.size())
       detail::fail("edge list '" + el.origin + "' has " + std::to_string(el.src.size()) + " sources but " +
                    std::to_string(el.dst.size()) + " targets");
-    assign(detail::csr_build<DirectedS, execution_space, Space, Vertex, EdgeIndex>(
-        el.num_vertices, detail::to_space<std::int64_t, Space>("graph::src", el.src),
-        detail::to_space<std::int64_t, Space>("graph::dst", el.dst), opts, edge_origin));
+    if constexpr (tessera::is_host_execution_space<execution_space>::value) {
+      // The list's own arrays, without a copy.
+      using list_view = tessera::View<const std::int64_t*, tessera::HostSpace, tessera::MemoryUnmanaged>;
+      assign(detail::csr_build<DirectedS, execution_space, Space, Vertex, EdgeIndex>(
+          el.num_vertices, list_view(el.src.data(), el.src.size()), list_view(el.dst.data(), el.dst.size()), opts,
+          edge_origin));
+    } else {
+      assign(detail::csr_build<DirectedS, execution_space, Space, Vertex, EdgeIndex>(
+          el.num_vertices, detail::to_space<std::int64_t, Space>("graph::src", el.src),
+          detail::to_space<std::int64_t, Space>("graph::dst", el.dst), opts, edge_origin));
+    }
   }
 
   // From Views of sources and targets (any integer type, any space).

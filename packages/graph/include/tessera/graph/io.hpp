@@ -8,7 +8,12 @@
 //   write_binary_csr("g.tgb", g);  G g = read_binary_csr<G>("g.tgb");   // fast reloads, no sorting
 //
 // Every reader throws graph::io_error whose message is "<file>:<line>: <problem>"
-// (line 0 when the problem is not on one line, e.g. a truncated binary file).
+// (line 0 when the problem is not on one line, e.g. a truncated binary file);
+// a bad token is quoted, and the next few bad lines follow in "(also line ...)".
+//
+// The text readers map the file into memory, cut it into chunks at line ends,
+// and parse the chunks in parallel on the default host execution space; the
+// result does not depend on the thread count or the chunk size.
 #include <tessera/graph/csr_graph.hpp>
 #include <tessera/graph/edge_list.hpp>
 
@@ -34,21 +39,34 @@ class io_error : public std::runtime_error {
   std::string m_problem;
 };
 
-// Progress callback for long reads: (bytes done, bytes total).
-using progress_callback = void (*)(std::int64_t done, std::int64_t total, void* user);
+// What read_matrix_market makes of a matrix with rows != columns.
+enum class rectangular_matrix {
+  bipartite,  // a bipartite graph: rows + columns vertices, entry (i, j) -> edge (i-1, rows + j-1)
+  indices,    // the caller decides: edges (i-1, j-1) on max(rows, columns) vertices
+  refuse,     // an error naming the size line (readers that need a square matrix)
+};
 
 struct read_options {
-  progress_callback progress = nullptr;
+  progress_callback progress = nullptr;  // "reading" and "parsing" progress (see edge_list.hpp)
   void* progress_user = nullptr;
   // Refuse NaN and Inf values (with file:line), as a numerical reader must;
   // a graph reader keeps them as weights.
   bool reject_non_finite = false;
+  rectangular_matrix rectangular = rectangular_matrix::bipartite;
+  // Bytes per parallel chunk (0: automatic). For tests and tuning; the
+  // result is the same for every value.
+  std::int64_t chunk_bytes = 0;
 };
 
 edge_list read_matrix_market(const std::string& path, const read_options& opts = {});
 edge_list read_snap(const std::string& path, const read_options& opts = {});
 edge_list read_edge_list(const std::string& path, const read_options& opts = {});
+// Matrix Market coordinate: "real" with weights, else "pattern"; "symmetric"
+// (lower triangle) when el.symmetric, else "general". Size line: el.mm_rows x
+// el.mm_cols when set (a rectangular matrix), else num_vertices square.
 void write_matrix_market(const std::string& path, const edge_list& el);
+// SNAP edge list: "u v" or "u v w" lines, 0-based ids, a '#' header line.
+void write_snap(const std::string& path, const edge_list& el);
 
 // ---- binary CSR ----
 // Layout (little-endian): "TSRGRAPH" magic, u32 version (1), u32 category

@@ -83,6 +83,7 @@ CrsMatrix<T> read_matrix_market(const std::string& path, const ReadOptions& opts
   ro.progress = opts.progress;
   ro.progress_user = opts.progress_user;
   ro.reject_non_finite = true;
+  ro.rectangular = graph::rectangular_matrix::refuse;  // "the matrix is R x C; a square matrix is needed here"
   graph::edge_list el = graph::read_matrix_market(path, ro);
   if (el.mm_symmetry == "skew-symmetric")
     throw graph::io_error(path, 1, "a skew-symmetric matrix is not symmetric: the solvers need a symmetric matrix");

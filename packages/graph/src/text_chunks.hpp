@@ -1,0 +1,201 @@
+#pragma once
+// The parallel text pass behind the Matrix Market and SNAP readers (private
+// to the graph library).
+//
+//   mapped_file f(path);                                   // memory map (or a buffer for pipes)
+//   auto chunks = cut_lines(f, body_begin, first_line, opts);   // "reading": cut at line ends, count lines
+//   for_each_chunk(chunks, opts, "parsing", [&](text_chunk& c) { ... });
+//   throw_first_problems(path, chunks);                   // file:line: token, for the earliest bad lines
+//   compact(el.src, chunks);                              // entries side by side, in file order
+//
+// Why chunks know their slots: a chunk cannot know how many entries come
+// before it until every earlier chunk is parsed, but it does know how many
+// *lines* do (the reading pass counts them). Every line holds at most one
+// entry, so chunk k writes its entries from slot `first_slot` = lines before
+// it, parsing needs no second pass, and one forward move at the end closes
+// the gaps left by comments and blank lines. The same prefix of line counts
+// gives each chunk its first line number, so errors still name the line.
+#include <tessera/graph/io.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::graph::detail {
+
+// A whole file, read-only: a private memory map when the file can be mapped,
+// else (pipes, special files) its bytes read into a buffer.
+class mapped_file {
+ public:
+  explicit mapped_file(const std::string& path);  // throws io_error(path, 0, ...)
+  ~mapped_file();
+  mapped_file(const mapped_file&) = delete;
+  mapped_file& operator=(const mapped_file&) = delete;
+  const char* data() const { return m_data; }
+  std::size_t size() const { return m_size; }
+  std::string_view view() const { return {m_data, m_size}; }
+  bool is_mapped() const { return m_map != nullptr; }
+
+ private:
+  const char* m_data = "";
+  std::size_t m_size = 0;
+  void* m_map = nullptr;
+  std::vector<char> m_buffer;
+};
+
+struct line_problem {
+  std::int64_t line = 0;
+  std::string text;
+};
+
+// Bytes [begin, end) of the file: begins at a line start, ends just after a
+// '\n' (or at the end of the file).
+struct text_chunk {
+  std::size_t begin = 0, end = 0;
+  std::int64_t first_line = 0;  // 1-based line number of its first line
+  std::int64_t lines = 0;       // lines that start in it
+  std::int64_t first_slot = 0;  // lines of the body before it: where its entries go
+  std::int64_t entries = 0;     // entries parsed (set by the parser)
+  std::int64_t max_id = -1;     // largest vertex id seen (SNAP)
+  std::vector<line_problem> problems;  // the first few bad lines, in order
+  static constexpr std::size_t max_problems = 3;
+  // Records a problem; false once the chunk has seen enough to stop.
+  bool problem(std::int64_t line, std::string text) {
+    problems.push_back({line, std::move(text)});
+    return problems.size() < max_problems;
+  }
+};
+
+// Cuts [begin, size) of the file into chunks at line ends (about
+// opts.chunk_bytes each; 0: a size that gives every thread many chunks) and
+// counts their lines in parallel. The pass touches every page of the map,
+// so it is the "reading" phase of the progress callback.
+std::vector<text_chunk> cut_lines(const mapped_file& f, std::size_t begin, std::int64_t first_line,
+                                  const read_options& opts);
+
+// Runs parse(chunk) for every chunk on the default host execution space,
+// in slices so that `phase` progress (bytes) can be reported between them.
+// parse must not throw: it records problems in the chunk.
+void for_each_chunk(std::vector<text_chunk>& chunks, const read_options& opts, const char* phase,
+                    const std::function<void(text_chunk&)>& parse);
+
+// Sizes el.src, el.dst (and el.weights) to `slots` entries each, the three
+// on different threads: zeroing and first-touching hundreds of megabytes is
+// a visible part of a large read.
+void size_lists(edge_list& el, std::int64_t slots, bool weights);
+
+// Throws io_error naming the earliest bad line of all chunks (and, in the
+// message, the next few), if any chunk recorded a problem.
+void throw_first_problems(const std::string& path, const std::vector<text_chunk>& chunks);
+
+// Moves each chunk's entries from its first_slot down to their place after
+// the previous chunk's, then shrinks v to the entries. Destinations never
+// lie after sources, so one forward pass in chunk order is safe.
+template <class T>
+void compact(std::vector<T>& v, const std::vector<text_chunk>& chunks) {
+  std::int64_t at = 0;
+  for (const auto& c : chunks) {
+    if (c.entries > 0 && at != c.first_slot)
+      std::memmove(v.data() + at, v.data() + c.first_slot, std::size_t(c.entries) * sizeof(T));
+    at += c.entries;
+  }
+  v.resize(std::size_t(at));
+}
+
+// ---- one line at a time inside a chunk ----
+
+inline bool is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// The whitespace-separated fields of one line: the first max_fields are kept,
+// `count` counts them all.
+struct line_fields {
+  static constexpr int max_fields = 6;
+  std::string_view field[max_fields];
+  int count = 0;
+  std::string_view line;  // without the '\n' and a trailing '\r'
+};
+
+// Splits the line starting at p (p < end) and returns the start of the next.
+inline const char* next_line(const char* p, const char* end, line_fields& lf) {
+  const char* start = p;
+  int k = 0;
+  for (;;) {
+    while (p < end && is_blank_char(*p)) ++p;
+    if (p == end || *p == '\n') break;
+    const char* b = p;
+    while (p < end && *p != '\n' && !is_blank_char(*p)) ++p;
+    if (k < line_fields::max_fields) lf.field[k] = std::string_view(b, std::size_t(p - b));
+    ++k;
+  }
+  lf.count = k;
+  const char* stop = p;
+  while (stop > start && stop[-1] == '\r') --stop;
+  lf.line = std::string_view(start, std::size_t(stop - start));
+  return p < end ? p + 1 : end;
+}
+
+// The common line "digits blanks digits [blanks token] [blanks]" in one
+// pass: fills u, v and the third token (empty when there is none) and returns
+// the start of the next line; nullptr for any other line (signs, comments,
+// more than 18 digits, a fourth field...), which the caller then reads with
+// next_line and the full checks and messages.
+inline const char* quick_line(const char* p, const char* end, std::int64_t& u, std::int64_t& v, std::string_view& third) {
+  auto digits = [&](std::int64_t& x) {
+    const char* b = p;
+    std::int64_t r = 0;
+    while (p < end && unsigned(*p) - unsigned('0') < 10u) r = r * 10 + (*p++ - '0');
+    x = r;
+    return p > b && p - b <= 18;
+  };
+  auto blanks = [&] {
+    const char* b = p;
+    while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    return p > b;
+  };
+  if (!digits(u) || !blanks() || !digits(v)) return nullptr;
+  third = {};
+  if (blanks() && p < end && *p != '\n' && *p != '\r') {
+    const char* b = p;
+    while (p < end && !is_blank_char(*p) && *p != '\n') ++p;
+    third = std::string_view(b, std::size_t(p - b));
+    blanks();
+  }
+  while (p < end && *p == '\r') ++p;
+  if (p == end) return p;
+  return *p == '\n' ? p + 1 : nullptr;
+}
+
+// ---- tokens ----
+
+// 'token' as it appears in a message: at most 60 characters, unprintable ones as '?'.
+std::string shown(std::string_view s);
+
+// An integer: optional sign, decimal digits, nothing else. Inline: it runs
+// twice per line of every edge list.
+bool parse_long_int(std::string_view s, std::int64_t& v);
+inline bool parse_int(std::string_view s, std::int64_t& v) {
+  const char* p = s.data();
+  const char* e = p + s.size();
+  const bool neg = p != e && *p == '-';
+  if (p != e && (*p == '+' || *p == '-')) ++p;
+  if (p == e || e - p > 18) return parse_long_int(s, v);  // empty, or might overflow: the careful path
+  std::int64_t x = 0;
+  for (; p != e; ++p) {
+    const unsigned d = unsigned(*p) - unsigned('0');
+    if (d > 9) return false;
+    x = x * 10 + std::int64_t(d);
+  }
+  v = neg ? -x : x;
+  return true;
+}
+
+// A real number as strtod reads it (decimal, hexadecimal, inf, nan). Values
+// too small for a normal double become denormals or zero; only a value too
+// large for a double fails, with overflow set.
+bool parse_real(std::string_view s, double& v, bool& overflow);
+
+}  // namespace tessera::graph::detail
