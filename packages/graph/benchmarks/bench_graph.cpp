@@ -1,17 +1,64 @@
-// Graph benchmarks: Tessera (Serial = 1 thread, OpenMP = 2 threads) against
-// SuiteSparse:GraphBLAS (1 and 2 threads) and a plain serial reference, on
-// Kronecker graphs and the shared real graphs, in one program.
+// Graph benchmarks: Tessera's algorithms against the GAP Benchmark Suite
+// (gapbs, the suite graph people measure against) and SuiteSparse:GraphBLAS,
+// on the same graphs, in one program, contenders interleaved within each
+// repetition (tessera::bench::run_interleaved), so a shared machine whose
+// speed drifts slows every contender alike. Each row's ratio is Tessera's
+// time / the row's time per repetition (<= 1: Tessera took at most the peer's
+// time), summarized as median (min-max).
 //
-//   tessera_bench_graph [--scales 18,20] [--repeats 5] [--real | --no-real] [--data DIR] [--skip ALG,...]
+//   tessera_bench_graph [--file PATH[@SOURCE]]... [--scales 18,20] [--real]
+//                       [--algorithms bfs,cc,pr,tc,sssp,msbfs] [--threads 1,2]
+//                       [--repeats 5] [--tc-repeats 3] [--gapbs-trials 2] [--json]
 //
-// Every figure is the median of --repeats timed runs (after one warm-up)
-// with the min and max. Each algorithm's answer is checked against the
-// serial reference before it is timed; a mismatch aborts.
-//  bfs        levels from 8 sources of the giant component; rate = GTEPS (edges of the reached component / s)
-//  cc         connected components (Afforest; SV at 2 threads; union-find reference)
-//  pagerank   seconds per iteration (20 iterations, damping 0.85)
-//  tc         triangle count (GraphBLAS: C<L> = L*L' with PLUS_PAIR, then reduce)
-//  msbfs      64 sources in one multi_source_bfs vs 64 breadth_first_search runs
+//  --file     PATH[@SOURCE[@DELTA]]: a graph file (.tgb from `tessera-graph
+//             convert`, .mtx, or an edge list), read undirected; SOURCE is the
+//             BFS/SSSP source (default: the vertex of largest degree), DELTA
+//             the SSSP bucket width (default 2, gapbs's -d). gapbs reads the same graph from
+//             the file next to it with the extension .sg (or .wsg for sssp),
+//             made by gapbs's `converter -f X.el -s -b X.sg` from the edge list
+//             the .tgb was converted from (same vertex ids).
+//  --scales   Kronecker graphs generated in the program (no gapbs peer: gapbs
+//             generates its own); --real: the shared real graphs of examples/data.
+//             Without --file the default is --scales 18 --real.
+//  --threads  1 runs Tessera on Serial, more on OpenMP (--tessera-num-threads=N
+//             sets its thread count); gapbs gets OMP_NUM_THREADS, GraphBLAS
+//             GxB_NTHREADS. The thread count printed is the one that ran.
+//
+// gapbs is found through GAPBS_DIR (environment, else the CMake variable of
+// the same name): a directory holding its built binaries (bfs, cc, pr, tc,
+// sssp). Without it the program says so and runs without that peer.
+//
+// How gapbs is timed. Its kernels are timed by gapbs itself: each repetition
+// starts the binary (`-f X.sg -n K`, K = --gapbs-trials) and takes the last
+// "Trial Time" it prints, which covers the kernel only (not reading the
+// graph), exactly as gapbs reports it. K = 2 by default so that the timed
+// trial, like Tessera's runs in this long-lived process, finds the allocator
+// warm (the first trial pays first-touch page faults on its arrays); tc uses
+// K = 1 (seconds long, the faults do not matter). Linking gapbs's kernels in
+// instead would time the same code but take it out of its own build and
+// harness; its binaries are what others run and quote.
+//
+// What each algorithm computes (answers checked before timing; a mismatch
+// aborts, except PageRank's top-5 order against gapbs, which is reported):
+//  bfs   Tessera: breadth_first_search with bfs_parents_visitor (gapbs's BFS
+//        output is a parent array too); gapbs bfs -r SOURCE; GraphBLAS:
+//        levels by masked vxm. Checked: reached count and levels against a
+//        serial BFS, the parent tree, gapbs's "BFS Tree has N nodes".
+//  cc    connected_components (Afforest) vs gapbs cc (Afforest); component
+//        count and largest component against union-find and gapbs's output.
+//  pr    20 iterations, tolerance 0, time per iteration. Tessera: pagerank on
+//        float ranks (gapbs's ScoreT is float; --pr-double for double);
+//        gapbs pr -i 20 -t 0 (pull, Gauss-Seidel); GraphBLAS vxm. Top-5
+//        vertices compared with gapbs's.
+//  tc    count_triangles vs gapbs tc (which relabels by degree when it
+//        pays, inside its timing) and GraphBLAS C<L> = L*L' PLUS_PAIR.
+//  sssp  delta_stepping_shortest_paths vs gapbs sssp, same source, same
+//        delta, same int32 weights (gapbs's X.wsg; Tessera reads them from
+//        X.wel, the weighted edge list gapbs's converter writes with -w -e);
+//        checked against a serial Dijkstra and gapbs's reached count.
+//  msbfs 64 sources in one multi_source_bfs vs 64 breadth_first_search runs.
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/report.hpp>
 #include <tessera/graph.hpp>
 
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
@@ -21,50 +68,56 @@ extern "C" {
 #endif
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <map>
+#include <memory>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <set>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <tuple>
 #include <vector>
 
 namespace tg = tessera::graph;
+namespace tb = tessera::bench;
+
+#ifndef TESSERA_BENCH_GAPBS_DIR
+#define TESSERA_BENCH_GAPBS_DIR ""
+#endif
 
 namespace {
-
-struct stats {
-  double median = 0, min = 0, max = 0;
-};
-
-stats time_it(int repeats, const std::function<void()>& body) {
-  body();  // warm-up (and first-touch)
-  std::vector<double> t;
-  for (int i = 0; i < repeats; ++i) {
-    const auto s = std::chrono::steady_clock::now();
-    body();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
-  }
-  std::sort(t.begin(), t.end());
-  const std::size_t n = t.size();
-  return {n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]), t.front(), t.back()};
-}
-
-void row(const std::string& graph, const char* alg, const char* impl, int threads, const stats& s, double work,
-         const char* unit) {
-  // Rate from the median; the spread is given as min..max seconds.
-  std::printf("%-22s %-9s %-18s %3d  %10.4f  %10.4f  %10.4f  %10.4g %s\n", graph.c_str(), alg, impl, threads, s.median * 1e3,
-              s.min * 1e3, s.max * 1e3, work > 0 ? work / s.median : 0.0, unit);
-  std::fflush(stdout);
-}
 
 [[noreturn]] void mismatch(const std::string& what) {
   std::fprintf(stderr, "MISMATCH: %s\n", what.c_str());
   std::exit(3);
+}
+
+bool file_exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+std::string load_average() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ',')) out.push_back(x);
+  return out;
 }
 
 // Serial references on a host CSR ------------------------------------------------
@@ -72,6 +125,9 @@ struct host_csr {
   std::int64_t n = 0;
   std::vector<std::int64_t> rows;
   std::vector<std::int32_t> adj;
+  bool has_edge(std::int64_t u, std::int64_t v) const {
+    return std::binary_search(adj.begin() + rows[u], adj.begin() + rows[u + 1], std::int32_t(v));
+  }
 };
 
 std::vector<int> ref_bfs(const host_csr& g, std::int64_t s) {
@@ -86,7 +142,8 @@ std::vector<int> ref_bfs(const host_csr& g, std::int64_t s) {
   return lv;
 }
 
-std::int64_t ref_cc(const host_csr& g) {
+// Component count and largest component size by union-find.
+std::pair<std::int64_t, std::int64_t> ref_cc(const host_csr& g) {
   std::vector<std::int64_t> p(g.n);
   std::iota(p.begin(), p.end(), 0);
   auto find = [&](std::int64_t x) {
@@ -98,9 +155,13 @@ std::int64_t ref_cc(const host_csr& g) {
       auto a = find(u), b = find(g.adj[k]);
       if (a != b) p[std::max(a, b)] = std::min(a, b);
     }
-  std::int64_t c = 0;
-  for (std::int64_t v = 0; v < g.n; ++v) c += find(v) == v;
-  return c;
+  std::vector<std::int64_t> size(g.n, 0);
+  std::int64_t c = 0, big = 0;
+  for (std::int64_t v = 0; v < g.n; ++v) {
+    c += find(v) == v;
+    big = std::max(big, ++size[find(v)]);
+  }
+  return {c, big};
 }
 
 void ref_pagerank(const host_csr& g, int iters, std::vector<double>& r) {
@@ -141,14 +202,103 @@ std::int64_t ref_tc(const host_csr& g) {
   return t;
 }
 
+std::vector<std::int64_t> top_k(const std::vector<double>& r, std::size_t k) {
+  std::vector<std::int64_t> id(r.size());
+  std::iota(id.begin(), id.end(), 0);
+  k = std::min(k, id.size());
+  std::partial_sort(id.begin(), id.begin() + std::ptrdiff_t(k), id.end(),
+                    [&](std::int64_t a, std::int64_t b) { return r[a] > r[b] || (r[a] == r[b] && a < b); });
+  id.resize(k);
+  return id;
+}
+
+// gapbs ----------------------------------------------------------------------------
+struct gapbs_peer {
+  std::string dir;  // empty: absent
+
+  static gapbs_peer find() {
+    gapbs_peer p;
+    if (const char* e = std::getenv("GAPBS_DIR"); e && *e) p.dir = e;
+    else p.dir = TESSERA_BENCH_GAPBS_DIR;
+    if (!p.dir.empty() && !file_exists(p.dir + "/bfs")) {
+      std::printf("# gapbs: GAPBS_DIR=%s holds no built 'bfs' (run make there); gapbs rows skipped\n", p.dir.c_str());
+      p.dir.clear();
+    } else if (p.dir.empty()) {
+      std::printf("# gapbs: not found (set GAPBS_DIR, in the environment or as a CMake variable, to a built gapbs tree); "
+                  "gapbs rows skipped\n");
+    } else {
+      std::printf("# gapbs: %s\n", p.dir.c_str());
+    }
+    return p;
+  }
+  bool has(const std::string& kernel) const { return !dir.empty() && file_exists(dir + "/" + kernel); }
+
+  // Runs one gapbs process; returns its output (stdout and stderr). Exits on failure.
+  std::string run(const std::string& kernel, const std::string& graph, int threads, int trials, const std::string& args) const {
+    const std::string cmd = "OMP_NUM_THREADS=" + std::to_string(threads) + " '" + dir + "/" + kernel + "' -f '" + graph +
+                            "' -n " + std::to_string(trials) + " " + args + " 2>&1";
+    std::string out;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) mismatch("cannot start: " + cmd);
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    if (::pclose(p) != 0) {
+      std::fprintf(stderr, "gapbs failed: %s\n%s\n", cmd.c_str(), out.c_str());
+      std::exit(4);
+    }
+    return out;
+  }
+  static std::vector<double> trial_times(const std::string& out) {
+    std::vector<double> t;
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("Trial Time:", 0) == 0) t.push_back(std::atof(line.c_str() + 11));
+    return t;
+  }
+  // The number after `key` on the first line containing it (-1 when absent).
+  static double number_after(const std::string& out, const std::string& key) {
+    const auto p = out.find(key);
+    if (p == std::string::npos) return -1;
+    return std::atof(out.c_str() + p + key.size());
+  }
+};
+
+// A gapbs contender: each run starts the binary; the time kept is its own last
+// trial time, substituted for the wall time run_interleaved measures.
+struct gapbs_contender {
+  std::shared_ptr<std::vector<double>> times = std::make_shared<std::vector<double>>();
+  tb::Contender make(const gapbs_peer& gp, const std::string& kernel, const std::string& graph, int threads, int trials,
+                     const std::string& args) const {
+    auto t = times;
+    tb::Contender c;
+    c.name = "gapbs " + kernel;
+    c.run = [=, &gp] {
+      const auto v = gapbs_peer::trial_times(gp.run(kernel, graph, threads, trials, args));
+      if (v.empty()) mismatch("gapbs " + kernel + " printed no Trial Time");
+      t->push_back(v.back());
+    };
+    c.threads_ran = [threads] { return threads; };
+    c.reference = 0;
+    return c;
+  }
+  // Replaces the contender's wall times by gapbs's trial times, and its ratios.
+  void substitute(std::vector<tb::Result>& rs, std::size_t i) const {
+    const std::size_t r = rs[i].seconds.size();
+    rs[i].seconds.assign(times->end() - std::ptrdiff_t(r), times->end());
+    rs[i].ratio.clear();
+    for (std::size_t k = 0; k < r; ++k) rs[i].ratio.push_back(rs[0].seconds[k] / rs[i].seconds[k]);
+  }
+};
+
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
-#define GB_CHECK(x)                                                                   \
-  do {                                                                                \
-    GrB_Info info_ = (x);                                                             \
-    if (info_ != GrB_SUCCESS) {                                                       \
+#define GB_CHECK(x)                                                                                   \
+  do {                                                                                                \
+    GrB_Info info_ = (x);                                                                             \
+    if (info_ != GrB_SUCCESS) {                                                                       \
       std::fprintf(stderr, "GraphBLAS error %d at %s:%d: %s\n", int(info_), __FILE__, __LINE__, #x); \
-      std::exit(4);                                                                   \
-    }                                                                                 \
+      std::exit(4);                                                                                   \
+    }                                                                                                 \
   } while (0)
 
 struct gb_graph {
@@ -251,170 +401,438 @@ std::int64_t gb_tc(const gb_graph& gb, std::int64_t n) {
 }
 
 void gb_threads(int t) { GB_CHECK(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, t)); }
+int gb_threads_now() {
+  int t = 0;
+  GB_CHECK(GxB_Global_Option_get(GxB_GLOBAL_NTHREADS, &t));
+  return t;
+}
 #endif
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ',')) out.push_back(x);
-  return out;
-}
+// Whether pagerank accepts ranks of type T (float since the gapbs work).
+template <class G, class T>
+concept pagerank_takes = requires(const G& g, const tg::vertex_property_map<G, T>& r) { tg::pagerank(g, r, 0.85, 0.0, 20); };
 
 struct config {
   int repeats = 5;
-  std::set<std::string> skip;
+  int tc_repeats = 3;
+  int gapbs_trials = 2;
+  bool pr_double = false;
+  bool json = false;
+  std::vector<int> threads = {1, 2};
+  std::set<std::string> algorithms = {"bfs", "cc", "pr", "tc"};
 };
 
-// Tessera on one execution space. Returns nothing; prints rows.
-template <class Space>
-void run_tessera(const std::string& name, const tg::edge_list& el, const host_csr& hc, const std::vector<std::int64_t>& sources,
-                 const std::vector<std::int64_t>& comp_edges, const config& cfg, std::int64_t want_cc, std::int64_t want_tc,
-                 const std::vector<double>& want_pr, const char* impl, int threads) {
-  using G = tg::compressed_sparse_row_graph<tg::undirectedS, Space>;
-  using V = typename G::vertex_descriptor;
-  G g(el, tg::build_options::simple());
-  const std::int64_t n = g.num_vertices();
-  if (!cfg.skip.count("bfs")) {
-    tg::vertex_property_map<G, std::int32_t> lv(g);
-    for (std::size_t i = 0; i < sources.size(); ++i) {
-      tg::breadth_first_search(g, sources[i], tg::bfs_levels_visitor<G>(lv));
-      auto h = tg::detail::to_host_vector(lv.view());
-      if (std::vector<int>(h.begin(), h.end()) != ref_bfs(hc, sources[i])) mismatch(name + " bfs " + impl);
-    }
-    std::size_t i = 0;
-    double work = 0;
-    auto s = time_it(cfg.repeats * int(sources.size()), [&] {
-      tg::breadth_first_search(g, sources[i % sources.size()], tg::bfs_levels_visitor<G>(lv));
-      ++i;
-    });
-    for (auto e : comp_edges) work += double(e);
-    work /= double(comp_edges.size());
-    row(name, "bfs", impl, threads, s, work / 1e9, "GTEPS");
-  }
-  if (!cfg.skip.count("cc")) {
-    tg::vertex_property_map<G, V> c(g);
-    if (tg::connected_components(g, c) != want_cc) mismatch(name + " cc " + impl);
-    row(name, "cc", impl, threads, time_it(cfg.repeats, [&] { tg::connected_components(g, c); }), double(g.num_edges()) / 1e6, "Medges/s");
-    if (threads > 1) {
-      if (tg::shiloach_vishkin(g, c) != want_cc) mismatch(name + " sv " + impl);
-      row(name, "cc", "tessera-sv", threads, time_it(cfg.repeats, [&] { tg::shiloach_vishkin(g, c); }), double(g.num_edges()) / 1e6,
-          "Medges/s");
-    }
-  }
-  if (!cfg.skip.count("pagerank")) {
-    tg::vertex_property_map<G, double> r(g);
-    tg::pagerank(g, r, 0.85, 0.0, 20);
-    auto h = tg::detail::to_host_vector(r.view());
-    for (std::int64_t v = 0; v < n; ++v)
-      if (std::abs(h[v] - want_pr[v]) > 1e-9) mismatch(name + " pagerank " + impl);
-    auto s = time_it(cfg.repeats, [&] { tg::pagerank(g, r, 0.85, 0.0, 20); });
-    s.median /= 20, s.min /= 20, s.max /= 20;
-    row(name, "pr/iter", impl, threads, s, double(2 * g.num_edges()) / 1e6, "Medges/s");
-  }
-  if (!cfg.skip.count("tc")) {
-    if (tg::count_triangles(g) != want_tc) mismatch(name + " tc " + impl);
-    row(name, "tc", impl, threads, time_it(cfg.repeats, [&] { tg::count_triangles(g); }), double(g.num_edges()) / 1e6, "Medges/s");
-  }
-  if (!cfg.skip.count("msbfs")) {
-    // 64 vertices of the giant component: the sources and some of their neighbours.
-    std::vector<std::int64_t> src64;
-    for (std::size_t i = 0; src64.size() < 64 && i < sources.size(); ++i) {
-      src64.push_back(sources[i]);
-      for (auto k = hc.rows[sources[i]]; k < hc.rows[sources[i] + 1] && src64.size() < 64 && k < hc.rows[sources[i]] + 8; ++k)
-        src64.push_back(hc.adj[k]);
-    }
-    while (src64.size() < 64) src64.push_back(src64[src64.size() % 8]);
-    const int reps = std::max(1, cfg.repeats / 2);
-    auto one = time_it(reps, [&] { tg::multi_source_bfs(g, src64); });
-    tg::vertex_property_map<G, std::int32_t> lv(g);
-    auto many = time_it(reps, [&] {
-      for (auto s : src64) tg::breadth_first_search(g, s, tg::bfs_levels_visitor<G>(lv));
-    });
-    row(name, "msbfs64", impl, threads, one, 64.0 / 1e3, "kqueries/s");
-    row(name, "64xbfs", impl, threads, many, 64.0 / 1e3, "kqueries/s");
-  }
+// One graph: its name, Tessera's input, gapbs's files (empty: no gapbs peer).
+struct graph_input {
+  std::string name;
+  std::string path;         // file, or empty for a generated edge list
+  tg::edge_list el;         // when path is empty or not a .tgb
+  std::int64_t source = -1; // -1: largest degree
+  std::string gapbs_sg;     // gapbs's serialized graph of the same file
+  std::string gapbs_wsg;    // gapbs's weighted graph (sssp)
+  std::string wel;          // the weighted edge list behind gapbs_wsg
+  double delta = 2;         // SSSP bucket width (gapbs's -d)
+};
+
+bool ends_with(const std::string& s, const std::string& e) {
+  return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
 }
 
-void run_graph(const std::string& name, const tg::edge_list& el, const config& cfg) {
-  // Host CSR for the references (and GraphBLAS).
-  using H = tg::compressed_sparse_row_graph<tg::undirectedS, tessera::HostSpace>;
-  H hg(el, tg::build_options::simple());
-  host_csr hc;
-  hc.n = hg.num_vertices();
-  hc.rows = tg::detail::to_host_vector(hg.row_map());
-  hc.adj = tg::detail::to_host_vector(hg.entries());
-  std::printf("\n# %s: %lld vertices, %lld edges\n", name.c_str(), (long long)hc.n, (long long)hg.num_edges());
-  // Sources: 8 vertices of the largest component, spread over its ids (Graph500 style: degree > 0).
-  std::int64_t hub = 0;
-  for (std::int64_t v = 0; v < hc.n; ++v)
-    if (hc.rows[v + 1] - hc.rows[v] > hc.rows[hub + 1] - hc.rows[hub]) hub = v;
-  const auto hub_levels = ref_bfs(hc, hub);
-  std::vector<std::int64_t> sources, comp_edges;
-  std::uint64_t x = 12345;
-  while (sources.size() < 8) {
-    x = tg::detail::mix64(x);
-    const std::int64_t v = std::int64_t(x % std::uint64_t(hc.n));
-    if (hub_levels[v] >= 0) sources.push_back(v);
-  }
-  std::int64_t ce = 0;
-  for (std::int64_t v = 0; v < hc.n; ++v)
-    if (hub_levels[v] >= 0) ce += hc.rows[v + 1] - hc.rows[v];
-  comp_edges.assign(sources.size(), ce / 2);
+template <class G>
+G load_graph(const graph_input& in) {
+  if (!in.path.empty() && ends_with(in.path, ".tgb")) return tg::read_binary_csr<G>(in.path);
+  return G(in.el, tg::build_options::simple());
+}
 
-  std::printf("%-22s %-9s %-18s %3s  %10s  %10s  %10s  %s\n", "graph", "algorithm", "implementation", "thr", "median ms", "min ms",
-              "max ms", "rate (from median)");
-  const std::int64_t want_cc = ref_cc(hc);
-  const std::int64_t want_tc = cfg.skip.count("tc") ? 0 : ref_tc(hc);
-  std::vector<double> want_pr;
-  ref_pagerank(hc, 20, want_pr);
-  // Serial reference rows (for scale).
-  if (!cfg.skip.count("bfs")) {
-    std::size_t i = 0;
-    row(name, "bfs", "serial-reference", 1, time_it(cfg.repeats * 8, [&] { ref_bfs(hc, sources[i++ % 8]); }), double(ce / 2) / 1e9,
-        "GTEPS");
-  }
-  if (!cfg.skip.count("cc"))
-    row(name, "cc", "serial-reference", 1, time_it(cfg.repeats, [&] { ref_cc(hc); }), double(hg.num_edges()) / 1e6, "Medges/s");
-  if (!cfg.skip.count("pagerank")) {
-    std::vector<double> r;
-    auto s = time_it(cfg.repeats, [&] { ref_pagerank(hc, 20, r); });
-    s.median /= 20, s.min /= 20, s.max /= 20;
-    row(name, "pr/iter", "serial-reference", 1, s, double(2 * hg.num_edges()) / 1e6, "Medges/s");
-  }
-  if (!cfg.skip.count("tc"))
-    row(name, "tc", "serial-reference", 1, time_it(cfg.repeats, [&] { ref_tc(hc); }), double(hg.num_edges()) / 1e6, "Medges/s");
+// Everything the checks need, computed once per graph.
+struct answers {
+  std::int64_t source = 0;
+  std::vector<int> levels;  // serial BFS from source
+  std::int64_t reached = 0;
+  int depth = 0;  // number of levels
+  std::int64_t components = 0, largest = 0;
+  std::vector<double> pr;  // serial PageRank, 20 iterations
+  std::int64_t triangles = -1;
+};
 
-  run_tessera<tessera::Serial>(name, el, hc, sources, comp_edges, cfg, want_cc, want_tc, want_pr, "tessera", 1);
-  run_tessera<tessera::OpenMP>(name, el, hc, sources, comp_edges, cfg, want_cc, want_tc, want_pr, "tessera", 2);
+class runner {
+ public:
+  runner(const config& cfg, const gapbs_peer& gp, const tb::Report& rep) : m_cfg(cfg), m_gp(gp), m_rep(rep) {}
 
-#if TESSERA_BENCH_HAVE_GRAPHBLAS
-  gb_graph gb;
-  gb_build(hc, gb);
-  for (int t : {1, 2}) {
-    gb_threads(t);
-    if (!cfg.skip.count("bfs")) {
-      if (gb_bfs(gb, hc.n, sources[0], true) != ref_bfs(hc, sources[0])) mismatch(name + " graphblas bfs");
-      std::size_t i = 0;
-      row(name, "bfs", "graphblas-vxm", t, time_it(cfg.repeats * 8, [&] { gb_bfs(gb, hc.n, sources[i++ % 8]); }),
-          double(ce / 2) / 1e9, "GTEPS");
-    }
-    if (!cfg.skip.count("pagerank")) {
-      std::vector<double> r;
-      gb_pagerank(gb, hc.n, 20, &r);
+  void graph(const graph_input& in) {
+    using H = tg::compressed_sparse_row_graph<tg::undirectedS, tessera::Serial>;
+    using O = tg::compressed_sparse_row_graph<tg::undirectedS, tessera::OpenMP>;
+    H g1 = load_graph<H>(in);
+    host_csr hc;
+    hc.n = g1.num_vertices();
+    hc.rows = tg::detail::to_host_vector(g1.row_map());
+    hc.adj = tg::detail::to_host_vector(g1.entries());
+    m_name = in.name;
+    m_in = &in;
+    if (!m_cfg.json)
+      std::printf("\n# %s: %lld vertices, %lld edges\n", in.name.c_str(), (long long)hc.n, (long long)g1.num_edges());
+    answers a;
+    a.source = in.source;
+    if (a.source < 0) {
+      a.source = 0;
       for (std::int64_t v = 0; v < hc.n; ++v)
-        if (std::abs(r[v] - want_pr[v]) > 1e-9) mismatch(name + " graphblas pagerank");
-      auto s = time_it(cfg.repeats, [&] { gb_pagerank(gb, hc.n, 20, nullptr); });
-      s.median /= 20, s.min /= 20, s.max /= 20;
-      row(name, "pr/iter", "graphblas", t, s, double(2 * hg.num_edges()) / 1e6, "Medges/s");
+        if (hc.rows[v + 1] - hc.rows[v] > hc.rows[a.source + 1] - hc.rows[a.source]) a.source = v;
     }
-    if (!cfg.skip.count("tc")) {
-      if (gb_tc(gb, hc.n) != want_tc) mismatch(name + " graphblas tc");
-      row(name, "tc", "graphblas-mxm-L", t, time_it(cfg.repeats, [&] { gb_tc(gb, hc.n); }), double(hg.num_edges()) / 1e6,
-          "Medges/s");
+    if (a.source >= hc.n) mismatch(in.name + ": source " + std::to_string(a.source) + " outside the graph");
+    a.levels = ref_bfs(hc, a.source);
+    for (int l : a.levels)
+      if (l >= 0) ++a.reached, a.depth = std::max(a.depth, l + 1);
+    std::tie(a.components, a.largest) = ref_cc(hc);
+    ref_pagerank(hc, 20, a.pr);
+    if (m_cfg.algorithms.count("tc") && !m_gp.has("tc") && (hc.n < (1 << 19))) a.triangles = ref_tc(hc);
+#if TESSERA_BENCH_HAVE_GRAPHBLAS
+    m_gb.reset();
+    if (m_cfg.algorithms.count("bfs") || m_cfg.algorithms.count("pr") || m_cfg.algorithms.count("tc")) {
+      m_gb = std::make_unique<gb_graph>();
+      gb_build(hc, *m_gb);
+    }
+#endif
+    for (int t : m_cfg.threads) {
+      if (t == 1) {
+        run_all<H>(g1, hc, a, t);
+      } else {
+        const int have = tessera::OpenMP().concurrency();
+        if (have != t) {
+          std::printf("# %d threads asked, Tessera's OpenMP space has %d (--tessera-num-threads=%d): skipped\n", t, have, t);
+          continue;
+        }
+        O g2 = load_graph<O>(in);
+        run_all<O>(g2, hc, a, t);
+      }
     }
   }
+
+ private:
+  template <class G>
+  void run_all(const G& g, const host_csr& hc, answers& a, int t) {
+    if (m_cfg.algorithms.count("bfs")) bfs(g, hc, a, t);
+    if (m_cfg.algorithms.count("cc")) cc(g, a, t);
+    if (m_cfg.algorithms.count("pr")) {
+      if constexpr (pagerank_takes<G, float>) {
+        if (!m_cfg.pr_double) pr<float>(g, a, t);
+        else pr<double>(g, a, t);
+      } else {
+        pr<double>(g, a, t);
+      }
+    }
+    if (m_cfg.algorithms.count("tc")) tc(g, a, t);
+    if (m_cfg.algorithms.count("sssp")) sssp(g, t);
+    if (m_cfg.algorithms.count("msbfs")) msbfs(g, hc, a, t);
+  }
+
+  std::string case_name(const char* alg, int t) const { return m_name + " " + alg + " " + std::to_string(t) + "T"; }
+
+  void report(const std::string& cs, const tb::Measure& m, const std::vector<tb::Contender>& c,
+              const std::vector<tb::Result>& r, const std::string& cmd) const {
+    const std::string load = load_average();
+    if (m_cfg.json)
+      std::printf("{\"bench\":\"graph\",\"case\":\"%s\",\"loadavg\":\"%s\",\"command\":\"%s\"}\n", cs.c_str(), load.c_str(),
+                  tb::json_escape(cmd).c_str());
+    else
+      std::printf("# %s   load average %s   %s\n", cs.c_str(), load.c_str(), cmd.c_str());
+    m_rep.add(cs, m, c, r);
+  }
+
+  tb::InterleaveOptions opts(int repeats, int warmup = 1) const {
+    tb::InterleaveOptions o;
+    o.repeats = repeats;
+    o.warmup = warmup;
+    return o;
+  }
+
+  template <class G>
+  static int threads_of() {
+    return int(typename G::execution_space().concurrency());
+  }
+
+  template <class G>
+  void bfs(const G& g, const host_csr& hc, const answers& a, int t) {
+    using V = typename G::vertex_descriptor;
+    tg::vertex_property_map<G, V> parent(g);
+    const auto res = tg::breadth_first_search(g, a.source, tg::bfs_parents_visitor<G>(parent));
+    if (res.visited != a.reached || res.levels != a.depth)
+      mismatch(case_name("bfs", t) + ": reached " + std::to_string(res.visited) + " in " + std::to_string(res.levels) +
+               " levels, serial BFS " + std::to_string(a.reached) + " in " + std::to_string(a.depth));
+    const auto p = tg::detail::to_host_vector(parent.view());
+    for (std::int64_t v = 0; v < hc.n; ++v) {
+      const bool ok = a.levels[v] < 0 ? p[v] == V(-1)
+                      : v == a.source ? p[v] == V(v)
+                                      : (p[v] >= 0 && a.levels[p[v]] == a.levels[v] - 1 && hc.has_edge(p[v], v));
+      if (!ok) mismatch(case_name("bfs", t) + ": parent of " + std::to_string(v) + " is " + std::to_string(p[v]));
+    }
+    std::vector<tb::Contender> cs;
+    cs.push_back({"tessera bfs (parents)", [&] { tg::breadth_first_search(g, a.source, tg::bfs_parents_visitor<G>(parent)); },
+                  [] { return threads_of<G>(); }, -1});
+    gapbs_contender gc;
+    const std::string args = "-r " + std::to_string(a.source);
+    if (m_gp.has("bfs") && !m_in->gapbs_sg.empty()) {
+      const std::string out = m_gp.run("bfs", m_in->gapbs_sg, t, 1, args + " -a");
+      const double reached = gapbs_peer::number_after(out, "BFS Tree has ");
+      if (std::int64_t(reached) != a.reached)
+        mismatch(case_name("bfs", t) + ": gapbs reached " + std::to_string(reached) + ", Tessera " + std::to_string(a.reached));
+      cs.push_back(gc.make(m_gp, "bfs", m_in->gapbs_sg, t, m_cfg.gapbs_trials, args));
+    }
+#if TESSERA_BENCH_HAVE_GRAPHBLAS
+    if (m_gb) {
+      gb_threads(t);
+      if (gb_bfs(*m_gb, hc.n, a.source, true) != a.levels) mismatch(case_name("bfs", t) + ": GraphBLAS levels");
+      cs.push_back({"graphblas vxm (levels)", [&] { gb_bfs(*m_gb, hc.n, a.source); }, [] { return gb_threads_now(); }, 0});
+    }
 #endif
+    auto rs = tb::run_interleaved(cs, opts(m_cfg.repeats));
+    if (cs.size() > 1 && cs[1].name.rfind("gapbs", 0) == 0) gc.substitute(rs, 1);
+    report(case_name("bfs", t) + " src " + std::to_string(a.source) + " (" + std::to_string(a.reached) + " reached, " +
+               std::to_string(a.depth) + " levels)",
+           tb::Measure{"ms", 1, 1e3, true, true}, cs, rs, gapbs_cmd("bfs", t, args));
+  }
+
+  template <class G>
+  void cc(const G& g, const answers& a, int t) {
+    using V = typename G::vertex_descriptor;
+    tg::vertex_property_map<G, V> comp(g);
+    if (tg::connected_components(g, comp) != a.components) mismatch(case_name("cc", t) + ": component count");
+    {
+      const auto c = tg::detail::to_host_vector(comp.view());
+      std::map<V, std::int64_t> size;
+      std::int64_t big = 0;
+      for (auto x : c) big = std::max(big, ++size[x]);
+      if (big != a.largest) mismatch(case_name("cc", t) + ": largest component");
+    }
+    std::vector<tb::Contender> cs;
+    cs.push_back({"tessera connected_components", [&] { tg::connected_components(g, comp); }, [] { return threads_of<G>(); }, -1});
+    gapbs_contender gc;
+    if (m_gp.has("cc") && !m_in->gapbs_sg.empty()) {
+      const std::string out = m_gp.run("cc", m_in->gapbs_sg, t, 1, "-a");
+      const double k = gapbs_peer::number_after(out, "There are ");
+      const double big = gapbs_peer::number_after(out, "biggest clusters\n0:");
+      if (std::int64_t(k) != a.components)
+        mismatch(case_name("cc", t) + ": gapbs finds " + std::to_string(k) + " components, Tessera " + std::to_string(a.components));
+      if (big >= 0 && std::int64_t(big) != a.largest) mismatch(case_name("cc", t) + ": gapbs's largest component");
+      cs.push_back(gc.make(m_gp, "cc", m_in->gapbs_sg, t, m_cfg.gapbs_trials, ""));
+    }
+    auto rs = tb::run_interleaved(cs, opts(m_cfg.repeats));
+    if (cs.size() > 1) gc.substitute(rs, 1);
+    report(case_name("cc", t) + " (" + std::to_string(a.components) + " components, largest " + std::to_string(a.largest) + ")",
+           tb::Measure{"ms", 1, 1e3, true, true}, cs, rs, gapbs_cmd("cc", t, ""));
+  }
+
+  template <class T, class G>
+  void pr(const G& g, const answers& a, int t) {
+    constexpr int iters = 20;
+    tg::vertex_property_map<G, T> r(g);
+    tg::pagerank(g, r, 0.85, 0.0, iters);
+    const auto h = tg::detail::to_host_vector(r.view());
+    const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-9;
+    for (std::size_t v = 0; v < h.size(); ++v)
+      if (std::abs(double(h[v]) - a.pr[v]) > tol * std::max(1.0, a.pr[v] * double(h.size())))
+        mismatch(case_name("pr", t) + ": rank of " + std::to_string(v));
+    std::vector<tb::Contender> cs;
+    cs.push_back({std::string("tessera pagerank (") + (std::is_same_v<T, float> ? "float" : "double") + ")",
+                  [&] { tg::pagerank(g, r, 0.85, 0.0, iters); }, [] { return threads_of<G>(); }, -1});
+    gapbs_contender gc;
+    const std::string args = "-i " + std::to_string(iters) + " -t 0";
+    std::string top_note;
+    if (m_gp.has("pr") && !m_in->gapbs_sg.empty()) {
+      const std::string out = m_gp.run("pr", m_in->gapbs_sg, t, 1, args + " -a");
+      // gapbs -a prints its top 5 as "vertex:score" lines after the trial.
+      std::vector<std::int64_t> theirs;
+      std::istringstream in(out);
+      std::string line;
+      while (std::getline(in, line))
+        if (line.find(':') != std::string::npos && std::isdigit(static_cast<unsigned char>(line[0])))
+          theirs.push_back(std::atoll(line.c_str()));
+      std::vector<double> hd(h.begin(), h.end());
+      const auto ours = top_k(hd, theirs.size());
+      if (std::set<std::int64_t>(ours.begin(), ours.end()) != std::set<std::int64_t>(theirs.begin(), theirs.end()))
+        top_note = " top-5 DIFFERS from gapbs";
+      else
+        top_note = ours == theirs ? " top-5 as gapbs" : " top-5 set as gapbs (order differs)";
+      cs.push_back(gc.make(m_gp, "pr", m_in->gapbs_sg, t, m_cfg.gapbs_trials, args));
+    }
+#if TESSERA_BENCH_HAVE_GRAPHBLAS
+    if (m_gb) {
+      gb_threads(t);
+      std::vector<double> rb;
+      gb_pagerank(*m_gb, a.pr.size(), iters, &rb);
+      for (std::size_t v = 0; v < rb.size(); ++v)
+        if (std::abs(rb[v] - a.pr[v]) > 1e-9) mismatch(case_name("pr", t) + ": GraphBLAS rank");
+      cs.push_back({"graphblas vxm", [&] { gb_pagerank(*m_gb, a.pr.size(), iters, nullptr); }, [] { return gb_threads_now(); }, 0});
+    }
+#endif
+    auto rs = tb::run_interleaved(cs, opts(m_cfg.repeats));
+    if (cs.size() > 1 && cs[1].name.rfind("gapbs", 0) == 0) gc.substitute(rs, 1);
+    report(case_name("pr", t) + " per iteration (" + std::to_string(iters) + " iterations)" + top_note,
+           tb::Measure{"ms/iter", double(iters), 1e3, true, true}, cs, rs, gapbs_cmd("pr", t, args));
+  }
+
+  template <class G>
+  void tc(const G& g, answers& a, int t) {
+    const std::int64_t mine = tg::count_triangles(g);
+    std::vector<tb::Contender> cs;
+    cs.push_back({"tessera count_triangles", [&] { tg::count_triangles(g); }, [] { return threads_of<G>(); }, -1});
+    gapbs_contender gc;
+    if (m_gp.has("tc") && !m_in->gapbs_sg.empty()) {
+      const std::string out = m_gp.run("tc", m_in->gapbs_sg, t, 1, "-a");
+      // "N triangles" on its own line.
+      std::int64_t theirs = -1;
+      std::istringstream in(out);
+      std::string line;
+      while (std::getline(in, line))
+        if (line.find(" triangles") != std::string::npos) theirs = std::atoll(line.c_str());
+      if (theirs != mine) mismatch(case_name("tc", t) + ": gapbs " + std::to_string(theirs) + ", Tessera " + std::to_string(mine));
+      a.triangles = theirs;
+      cs.push_back(gc.make(m_gp, "tc", m_in->gapbs_sg, t, 1, ""));
+    }
+    if (a.triangles >= 0 && a.triangles != mine)
+      mismatch(case_name("tc", t) + ": " + std::to_string(mine) + " triangles, reference " + std::to_string(a.triangles));
+#if TESSERA_BENCH_HAVE_GRAPHBLAS
+    if (m_gb) {
+      gb_threads(t);
+      if (gb_tc(*m_gb, a.pr.size()) != mine) mismatch(case_name("tc", t) + ": GraphBLAS count");
+      cs.push_back({"graphblas mxm L*L'", [&] { gb_tc(*m_gb, a.pr.size()); }, [] { return gb_threads_now(); }, 0});
+    }
+#endif
+    auto rs = tb::run_interleaved(cs, opts(m_cfg.tc_repeats, 0));
+    if (cs.size() > 1 && cs[1].name.rfind("gapbs", 0) == 0) gc.substitute(rs, 1);
+    report(case_name("tc", t) + " (" + std::to_string(mine) + " triangles)", tb::Measure{"ms", 1, 1e3, true, true}, cs, rs,
+           gapbs_cmd("tc", t, ""));
+  }
+
+  template <class G>
+  void sssp(const G& g, int t);
+
+  template <class G>
+  void msbfs(const G& g, const host_csr& hc, const answers& a, int t) {
+    // 64 vertices of the source's component: the source and vertices near it.
+    std::vector<std::int64_t> src64;
+    for (std::int64_t v = 0; v < hc.n && src64.size() < 64; ++v)
+      if (a.levels[v] >= 0 && a.levels[v] <= 2) src64.push_back(v);
+    while (src64.size() < 64) src64.push_back(src64[src64.size() % std::max<std::size_t>(1, src64.size())]);
+    tg::vertex_property_map<G, std::int32_t> lv(g);
+    std::vector<tb::Contender> cs;
+    cs.push_back({"tessera multi_source_bfs 64", [&] { tg::multi_source_bfs(g, src64); }, [] { return threads_of<G>(); }, -1});
+    cs.push_back({"tessera 64 x breadth_first_search",
+                  [&] {
+                    for (auto s : src64) tg::breadth_first_search(g, s, tg::bfs_levels_visitor<G>(lv));
+                  },
+                  [] { return threads_of<G>(); }, 0});
+    report(case_name("msbfs", t), tb::Measure{"ms", 1, 1e3, true, true}, cs,
+           tb::run_interleaved(cs, opts(std::max(1, m_cfg.repeats / 2))), "");
+  }
+
+  std::string gapbs_cmd(const std::string& kernel, int t, const std::string& args) const {
+    if (m_gp.dir.empty() || !m_in || m_in->gapbs_sg.empty()) return "";
+    return "OMP_NUM_THREADS=" + std::to_string(t) + " $GAPBS_DIR/" + kernel + " -f " +
+           (kernel == "sssp" ? m_in->gapbs_wsg : m_in->gapbs_sg) + " -n " + std::to_string(m_cfg.gapbs_trials) +
+           (args.empty() ? "" : " " + args);
+  }
+
+  const config& m_cfg;
+  const gapbs_peer& m_gp;
+  const tb::Report& m_rep;
+  std::string m_name;
+  const graph_input* m_in = nullptr;
+#if TESSERA_BENCH_HAVE_GRAPHBLAS
+  std::unique_ptr<gb_graph> m_gb;
+#endif
+};
+
+// SSSP on gapbs's integer weights (int32, 1..255 from its converter -w):
+// Tessera reads them from the weighted edge list (X.wel: "u v w" lines, one
+// per stored direction; repeated pairs keep their smallest weight, as a
+// shortest path would) that gapbs's converter writes from X.wsg, so both solve
+// the same problem. Checked against a serial Dijkstra and gapbs's reached count.
+template <class G>
+void runner::sssp(const G& g, int t) {
+  using V = typename G::vertex_descriptor;
+  using W = std::int32_t;
+  if (m_in->wel.empty() || !file_exists(m_in->wel)) {
+    std::printf("# %s sssp: no weighted edge list %s (gapbs: converter -f X.el -s -w -b X.wsg, then converter -f X.wsg -w -e "
+                "X.wel); skipped\n",
+                m_name.c_str(), m_in->wel.c_str());
+    return;
+  }
+  const std::int64_t n = g.num_vertices();
+  tg::edge_property_map<G, W> w(g);
+  std::vector<std::int64_t> rows(n + 1, 0);
+  std::vector<V> adj;
+  std::vector<W> wslot;
+  {
+    const auto el = tg::read_edge_list(m_in->wel);
+    if (el.weights.size() != el.src.size()) mismatch(m_in->wel + ": no weights");
+    std::vector<std::size_t> ord(el.src.size());
+    std::iota(ord.begin(), ord.end(), std::size_t(0));
+    std::sort(ord.begin(), ord.end(), [&](std::size_t x, std::size_t y) {
+      if (el.src[x] != el.src[y]) return el.src[x] < el.src[y];
+      if (el.dst[x] != el.dst[y]) return el.dst[x] < el.dst[y];
+      return el.weights[x] < el.weights[y];
+    });
+    auto hw = tessera::create_mirror_view(tessera::HostSpace(), w.view());
+    std::size_t k = 0;
+    for (std::int64_t u = 0; u < n; ++u) {
+      for (const auto& e : out_edges(V(u), g)) {
+        const std::int64_t v = std::int64_t(target(e, g));
+        while (k < ord.size() && (el.src[ord[k]] < u || (el.src[ord[k]] == u && el.dst[ord[k]] < v))) ++k;  // loops dropped
+        if (k >= ord.size() || el.src[ord[k]] != u || el.dst[ord[k]] != v)
+          mismatch(m_in->wel + ": no weight for the edge (" + std::to_string(u) + ", " + std::to_string(v) + ")");
+        const W x = W(el.weights[ord[k]]);
+        hw(get_edge_index(e, g)) = x;
+        adj.push_back(V(v));
+        wslot.push_back(x);
+      }
+      rows[u + 1] = std::int64_t(adj.size());
+    }
+    tessera::deep_copy(w.view(), hw);
+  }
+  const std::int64_t src = m_in->source >= 0 ? m_in->source : 0;
+  const W delta = W(m_in->delta);
+  // Serial Dijkstra.
+  std::vector<W> want(n, std::numeric_limits<W>::max());
+  {
+    std::priority_queue<std::pair<W, std::int64_t>, std::vector<std::pair<W, std::int64_t>>, std::greater<>> q;
+    want[src] = 0;
+    q.push({0, src});
+    while (!q.empty()) {
+      const auto [d, u] = q.top();
+      q.pop();
+      if (d != want[u]) continue;
+      for (auto k = rows[u]; k < rows[u + 1]; ++k)
+        if (d + wslot[k] < want[adj[k]]) want[adj[k]] = d + wslot[k], q.push({want[adj[k]], std::int64_t(adj[k])});
+    }
+  }
+  const std::int64_t reached = std::count_if(want.begin(), want.end(), [](W d) { return d != std::numeric_limits<W>::max(); });
+  tg::vertex_property_map<G, W> dist(g);
+  tg::delta_stepping_shortest_paths(g, src, w, dist, delta);
+  if (tg::detail::to_host_vector(dist.view()) != want) mismatch(case_name("sssp", t) + ": distances differ from Dijkstra's");
+  std::vector<tb::Contender> cs;
+  cs.push_back({"tessera delta_stepping", [&] { tg::delta_stepping_shortest_paths(g, src, w, dist, delta); },
+                [] { return threads_of<G>(); }, -1});
+  gapbs_contender gc;
+  const std::string args = "-r " + std::to_string(src) + " -d " + std::to_string(delta);
+  if (m_gp.has("sssp") && file_exists(m_in->gapbs_wsg)) {
+    const std::string out = m_gp.run("sssp", m_in->gapbs_wsg, t, 1, args + " -a");
+    const double theirs = gapbs_peer::number_after(out, "SSSP Tree reaches ");
+    if (std::int64_t(theirs) != reached)
+      mismatch(case_name("sssp", t) + ": gapbs reaches " + std::to_string(theirs) + ", Dijkstra " + std::to_string(reached));
+    cs.push_back(gc.make(m_gp, "sssp", m_in->gapbs_wsg, t, m_cfg.gapbs_trials, args));
+  }
+  auto rs = tb::run_interleaved(cs, opts(m_cfg.repeats));
+  if (cs.size() > 1) gc.substitute(rs, 1);
+  report(case_name("sssp", t) + " src " + std::to_string(src) + " delta " + std::to_string(delta) + " (" +
+             std::to_string(reached) + " reached)",
+         tb::Measure{"ms", 1, 1e3, true, true}, cs, rs, gapbs_cmd("sssp", t, args));
+}
+
+std::string with_extension(const std::string& path, const std::string& ext) {
+  const auto slash = path.find_last_of('/');
+  const auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + ext;
+  return path.substr(0, dot) + ext;
 }
 
 }  // namespace
@@ -422,8 +840,9 @@ void run_graph(const std::string& name, const tg::edge_list& el, const config& c
 int main(int argc, char* argv[]) {
   tessera::ScopeGuard guard(argc, argv);
   config cfg;
-  std::vector<int> scales = {18, 20};
-  bool real = true;
+  std::vector<int> scales;
+  bool scales_given = false, real = false, real_given = false;
+  std::vector<std::string> files;
   std::string data = TESSERA_GRAPH_DATA_DIR;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -435,39 +854,91 @@ int main(int argc, char* argv[]) {
       return argv[++i];
     };
     if (a == "--scales") {
-      scales.clear();
+      scales_given = true;
       for (auto& s : split(next())) scales.push_back(std::atoi(s.c_str()));
+    } else if (a == "--file") {
+      files.push_back(next());
     } else if (a == "--repeats") {
       cfg.repeats = std::max(1, std::atoi(next().c_str()));
+    } else if (a == "--tc-repeats") {
+      cfg.tc_repeats = std::max(1, std::atoi(next().c_str()));
+    } else if (a == "--gapbs-trials") {
+      cfg.gapbs_trials = std::max(1, std::atoi(next().c_str()));
+    } else if (a == "--threads") {
+      cfg.threads.clear();
+      for (auto& s : split(next())) cfg.threads.push_back(std::max(1, std::atoi(s.c_str())));
+    } else if (a == "--algorithms") {
+      cfg.algorithms.clear();
+      for (auto& s : split(next())) cfg.algorithms.insert(s);
+    } else if (a == "--pr-double") {
+      cfg.pr_double = true;
+    } else if (a == "--real") {
+      real = real_given = true;
     } else if (a == "--no-real") {
       real = false;
-    } else if (a == "--real") {
-      real = true;
+      real_given = true;
     } else if (a == "--data") {
       data = next();
-    } else if (a == "--skip") {
-      for (auto& s : split(next())) cfg.skip.insert(s);
+    } else if (a == "--json") {
+      cfg.json = true;
     } else {
       std::fprintf(stderr, "unknown argument '%s'\n", a.c_str());
       return 2;
     }
   }
+  if (files.empty()) {
+    if (!scales_given) scales = {18};
+    if (!real_given) real = true;
+  }
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GB_CHECK(GrB_init(GrB_NONBLOCKING));
 #endif
-  std::printf("tessera graph benchmarks: OpenMP threads %d, repeats %d (median, min, max)\n", tessera::OpenMP().concurrency(),
-              cfg.repeats);
+  const gapbs_peer gp = gapbs_peer::find();
+  const tb::Report rep("graph", cfg.json);
+  if (!cfg.json)
+    std::printf("# tessera graph benchmarks: OpenMP threads %d, repeats %d (tc %d), load average %s\n",
+                tessera::OpenMP().concurrency(), cfg.repeats, cfg.tc_repeats, load_average().c_str());
+  runner run(cfg, gp, rep);
+  for (const auto& f : files) {
+    graph_input in;
+    const auto at = f.find('@');
+    in.path = f.substr(0, at);
+    if (at != std::string::npos) {
+      in.source = std::atoll(f.c_str() + at + 1);
+      const auto at2 = f.find('@', at + 1);
+      if (at2 != std::string::npos) in.delta = std::atof(f.c_str() + at2 + 1);
+    }
+    in.name = in.path.substr(in.path.find_last_of('/') + 1);
+    if (!ends_with(in.path, ".tgb")) in.el = tg::read_edge_list(in.path);
+    in.gapbs_sg = with_extension(in.path, ".sg");
+    in.gapbs_wsg = with_extension(in.path, ".wsg");
+    in.wel = with_extension(in.path, ".wel");
+    if (!file_exists(in.gapbs_sg)) {
+      std::printf("# %s: no %s for gapbs (make it with gapbs's converter -f X.el -s -b X.sg); gapbs rows skipped\n",
+                  in.name.c_str(), in.gapbs_sg.c_str());
+      in.gapbs_sg.clear();
+    }
+    run.graph(in);
+  }
   if (real) {
     for (const char* f : {"karate.mtx", "jagmesh7.mtx", "G51.mtx", "bcspwr10.mtx", "oregon1_010331.txt", "facebook_combined.txt"}) {
-      const std::string path = data + "/graphs/" + f;
+      graph_input in;
+      in.name = f;
       try {
-        run_graph(f, tg::read_edge_list(path), cfg);
+        in.el = tg::read_edge_list(data + "/graphs/" + f);
       } catch (const std::exception& e) {
         std::printf("# %s skipped: %s\n", f, e.what());
+        continue;
       }
+      run.graph(in);
     }
   }
-  for (int s : scales) run_graph("kron" + std::to_string(s) + "-ef16", tg::kronecker(s, 16, 1), cfg);
+  for (int s : scales) {
+    graph_input in;
+    in.name = "kron" + std::to_string(s) + "-ef16";
+    in.el = tg::kronecker(s, 16, 1);
+    run.graph(in);
+  }
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GrB_finalize();
 #endif

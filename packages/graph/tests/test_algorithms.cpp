@@ -103,6 +103,54 @@ TYPED_TEST(GraphAlgorithms, DirectionOptimizingRunsBottomUpOnKronecker) {
   EXPECT_GT(res.bottom_up_levels, 0);
 }
 
+// Every mix of top-down and bottom-up steps (alpha, beta at their extremes and
+// defaults) gives the serial levels and a valid parent tree, from sources that
+// make the search switch both ways (the hub of a Kronecker graph: top-down,
+// bottom-up, then top-down again on the shrinking tail) and on a long grid,
+// with small top-down levels run in parallel or on the calling thread.
+TYPED_TEST(GraphAlgorithms, DirectionSwitchesKeepLevelsAndParents) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename G::vertex_descriptor;
+  for (auto el : {tg::kronecker(12, 16, 3), tg::grid_2d(70, 9)}) {
+    G g(el, tg::build_options::simple());
+    auto adj = simple_adjacency(el, true);
+    std::int64_t hub = 0;
+    for (std::int64_t v = 0; v < el.num_vertices; ++v)
+      if (adj[v].size() > adj[hub].size()) hub = v;
+    for (std::vector<std::int64_t> src : {std::vector<std::int64_t>{hub}, {0, el.num_vertices - 1}}) {
+      const auto want = graph_ref::bfs_levels(adj, src);
+      bool returned_top_down = false;
+      for (std::int64_t inline_edges : {std::int64_t(0), std::int64_t(1024)}) {
+        for (double alpha : {1e-9, 14.0, 1e9})
+          for (double beta : {1e-9, 24.0, 1e9}) {
+            SCOPED_TRACE(testing::Message() << "alpha " << alpha << " beta " << beta << " inline " << inline_edges);
+            tg::bfs_options o;
+            o.alpha = alpha;
+            o.beta = beta;
+            o.inline_edges = inline_edges;  // 0: every level in parallel
+            tg::bfs_result res;
+            ASSERT_EQ(levels_of(g, src, o, &res), want);
+            if (res.bottom_up_levels > 0 && res.bottom_up_levels < res.levels - 1) returned_top_down = true;
+            tg::vertex_property_map<G, V> parents(g);
+            tg::breadth_first_search(g, src, tg::bfs_parents_visitor<G>(parents), o);
+            auto p = tg::detail::to_host_vector(parents.view());
+            for (std::int64_t v = 0; v < el.num_vertices; ++v) {
+              if (want[v] <= 0) {
+                ASSERT_EQ(p[v], want[v] < 0 ? V(-1) : V(v)) << v;
+              } else {
+                ASSERT_EQ(want[p[v]], want[v] - 1) << "parent of " << v;
+                ASSERT_TRUE(std::binary_search(adj[v].begin(), adj[v].end(), std::int64_t(p[v]))) << v;
+              }
+            }
+          }
+      }
+      if (el.num_vertices == 4096 && src.size() == 1) {
+        EXPECT_TRUE(returned_top_down);
+      }
+    }
+  }
+}
+
 namespace {
 // Counts every event; filters out edges into vertices that are multiples of 7
 // and refuses to discover vertices that are multiples of 11 (except sources).
@@ -273,6 +321,17 @@ TYPED_TEST(GraphAlgorithms, PageRankMatchesSerialPowerIteration) {
   check(G(el, tg::build_options::simple()), true);
   check(D(el, tg::build_options::simple()), false);  // scatter with atomics
   check(B(el, tg::build_options::simple()), false);  // gather along in-edges
+  // Float ranks (half the memory traffic): the same iterates to float precision.
+  auto check_float = [&](const auto& g, bool undirected) {
+    using GG = std::decay_t<decltype(g)>;
+    tg::vertex_property_map<GG, float> r(g);
+    EXPECT_EQ(tg::pagerank(g, r, 0.85, 0.0, iters), iters);
+    const auto want = graph_ref::pagerank(simple_adjacency(el, undirected), 0.85, iters);
+    auto got = tg::detail::to_host_vector(r.view());
+    for (std::size_t v = 0; v < want.size(); ++v) ASSERT_NEAR(got[v], want[v], 1e-6 * want[v] + 1e-9) << v;
+  };
+  check_float(G(el, tg::build_options::simple()), true);
+  check_float(D(el, tg::build_options::simple()), false);
   // Stops on the L1 change.
   G g(el, tg::build_options::simple());
   tg::vertex_property_map<G, double> r(g);
@@ -298,6 +357,8 @@ TYPED_TEST(GraphAlgorithms, TrianglesEnumeratedOnceInOrder) {
     });
     ASSERT_EQ(count, std::int64_t(want.size()));
     EXPECT_EQ(tg::count_triangles(g), count);
+    EXPECT_EQ(tg::count_triangles(g, tg::triangle_order::by_id), count);
+    EXPECT_EQ(tg::count_triangles(g, tg::triangle_order::by_degree), count);
     auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), found);
     std::vector<std::array<std::int64_t, 3>> got;
     for (std::int64_t k = 0; k < count; ++k) {
@@ -307,7 +368,51 @@ TYPED_TEST(GraphAlgorithms, TrianglesEnumeratedOnceInOrder) {
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());
     EXPECT_EQ(got, want);
+    // The degree orientation finds every triangle at another vertex; the
+    // visitor still gets each once, in increasing order.
+    tessera::deep_copy(n, std::int64_t(0));
+    ASSERT_EQ(tg::find_triangles(
+                  g,
+                  TESSERA_LAMBDA(V u, V v, V w) {
+                    const auto k = tessera::atomic_fetch_add(&n(0), std::int64_t(1));
+                    if (k < cap) found(k, 0) = u, found(k, 1) = v, found(k, 2) = w;
+                  },
+                  tg::triangle_order::by_degree),
+              count);
+    tessera::deep_copy(h, found);
+    got.clear();
+    for (std::int64_t k = 0; k < count; ++k) {
+      got.push_back({h(k, 0), h(k, 1), h(k, 2)});
+      ASSERT_TRUE(h(k, 0) < h(k, 1) && h(k, 1) < h(k, 2));
+    }
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want);
   }
+}
+
+// Known counts: a Kronecker graph is skewed (automatic picks the degree
+// order), a grid is not and has no triangles, K_n has C(n, 3).
+TYPED_TEST(GraphAlgorithms, TriangleCountsOnSkewedAndRegularGraphs) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  auto kel = tg::kronecker(11, 16, 9);
+  G k(kel, tg::build_options::simple());
+  EXPECT_TRUE(tg::detail::degrees_skewed(k));
+  const auto want = std::int64_t(graph_ref::triangles(simple_adjacency(kel, true)).size());
+  EXPECT_EQ(tg::count_triangles(k, tg::triangle_order::by_degree), want);
+  EXPECT_EQ(tg::count_triangles(k, tg::triangle_order::by_id), want);
+  EXPECT_EQ(tg::count_triangles(k), want);
+  G grid(tg::grid_2d(40, 30));
+  EXPECT_FALSE(tg::detail::degrees_skewed(grid));
+  EXPECT_EQ(tg::count_triangles(grid), 0);
+  EXPECT_EQ(tg::count_triangles(grid, tg::triangle_order::by_degree), 0);
+  tg::edge_list clique;
+  clique.num_vertices = 30;
+  for (int i = 0; i < 30; ++i)
+    for (int j = 0; j < 30; ++j)
+      if (i != j) clique.add(i, j);
+  G kn(clique);
+  for (auto o : {tg::triangle_order::automatic, tg::triangle_order::by_id, tg::triangle_order::by_degree})
+    EXPECT_EQ(tg::count_triangles(kn, o), 30 * 29 * 28 / 6);
 }
 
 namespace {

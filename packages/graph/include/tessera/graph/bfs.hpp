@@ -100,6 +100,9 @@ struct bfs_options {
   bfs_direction direction = bfs_direction::automatic;
   double alpha = 14.0;  // go bottom-up when frontier edges > unexplored edges / alpha
   double beta = 24.0;   // go back top-down when frontier vertices < n / beta
+  // Host spaces: a top-down level with fewer frontier edges runs on the
+  // calling thread, without a parallel region.
+  std::int64_t inline_edges = 1024;
 };
 
 struct bfs_result {
@@ -167,12 +170,54 @@ tessera::View<typename graph_traits<G>::vertex_descriptor*, typename G::space_ty
 
 }  // namespace detail
 
+namespace detail {
+
+// Discoveries of one work item, appended to a shared queue in batches: one
+// atomic add per batch instead of one per vertex (a shared counter bounced
+// between cores on every discovery costs more than the discovery).
+template <class V, class QV, class CV>
+struct bfs_queue_buffer {
+  static constexpr int capacity = 64;
+  V buf[capacity];
+  int size = 0;
+  const QV& queue;
+  const CV& tail;
+  TESSERA_INLINE_FUNCTION bfs_queue_buffer(const QV& q, const CV& t) : queue(q), tail(t) {}
+  TESSERA_INLINE_FUNCTION void push(V v) {
+    if (size == capacity) flush();
+    buf[size++] = v;
+  }
+  TESSERA_INLINE_FUNCTION void flush() {
+    if (size == 0) return;
+    const std::int64_t at = tessera::atomic_fetch_add(&tail(0), std::int64_t(size));
+    for (int i = 0; i < size; ++i) queue(at + i) = buf[i];
+    size = 0;
+  }
+};
+
+}  // namespace detail
+
+// Direction-optimizing BFS (Beamer, Asanovic, Patterson, "Direction-Optimizing
+// Breadth-First Search", SC 2012), written on the generic graph API.
+//
+// State: a visited bitmap (n bits: it stays in cache where an n-word depth
+// array would not), a frontier queue for top-down steps and a frontier bitmap
+// for bottom-up steps. Top-down: frontier vertices claim unvisited neighbours
+// with one atomic OR on the visited word; each work item queues what it
+// discovers in batches. Bottom-up: each work item owns 64 vertices (one word
+// of the bitmaps), so it tests and sets their bits without atomics; an
+// unvisited vertex scans its edges for a neighbour in the frontier bitmap and
+// stops at the first. The switch: go bottom-up when the frontier's edges
+// exceed the unexplored edges / alpha; come back when the frontier shrinks
+// below n / beta. Top-down steps balance edges, not vertices, when one
+// frontier vertex holds a large share of the level's edges.
 template <class G, class Src, class Vis = default_bfs_visitor>
 bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis = Vis(), const bfs_options& opts = {}) {
   using Exec = typename G::execution_space;
   using S = typename G::space_type;
   using V = typename graph_traits<G>::vertex_descriptor;
   using E = typename graph_traits<G>::edge_descriptor;
+  using W = std::uint64_t;
   static_assert(std::is_base_of_v<default_bfs_visitor, Vis>, "a BFS visitor derives from tessera::graph::default_bfs_visitor");
   constexpr bool ex_vertex = detail::overrides_examine_vertex<Vis, V, G>::value;
   constexpr bool fin_vertex = detail::overrides_finish_vertex<Vis, V, G>::value;
@@ -186,25 +231,24 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
   auto src = detail::bfs_sources(g, sources);
   bfs_result res;
   if (n == 0) return res;
+  const std::int64_t nw = (n + 63) / 64;
+  const std::int64_t conc = std::int64_t(Exec().concurrency());
 
-  tessera::View<std::int32_t*, S> depth(tessera::view_alloc("graph::bfs::depth", tessera::WithoutInitializing), n);
+  tessera::View<W*, S> visited("graph::bfs::visited", nw);
   tessera::View<V*, S> frontier(tessera::view_alloc("graph::bfs::frontier", tessera::WithoutInitializing), n);
   tessera::View<V*, S> next(tessera::view_alloc("graph::bfs::next", tessera::WithoutInitializing), n);
-  tessera::View<std::int64_t*, S> offs(tessera::view_alloc("graph::bfs::offsets", tessera::WithoutInitializing), n + 1);
   tessera::View<std::int64_t*, S> counter("graph::bfs::counter", 1);
-  tessera::parallel_for("graph::bfs::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
-    depth(v) = -1;
-    // Plain `if` on the constant (the call is compiled out all the same):
-    // nvcc rejects an extended lambda whose first use of a captured variable
-    // lies inside `if constexpr`. The event exists either way (the visitor's
-    // or default_bfs_visitor's empty one).
-    if (init_vertex) vis.initialize_vertex(V(v), g);
-  });
+  tessera::View<std::int64_t*, S> offs;  // frontier edge offsets, for edge-balanced steps
+  tessera::View<W*, S> front, front_next;  // bitmaps of bottom-up steps
+  if constexpr (init_vertex)
+    tessera::parallel_for("graph::bfs::init", tessera::RangePolicy<Exec>(0, n),
+                          TESSERA_LAMBDA(std::int64_t v) { vis.initialize_vertex(V(v), g); });
   // Sources: level 0, each discovered once even when listed twice.
   const std::int64_t ns = std::int64_t(src.extent(0));
   tessera::parallel_for("graph::bfs::sources", tessera::RangePolicy<Exec>(0, ns), TESSERA_LAMBDA(std::int64_t i) {
     const V s = src(i);
-    if (vis.color_test(s, g) && tessera::atomic_compare_exchange(&depth(s), std::int32_t(-1), std::int32_t(0)) == -1) {
+    const W bit = W(1) << (std::uint64_t(s) & 63);
+    if (vis.color_test(s, g) && !(tessera::atomic_fetch_or(&visited(std::int64_t(s) >> 6), bit) & bit)) {
       vis.discover_vertex(s, g);
       frontier(tessera::atomic_fetch_add(&counter(0), std::int64_t(1))) = s;
     }
@@ -212,133 +256,226 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
   std::int64_t fsize = detail::read_one(counter, 0);
   res.visited = fsize;
 
-  // Edges still to be explored (for the direction heuristic): all stored edges
-  // minus those of vertices already expanded.
-  std::int64_t unexplored = 0;
-  if (allow_bottom_up)
-    reduce_vertices("graph::bfs::edges", g, TESSERA_LAMBDA(V v, std::int64_t & s) { s += out_degree(v, g); }, unexplored);
-
+  // Edges not yet explored, for the direction heuristic: every stored edge
+  // (2m bounds the degree sum of an undirected graph) minus those of the
+  // vertices discovered so far.
+  std::int64_t unexplored = allow_bottom_up ? 2 * std::int64_t(num_edges(g)) : 0;
+  // The frontier's edges and its largest degree (from the step that found it;
+  // unknown for the sources, which take the edge-balanced path).
+  std::int64_t fedges = -1, fmaxdeg = 0;
   bool bottom_up = false;
-  std::int32_t level = 0;
-  const std::int64_t chunk = 256;  // edges per work item in top-down steps
+  bool returned = false;  // back from bottom-up: take one top-down step before deciding again
+  std::int64_t prev_found = 0;
+
   while (fsize > 0) {
     ++res.levels;
-    std::int64_t fedges = 0;
-    if (!bottom_up) {
-      // Frontier edge offsets: the load-balancing index.
-      tessera::parallel_scan(
-          "graph::bfs::frontier_scan", tessera::RangePolicy<Exec>(0, fsize + 1),
-          TESSERA_LAMBDA(std::int64_t i, std::int64_t & u, bool fin) {
-            const std::int64_t d = i < fsize ? out_degree(frontier(i), g) : 0;
-            if (fin) offs(i) = u;
-            u += d;
-          },
-          fedges);
-      if (allow_bottom_up && double(fedges) > double(unexplored) / opts.alpha && fsize > 0) bottom_up = true;
+    if (!bottom_up && allow_bottom_up && !returned && fedges >= 0 && double(fedges) > double(unexplored) / opts.alpha) {
+      // Frontier queue -> bitmap.
+      bottom_up = true;
+      if (front.extent(0) == 0) {
+        front = tessera::View<W*, S>("graph::bfs::front", nw);
+        front_next = tessera::View<W*, S>(tessera::view_alloc("graph::bfs::front_next", tessera::WithoutInitializing), nw);
+      } else {
+        detail::fill<Exec>(front, W(0));
+      }
+      tessera::parallel_for("graph::bfs::to_bitmap", tessera::RangePolicy<Exec>(0, fsize), TESSERA_LAMBDA(std::int64_t i) {
+        const V v = frontier(i);
+        tessera::atomic_fetch_or(&front(std::int64_t(v) >> 6), W(1) << (std::uint64_t(v) & 63));
+      });
+      prev_found = fsize;
     }
+    if (fedges >= 0) unexplored -= fedges;
+    returned = false;
 
-    if constexpr (ex_vertex) {
-      if (!bottom_up)
+    if (!bottom_up) {
+      if constexpr (ex_vertex)
         tessera::parallel_for("graph::bfs::examine_vertex", tessera::RangePolicy<Exec>(0, fsize),
                               TESSERA_LAMBDA(std::int64_t i) { vis.examine_vertex(frontier(i), g); });
-    }
-
-    detail::write_one(counter, 0, std::int64_t(0));
-    const std::int32_t nl = level + 1;
-    if (!bottom_up) {
-      res.edges_traversed += fedges;
-      unexplored -= fedges;
-      auto step = TESSERA_LAMBDA(const V u, const E& e) {
-        (void)u;
-        // Plain `if`s on the constants, as in the init kernel.
+      detail::write_one(counter, 0, std::int64_t(0));
+      // Claims w for the edge e; true when e discovered it.
+      using buffer = detail::bfs_queue_buffer<V, tessera::View<V*, S>, tessera::View<std::int64_t*, S>>;
+      auto visit = TESSERA_LAMBDA(const E& e, buffer& out, std::int64_t& scout, std::int64_t& maxdeg) {
+        // Plain `if`s on the constants: nvcc rejects an extended lambda whose
+        // first use of a captured variable lies inside `if constexpr`.
         if (do_filter && !vis.filter(e, g)) return;
         if (ex_edge) vis.examine_edge(e, g);
         const V w = target(e, g);
-        if (tessera::atomic_load(&depth(w)) == -1 && vis.color_test(w, g) &&
-            tessera::atomic_compare_exchange(&depth(w), std::int32_t(-1), nl) == -1) {
+        const std::int64_t word = std::int64_t(w) >> 6;
+        const W bit = W(1) << (std::uint64_t(w) & 63);
+        if (!(detail::load_relaxed(&visited(word)) & bit) && vis.color_test(w, g) &&
+            !(tessera::atomic_fetch_or(&visited(word), bit) & bit)) {
           vis.tree_edge(e, g);
           vis.discover_vertex(w, g);
-          next(tessera::atomic_fetch_add(&counter(0), std::int64_t(1))) = w;
+          out.push(w);
+          const std::int64_t d = out_degree(w, g);
+          scout += d;
+          if (d > maxdeg) maxdeg = d;
         } else {
           vis.non_tree_edge(e, g);
         }
       };
+      std::int64_t scout = 0, maxdeg = 0;
+      const bool heavy = fedges < 0 || (fmaxdeg > 1024 && fmaxdeg * 8 * conc > fedges);
+      bool balanced = false;
+      if constexpr (graph_traits<G>::random_access_adjacency) balanced = heavy;
       if constexpr (graph_traits<G>::random_access_adjacency) {
-        const std::int64_t nchunks = (fedges + chunk - 1) / chunk;
-        tessera::parallel_for("graph::bfs::top_down", tessera::RangePolicy<Exec>(0, nchunks), TESSERA_LAMBDA(std::int64_t c) {
-          const std::int64_t lo = c * chunk, hi = lo + chunk < fedges ? lo + chunk : fedges;
-          std::int64_t i = detail::upper_bound_minus_one(offs.data(), std::int64_t(0), fsize, lo);
-          std::int64_t k = lo;
-          while (k < hi) {
-            const V u = frontier(i);
-            const auto r = out_edges(u, g);
-            const std::int64_t base = offs(i);
-            const std::int64_t end = offs(i + 1) < hi ? offs(i + 1) : hi;
-            for (; k < end; ++k) step(u, r[k - base]);
-            ++i;
-          }
-        });
-      } else {
-        tessera::parallel_for("graph::bfs::top_down",
-                              tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, fsize, 16),
-                              TESSERA_LAMBDA(std::int64_t i) {
-                                const V u = frontier(i);
-                                for (const auto& e : out_edges(u, g)) step(u, e);
-                              });
+        if (balanced) {
+          // Edge-balanced: the frontier's edge ranges cut into equal chunks, so
+          // one vertex of degree 10^6 is spread over all threads.
+          if (offs.extent(0) == 0)
+            offs = tessera::View<std::int64_t*, S>(tessera::view_alloc("graph::bfs::offsets", tessera::WithoutInitializing), n + 1);
+          std::int64_t total = 0;
+          tessera::parallel_scan(
+              "graph::bfs::frontier_scan", tessera::RangePolicy<Exec>(0, fsize + 1),
+              TESSERA_LAMBDA(std::int64_t i, std::int64_t & u, bool fin) {
+                const std::int64_t d = i < fsize ? out_degree(frontier(i), g) : 0;
+                if (fin) offs(i) = u;
+                u += d;
+              },
+              total);
+          if (fedges < 0) unexplored -= total;
+          fedges = total;
+          constexpr std::int64_t chunk = 256;
+          const std::int64_t nchunks = (total + chunk - 1) / chunk;
+          tessera::parallel_reduce(
+              "graph::bfs::top_down_edges", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nchunks, 1),
+              TESSERA_LAMBDA(std::int64_t c, std::int64_t & sc, std::int64_t & mx) {
+                buffer out(next, counter);
+                const std::int64_t lo = c * chunk, hi = lo + chunk < total ? lo + chunk : total;
+                std::int64_t i = detail::upper_bound_minus_one(offs.data(), std::int64_t(0), fsize, lo);
+                std::int64_t k = lo;
+                while (k < hi) {
+                  const V u = frontier(i);
+                  const auto r = out_edges(u, g);
+                  const std::int64_t base = offs(i);
+                  const std::int64_t end = offs(i + 1) < hi ? offs(i + 1) : hi;
+                  for (; k < end; ++k) visit(r[k - base], out, sc, mx);
+                  ++i;
+                }
+                out.flush();
+              },
+              tessera::Sum<std::int64_t>(scout), tessera::Max<std::int64_t>(maxdeg));
+        }
       }
+      if (!balanced) {
+        if (fedges < 0) {  // sources on a graph without random access: count their edges here
+          std::int64_t total = 0;
+          tessera::parallel_reduce(
+              "graph::bfs::frontier_edges", tessera::RangePolicy<Exec>(0, fsize),
+              TESSERA_LAMBDA(std::int64_t i, std::int64_t & s) { s += out_degree(frontier(i), g); }, total);
+          unexplored -= total;
+          fedges = total;
+        }
+        // Blocks of frontier vertices, handed out dynamically. A level with
+        // few edges runs on the calling thread: a parallel region and its
+        // barrier cost more than the level (high-diameter graphs have
+        // thousands of such levels).
+        constexpr std::int64_t block = 32;
+        const std::int64_t nblocks = (fsize + block - 1) / block;
+        auto td_block = TESSERA_LAMBDA(std::int64_t b, std::int64_t & sc, std::int64_t & mx) {
+          buffer out(next, counter);
+          const std::int64_t hi = (b + 1) * block < fsize ? (b + 1) * block : fsize;
+          for (std::int64_t i = b * block; i < hi; ++i)
+            for (const auto& e : out_edges(frontier(i), g)) visit(e, out, sc, mx);
+          out.flush();
+        };
+        bool inline_level = false;
+        if constexpr (tessera::is_host_execution_space<Exec>::value) inline_level = fedges < opts.inline_edges;
+        if (inline_level) {
+          for (std::int64_t b = 0; b < nblocks; ++b) td_block(b, scout, maxdeg);
+        } else {
+          tessera::parallel_reduce("graph::bfs::top_down",
+                                   tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nblocks, 1), td_block,
+                                   tessera::Sum<std::int64_t>(scout), tessera::Max<std::int64_t>(maxdeg));
+        }
+      }
+      res.edges_traversed += fedges;
       if constexpr (fin_vertex)
         tessera::parallel_for("graph::bfs::finish_vertex", tessera::RangePolicy<Exec>(0, fsize),
                               TESSERA_LAMBDA(std::int64_t i) { vis.finish_vertex(frontier(i), g); });
       fsize = detail::read_one(counter, 0);
       std::swap(frontier, next);
+      fedges = scout;
+      fmaxdeg = maxdeg;
     } else {
       ++res.bottom_up_levels;
-      if constexpr (ex_vertex)
-        forall_vertices("graph::bfs::examine_vertex_bu", g, TESSERA_LAMBDA(V v) {
-          if (tessera::atomic_load(&depth(v)) == level) vis.examine_vertex(v, g);
+      auto for_frontier_bits = [&](const char* label, const auto& f) {
+        auto fr = front;
+        tessera::parallel_for(label, tessera::RangePolicy<Exec>(0, nw), TESSERA_LAMBDA(std::int64_t w) {
+          for (W x = fr(w); x; x &= x - 1) f(V(w * 64 + detail::lowest_bit(x)));
         });
-      // Every unvisited vertex looks for a parent on the current level.
-      std::int64_t found = 0, scanned = 0;
+      };
+      if constexpr (ex_vertex) for_frontier_bits("graph::bfs::examine_vertex_bu", TESSERA_LAMBDA(V v) { vis.examine_vertex(v, g); });
+      // Every unvisited vertex looks for a parent in the frontier; one work
+      // item per bitmap word, so the words are written without atomics.
+      std::int64_t found = 0, scanned = 0, degsum = 0;
+      auto fr = front;
+      auto fn = front_next;
       tessera::parallel_reduce(
-          "graph::bfs::bottom_up", detail::make_vertex_policy(g, 256),
-          TESSERA_LAMBDA(std::int64_t vi, std::int64_t & cnt, std::int64_t & sc) {
-            const V v = V(vi);
-            if (tessera::atomic_load(&depth(v)) != -1 || !vis.color_test(v, g)) return;
-            for (const auto& e : out_edges(v, g)) {
-              ++sc;
-              const V u = target(e, g);
-              if (tessera::atomic_load(&depth(u)) == level) {
-                tessera::atomic_store(&depth(v), nl);
-                E te = e;  // undirected: the same edge seen from u
-                te.src = u;
-                te.tgt = v;
-                vis.tree_edge(te, g);
-                vis.discover_vertex(v, g);
-                ++cnt;
-                break;
+          "graph::bfs::bottom_up", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nw, 16),
+          TESSERA_LAMBDA(std::int64_t w, std::int64_t & cnt, std::int64_t & sc, std::int64_t & ds) {
+            const W seen = visited(w);
+            W todo = ~seen;
+            if (w == nw - 1 && (n & 63)) todo &= (W(1) << (n & 63)) - 1;
+            W got = 0;
+            for (; todo; todo &= todo - 1) {
+              const int b = detail::lowest_bit(todo);
+              const V v = V(w * 64 + b);
+              if (!vis.color_test(v, g)) continue;
+              for (const auto& e : out_edges(v, g)) {
+                ++sc;
+                const V u = target(e, g);
+                if ((fr(std::int64_t(u) >> 6) >> (std::uint64_t(u) & 63)) & 1) {
+                  got |= W(1) << b;
+                  E te = e;  // undirected: the same edge seen from u
+                  te.src = u;
+                  te.tgt = v;
+                  vis.tree_edge(te, g);
+                  vis.discover_vertex(v, g);
+                  ++cnt;
+                  ds += out_degree(v, g);
+                  break;
+                }
               }
             }
+            fn(w) = got;
+            if (got) visited(w) = seen | got;
           },
-          tessera::Sum<std::int64_t>(found), tessera::Sum<std::int64_t>(scanned));
+          tessera::Sum<std::int64_t>(found), tessera::Sum<std::int64_t>(scanned), tessera::Sum<std::int64_t>(degsum));
       res.edges_traversed += scanned;
-      if constexpr (fin_vertex)
-        forall_vertices("graph::bfs::finish_vertex_bu", g, TESSERA_LAMBDA(V v) {
-          if (tessera::atomic_load(&depth(v)) == level) vis.finish_vertex(v, g);
-        });
+      if constexpr (fin_vertex) for_frontier_bits("graph::bfs::finish_vertex_bu", TESSERA_LAMBDA(V v) { vis.finish_vertex(v, g); });
+      std::swap(front, front_next);
       fsize = found;
-      if (double(fsize) < double(n) / opts.beta || fsize == 0) {
-        // Back to top-down: list the new frontier.
+      fedges = degsum;
+      const bool shrinking = found < prev_found;
+      prev_found = found;
+      if (fsize > 0 && shrinking && double(fsize) < double(n) / opts.beta) {
+        // Back to top-down: the frontier bitmap -> queue, with its largest degree.
         bottom_up = false;
-        forall_vertices("graph::bfs::collect", g, TESSERA_LAMBDA(V v) {
-          if (depth(v) == nl) frontier(tessera::atomic_fetch_add(&counter(0), std::int64_t(1))) = v;
-        });
-        // The explored-edge estimate is only used to enter bottom-up again.
-        reduce_vertices("graph::bfs::unexplored", g,
-                        TESSERA_LAMBDA(V v, std::int64_t & s) { if (depth(v) == -1) s += out_degree(v, g); }, unexplored);
+        returned = true;
+        detail::write_one(counter, 0, std::int64_t(0));
+        using buffer = detail::bfs_queue_buffer<V, tessera::View<V*, S>, tessera::View<std::int64_t*, S>>;
+        auto fb = front;
+        constexpr std::int64_t words = 16;
+        fmaxdeg = 0;
+        tessera::parallel_reduce(
+            "graph::bfs::to_queue", tessera::RangePolicy<Exec>(0, (nw + words - 1) / words),
+            TESSERA_LAMBDA(std::int64_t c, std::int64_t & mx) {
+              buffer out(frontier, counter);
+              const std::int64_t hi = (c + 1) * words < nw ? (c + 1) * words : nw;
+              for (std::int64_t w = c * words; w < hi; ++w)
+                for (W x = fb(w); x; x &= x - 1) {
+                  const V v = V(w * 64 + detail::lowest_bit(x));
+                  out.push(v);
+                  const std::int64_t d = out_degree(v, g);
+                  if (d > mx) mx = d;
+                }
+              out.flush();
+            },
+            tessera::Max<std::int64_t>(fmaxdeg));
       }
     }
     res.visited += fsize;
-    ++level;
   }
   return res;
 }

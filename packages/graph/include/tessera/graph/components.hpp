@@ -31,31 +31,38 @@ void check_vertex_map(const char* who, const G& g, const PM& pm) {
 }
 
 // Afforest's link: hook the larger root under the smaller, retrying on races.
+// Loads need no ordering (a stale parent only sends the loop round again);
+// the hook itself is a compare-and-swap.
 template <class V>
 TESSERA_INLINE_FUNCTION void afforest_link(V* comp, V u, V v) {
-  V p1 = tessera::atomic_load(&comp[u]);
-  V p2 = tessera::atomic_load(&comp[v]);
+  V p1 = load_relaxed(&comp[u]);
+  V p2 = load_relaxed(&comp[v]);
   while (p1 != p2) {
     const V high = p1 > p2 ? p1 : p2;
     const V low = p1 + p2 - high;
-    const V p_high = tessera::atomic_load(&comp[high]);
+    const V p_high = load_relaxed(&comp[high]);
     if (p_high == low) break;
     if (p_high == high && tessera::atomic_compare_exchange(&comp[high], high, low) == high) break;
-    p1 = tessera::atomic_load(&comp[tessera::atomic_load(&comp[high])]);
-    p2 = tessera::atomic_load(&comp[low]);
+    p1 = load_relaxed(&comp[load_relaxed(&comp[high])]);
+    p2 = load_relaxed(&comp[low]);
   }
 }
 
+// Every vertex points at its root. Parents only ever move towards roots, so
+// racing walks and plain stores are safe; vertices already pointing at a
+// root (most, after a good sampling round) are not written.
 template <class Exec, class V, class S>
 void compress(const tessera::View<V*, S>& comp, std::int64_t n) {
+  V* c0 = comp.data();
   tessera::parallel_for("graph::cc::compress", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
-    V c = tessera::atomic_load(&comp(v));
-    V cc = tessera::atomic_load(&comp(c));
+    V c = load_relaxed(&c0[v]);
+    V cc = load_relaxed(&c0[c]);
+    if (c == cc) return;
     while (c != cc) {
       c = cc;
-      cc = tessera::atomic_load(&comp(c));
+      cc = load_relaxed(&c0[c]);
     }
-    tessera::atomic_store(&comp(v), c);
+    store_relaxed(&c0[v], c);
   });
 }
 
@@ -110,7 +117,7 @@ std::int64_t connected_components(const G& g, const vertex_property_map<G, typen
   constexpr bool undirected = graph_traits<G>::is_undirected;
   tessera::parallel_for("graph::cc::finish_link", detail::make_vertex_policy(g, 64), TESSERA_LAMBDA(std::int64_t vi) {
     const V v = V(vi);
-    if (undirected && tessera::atomic_load(&comp(v)) == giant) return;
+    if (undirected && detail::load_relaxed(&comp(v)) == giant) return;
     int k = 0;
     for (auto w : adjacent_vertices(v, g)) {
       if (k++ < rounds) continue;

@@ -1,26 +1,34 @@
 #pragma once
 // PageRank by power iteration.
 //
-//   vertex_property_map<G, double> ranks(g);
+//   vertex_property_map<G, double> ranks(g);     // or float: half the memory traffic
 //   int iters = pagerank(g, ranks, 0.85, 1e-9, 100);
 //
 // r'(v) = (1-d)/n + d * ( sum over in-edges (u -> v) of r(u)/outdeg(u) + dangling/n )
 // where dangling is the rank held by vertices without out-edges (spread
 // evenly, so ranks always sum to 1). Stops when sum |r' - r| < tolerance or
-// after max_iterations; returns the iterations run. Graphs with in-edges
-// (undirected, bidirectional) gather without atomics (deterministic); plain
-// directed graphs scatter with atomic adds.
+// after max_iterations; returns the iterations run. Ranks may be float or
+// double; sums are accumulated in double either way.
+//
+// Graphs with in-edges (undirected, bidirectional) pull: one pass per
+// iteration in which each vertex sums its in-neighbours' contributions
+// r(u)/outdeg(u), without atomics (deterministic), and at once writes its own
+// contribution for the next iteration and adds to the next dangling mass, so
+// no separate pass over the vertices is needed. Plain directed graphs push
+// with atomic adds.
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
 
 #include <string>
+#include <type_traits>
 
 namespace tessera::graph {
 
-template <class G, class S>
-int pagerank(const G& g, const vertex_property_map<G, double, S>& ranks, double damping = 0.85, double tolerance = 1e-6,
+template <class G, class T, class S>
+int pagerank(const G& g, const vertex_property_map<G, T, S>& ranks, double damping = 0.85, double tolerance = 1e-6,
              int max_iterations = 100) {
+  static_assert(std::is_floating_point_v<T>, "pagerank: ranks are float or double");
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   using SS = typename G::space_type;
@@ -33,56 +41,85 @@ int pagerank(const G& g, const vertex_property_map<G, double, S>& ranks, double 
   const std::int64_t n = num_vertices(g);
   if (n == 0) return 0;
   auto r = ranks.view();
-  tessera::View<double*, SS> contrib(tessera::view_alloc("graph::pagerank::contrib", tessera::WithoutInitializing), n);
-  tessera::View<double*, SS> next(tessera::view_alloc("graph::pagerank::next", tessera::WithoutInitializing), n);
   const double inv_n = 1.0 / double(n);
-  tessera::parallel_for("graph::pagerank::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) { r(v) = inv_n; });
   int it = 0;
-  while (it < max_iterations) {
-    ++it;
+  if constexpr (graph_traits<G>::has_in_edges) {
+    // Other vertices read only the contributions (double-buffered), so each
+    // vertex updates its own rank in place.
+    tessera::View<T*, SS> contrib(tessera::view_alloc("graph::pagerank::contrib", tessera::WithoutInitializing), n);
+    tessera::View<T*, SS> contrib_next(tessera::view_alloc("graph::pagerank::contrib_next", tessera::WithoutInitializing), n);
     double dangling = 0;
     tessera::parallel_reduce(
-        "graph::pagerank::contrib", tessera::RangePolicy<Exec>(0, n),
+        "graph::pagerank::init", tessera::RangePolicy<Exec>(0, n),
         TESSERA_LAMBDA(std::int64_t v, double& dsum) {
           const std::int64_t d = out_degree(V(v), g);
-          contrib(v) = d > 0 ? r(v) / double(d) : 0.0;
-          if (d == 0) dsum += r(v);
+          r(v) = T(inv_n);
+          contrib(v) = d > 0 ? T(inv_n / double(d)) : T(0);
+          if (d == 0) dsum += inv_n;
         },
         dangling);
-    const double base = (1.0 - damping) * inv_n + damping * dangling * inv_n;
-    double diff = 0;
-    if constexpr (graph_traits<G>::has_in_edges) {
+    while (it < max_iterations) {
+      ++it;
+      const double base = (1.0 - damping) * inv_n + damping * dangling * inv_n;
+      double diff = 0, dnext = 0;
       tessera::parallel_reduce(
-          "graph::pagerank::gather", detail::make_vertex_policy(g, 256),
-          TESSERA_LAMBDA(std::int64_t vi, double& l1) {
+          "graph::pagerank::pull", detail::make_vertex_policy(g, 1024),
+          TESSERA_LAMBDA(std::int64_t vi, double& l1, double& dsum) {
             double s = 0;
-            for (auto u : in_adjacent_vertices(V(vi), g)) s += contrib(u);
-            const double x = base + damping * s;
-            l1 += x > r(vi) ? x - r(vi) : r(vi) - x;
-            next(vi) = x;
+            for (auto u : in_adjacent_vertices(V(vi), g)) s += double(contrib(u));
+            const T x = T(base + damping * s);
+            const T old = r(vi);
+            l1 += x > old ? double(x - old) : double(old - x);
+            r(vi) = x;
+            const std::int64_t d = out_degree(V(vi), g);
+            contrib_next(vi) = d > 0 ? T(double(x) / double(d)) : T(0);
+            if (d == 0) dsum += double(x);
           },
-          diff);
-    } else {
-      tessera::parallel_for("graph::pagerank::zero", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) { next(v) = 0.0; });
+          tessera::Sum<double>(diff), tessera::Sum<double>(dnext));
+      std::swap(contrib, contrib_next);
+      dangling = dnext;
+      if (diff < tolerance) break;
+    }
+    return it;
+  } else {
+    tessera::View<T*, SS> next(tessera::view_alloc("graph::pagerank::next", tessera::WithoutInitializing), n);
+    tessera::View<double*, SS> contrib(tessera::view_alloc("graph::pagerank::contrib", tessera::WithoutInitializing), n);
+    tessera::View<double*, SS> acc(tessera::view_alloc("graph::pagerank::acc", tessera::WithoutInitializing), n);
+    tessera::parallel_for("graph::pagerank::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) { r(v) = T(inv_n); });
+    while (it < max_iterations) {
+      ++it;
+      double dangling = 0;
+      tessera::parallel_reduce(
+          "graph::pagerank::contrib", tessera::RangePolicy<Exec>(0, n),
+          TESSERA_LAMBDA(std::int64_t v, double& dsum) {
+            const std::int64_t d = out_degree(V(v), g);
+            contrib(v) = d > 0 ? double(r(v)) / double(d) : 0.0;
+            if (d == 0) dsum += double(r(v));
+            acc(v) = 0.0;
+          },
+          dangling);
+      const double base = (1.0 - damping) * inv_n + damping * dangling * inv_n;
       tessera::parallel_for("graph::pagerank::scatter", detail::make_vertex_policy(g, 256), TESSERA_LAMBDA(std::int64_t ui) {
         const double c = contrib(ui);
-        for (auto w : adjacent_vertices(V(ui), g)) tessera::atomic_add(&next(w), c);
+        for (auto w : adjacent_vertices(V(ui), g)) tessera::atomic_add(&acc(w), c);
       });
+      double diff = 0;
       tessera::parallel_reduce(
           "graph::pagerank::finish", tessera::RangePolicy<Exec>(0, n),
           TESSERA_LAMBDA(std::int64_t v, double& l1) {
-            const double x = base + damping * next(v);
-            l1 += x > r(v) ? x - r(v) : r(v) - x;
-            next(v) = x;
+            const double x = base + damping * acc(v);
+            const double old = double(r(v));
+            l1 += x > old ? x - old : old - x;
+            next(v) = T(x);
           },
           diff);
+      std::swap(r, next);
+      if (diff < tolerance) break;
     }
-    std::swap(r, next);
-    if (diff < tolerance) break;
+    // The last iterate lives in whichever buffer r names now.
+    if (r.data() != ranks.view().data()) tessera::deep_copy(ranks.view(), r);
+    return it;
   }
-  // The last iterate lives in whichever buffer r names now.
-  if (r.data() != ranks.view().data()) tessera::deep_copy(ranks.view(), r);
-  return it;
 }
 
 }  // namespace tessera::graph

@@ -8,9 +8,19 @@
 //
 // Unreached vertices get std::numeric_limits<T>::max(). Weights must be
 // non-negative (a negative one is an error naming its edge index).
-// Buckets of width delta are settled in order; within a bucket, active
-// vertices relax all their edges with atomic min until the bucket is
-// stable, so the distances are exact (and identical on every back-end).
+// Delta-stepping (Meyer and Sanders, "Delta-stepping: a parallelizable
+// shortest path algorithm", J. Algorithms 2003): buckets of width delta are
+// settled in order; within a bucket, vertices relax all their edges with
+// atomic min until the bucket is stable, so the distances are exact (and
+// identical on every back-end).
+//
+// Host spaces work on frontiers: a round relaxes only the vertices queued for
+// the current bucket, and each improved vertex is queued in the bin of its
+// new bucket, one set of bins per pool thread (no shared counter), so a round
+// costs its frontier's edges, not a pass over all vertices; the next round
+// takes the lowest non-empty bin of all threads (gapbs's sssp does the same).
+// Rounds with few edges run on the calling thread. Device spaces keep the
+// vertex-parallel form: every pass checks every vertex's active flag.
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
@@ -18,7 +28,85 @@
 #include <limits>
 #include <string>
 
+#include <algorithm>
+#include <vector>
+
 namespace tessera::graph {
+
+namespace detail {
+
+// The host form of delta_stepping_shortest_paths (see the top of the file).
+template <class G, class T, class S1, class S2>
+void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descriptor source,
+                              const edge_property_map<G, T, S1>& weights, const vertex_property_map<G, T, S2>& distances,
+                              T delta) {
+  using Exec = typename G::execution_space;
+  using V = typename graph_traits<G>::vertex_descriptor;
+  constexpr T inf = std::numeric_limits<T>::max();
+  const std::int64_t n = num_vertices(g);
+  T* dist = distances.view().data();
+  const Exec exec;
+  tessera::parallel_for("graph::sssp::init", tessera::RangePolicy<Exec>(0, n), [=](std::int64_t v) { dist[v] = inf; });
+  dist[source] = T(0);
+  // bins[t][b]: vertices thread t queued for bucket b (duplicates allowed;
+  // an entry is stale when its vertex has since settled in a lower bucket).
+  const int nt = exec.concurrency();
+  std::vector<std::vector<std::vector<V>>> bins(static_cast<std::size_t>(nt));
+  std::vector<V> frontier{source};
+  std::size_t b = 0;  // the current bucket
+  const double inv_delta = 1.0 / double(delta);
+  auto bucket_of = [inv_delta](T d) { return std::size_t(double(d) * inv_delta); };
+  // A round whose frontier is expected to hold fewer edges than this runs on
+  // the calling thread (road-like graphs have thousands of small rounds).
+  const double mean_degree = n > 0 ? double(2 * std::int64_t(num_edges(g))) / double(n) : 0.0;
+  constexpr double inline_edges = 1024;
+  while (!frontier.empty()) {
+    const V* fr = frontier.data();
+    // One work item: relax the edges of frontier[i], unless it settled in an
+    // earlier bucket since it was queued.
+    auto relax = [&, fr, b](std::int64_t i, int tid) {
+      const V v = fr[i];
+      const T dv = load_relaxed(&dist[v]);
+      if (bucket_of(dv) < b) return;
+      for (const auto& e : out_edges(v, g)) {
+        const T nd = T(dv + weights[e]);
+        const V t = target(e, g);
+        if (nd < load_relaxed(&dist[t]) && nd < tessera::atomic_fetch_min(&dist[t], nd)) {
+          auto& tb = bins[std::size_t(tid) % bins.size()];
+          const std::size_t k = bucket_of(nd);
+          if (k >= tb.size()) tb.resize(k + 1);
+          tb[k].push_back(t);
+        }
+      }
+    };
+    const std::int64_t fsize = std::int64_t(frontier.size());
+    if (double(fsize) * mean_degree < inline_edges) {
+      for (std::int64_t i = 0; i < fsize; ++i) relax(i, 0);
+    } else {
+      tessera::parallel_for("graph::sssp::relax", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, fsize, 64),
+                            [&](std::int64_t i) { relax(i, Exec::impl_thread_pool_rank()); });
+    }
+    // The next bucket: the lowest non-empty bin of any thread (>= b: relaxing
+    // bucket b never produces a smaller distance).
+    std::size_t next = std::size_t(-1);
+    for (auto& tb : bins)
+      for (std::size_t k = b; k < tb.size() && k < next; ++k)
+        if (!tb[k].empty()) {
+          next = k;
+          break;
+        }
+    frontier.clear();
+    if (next == std::size_t(-1)) break;
+    for (auto& tb : bins)
+      if (next < tb.size()) {
+        frontier.insert(frontier.end(), tb[next].begin(), tb[next].end());
+        tb[next].clear();
+      }
+    b = next;
+  }
+}
+
+}  // namespace detail
 
 template <class G, class T, class S1, class S2>
 void delta_stepping_shortest_paths(const G& g, std::int64_t source, const edge_property_map<G, T, S1>& weights,
@@ -58,6 +146,10 @@ void delta_stepping_shortest_paths(const G& g, std::int64_t source, const edge_p
   }
   constexpr T inf = std::numeric_limits<T>::max();
   auto dist = distances.view();
+  if constexpr (tessera::is_host_execution_space<Exec>::value) {
+    detail::delta_stepping_frontiers(g, V(source), weights, distances, delta);
+    return;
+  }
   tessera::View<std::uint8_t*, SS> active("graph::sssp::active", n);
   tessera::parallel_for("graph::sssp::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
     dist(v) = v == source ? T(0) : inf;

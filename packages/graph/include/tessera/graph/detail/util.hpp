@@ -82,6 +82,29 @@ TESSERA_INLINE_FUNCTION int lowest_bit(std::uint64_t x) {
 #endif
 }
 
+// Loads and stores of words other threads may be writing, where no ordering
+// is needed (a stale value only costs a redundant atomic later): plain moves
+// on the host, volatile accesses on a GPU. tessera::atomic_store is sequentially
+// consistent (an exchange on x86), which hot loops cannot afford.
+template <class T>
+TESSERA_INLINE_FUNCTION T load_relaxed(const T* p) {
+#if TESSERA_IMPL_ON_DEVICE
+  return *reinterpret_cast<const volatile T*>(p);
+#else
+  T v;
+  __atomic_load(p, &v, __ATOMIC_RELAXED);
+  return v;
+#endif
+}
+template <class T>
+TESSERA_INLINE_FUNCTION void store_relaxed(T* p, T v) {
+#if TESSERA_IMPL_ON_DEVICE
+  *reinterpret_cast<volatile T*>(p) = v;
+#else
+  __atomic_store(p, &v, __ATOMIC_RELAXED);
+#endif
+}
+
 // The sort seam: every sort the package does goes through here, so the core
 // sort can be swapped for another without touching the algorithms.
 template <class Exec, class KV, class VV>
