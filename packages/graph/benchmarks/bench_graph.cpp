@@ -31,13 +31,14 @@
 // How gapbs is timed. Its kernels are timed by gapbs itself: each repetition
 // starts the binary (`-f X.sg -n K`, K = --gapbs-trials) and takes the last
 // "Trial Time" it prints, which covers the kernel only (not reading the
-// graph), exactly as gapbs reports it. K = 2 by default so that the timed
-// trial, like Tessera's runs in this long-lived process, finds the allocator
-// warm (the first trial pays first-touch page faults on its arrays); tc uses
-// K = 1 (seconds long, the faults do not matter). Linking gapbs's kernels in
-// instead would time the same code but take it out of its own build and
-// harness; its binaries are what others run and quote.
-//
+// graph), exactly as gapbs reports it. Linking gapbs's kernels in instead
+// would time the same code but take it out of its own build and harness; its
+// binaries are what others run and quote. Tessera and GraphBLAS are timed the
+// same way in this process: each repetition calls the kernel K times and keeps
+// the last time. So every contender is timed warm (arrays allocated once
+// before, so no first-touch page faults; its data in cache from its own
+// previous trial) right after the other contenders ran. K = 2 by default;
+// tc uses K = 1 (seconds long: neither matters).
 // What each algorithm computes (answers checked before timing; a mismatch
 // aborts, except PageRank's top-5 order against gapbs, which is reported):
 //  bfs   Tessera: breadth_first_search with bfs_parents_visitor (gapbs's BFS
@@ -68,6 +69,7 @@ extern "C" {
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -264,31 +266,66 @@ struct gapbs_peer {
   }
 };
 
-// A gapbs contender: each run starts the binary; the time kept is its own last
-// trial time, substituted for the wall time run_interleaved measures.
-struct gapbs_contender {
-  std::shared_ptr<std::vector<double>> times = std::make_shared<std::vector<double>>();
-  tb::Contender make(const gapbs_peer& gp, const std::string& kernel, const std::string& graph, int threads, int trials,
-                     const std::string& args) const {
-    auto t = times;
-    tb::Contender c;
-    c.name = "gapbs " + kernel;
-    c.run = [=, &gp] {
-      const auto v = gapbs_peer::trial_times(gp.run(kernel, graph, threads, trials, args));
-      if (v.empty()) mismatch("gapbs " + kernel + " printed no Trial Time");
-      t->push_back(v.back());
-    };
-    c.threads_ran = [threads] { return threads; };
-    c.reference = 0;
-    return c;
+// The contenders of one case, each timing itself, all in the same way: a run
+// performs the kernel `trials` times in a row and keeps the time of the last
+// one. For gapbs that is one process started with -n trials, its last "Trial
+// Time"; in this process (Tessera, GraphBLAS) the kernel is called `trials`
+// times. So every contender is timed warm (its arrays allocated once before,
+// its data in cache from its previous trial), right after the other
+// contenders of the repetition ran. The first contender is the reference of
+// the ratios.
+class case_set {
+ public:
+  explicit case_set(int trials) : m_trials(trials) {}
+
+  void add(const std::string& name, std::function<void()> kernel, std::function<int()> threads) {
+    auto t = slot();
+    const int trials = m_trials;
+    m_cs.push_back({name,
+                    [=] {
+                      for (int i = 1; i < trials; ++i) kernel();
+                      const auto t0 = std::chrono::steady_clock::now();
+                      kernel();
+                      t->push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                    },
+                    std::move(threads), m_cs.empty() ? -1 : 0});
   }
-  // Replaces the contender's wall times by gapbs's trial times, and its ratios.
-  void substitute(std::vector<tb::Result>& rs, std::size_t i) const {
-    const std::size_t r = rs[i].seconds.size();
-    rs[i].seconds.assign(times->end() - std::ptrdiff_t(r), times->end());
-    rs[i].ratio.clear();
-    for (std::size_t k = 0; k < r; ++k) rs[i].ratio.push_back(rs[0].seconds[k] / rs[i].seconds[k]);
+  void add_gapbs(const gapbs_peer& gp, const std::string& kernel, const std::string& graph, int threads,
+                 const std::string& args) {
+    auto t = slot();
+    const int trials = m_trials;
+    m_cs.push_back({"gapbs " + kernel,
+                    [=, &gp] {
+                      const auto v = gapbs_peer::trial_times(gp.run(kernel, graph, threads, trials, args));
+                      if (v.empty()) mismatch("gapbs " + kernel + " printed no Trial Time");
+                      t->push_back(v.back());
+                    },
+                    [threads] { return threads; }, 0});
   }
+  const std::vector<tb::Contender>& contenders() const { return m_cs; }
+
+  // Interleaved repetitions; each contender's seconds are its own timings.
+  std::vector<tb::Result> run(const tb::InterleaveOptions& o) const {
+    auto rs = tb::run_interleaved(m_cs, o);
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+      const auto& t = *m_times[i];
+      rs[i].seconds.assign(t.end() - std::ptrdiff_t(o.repeats), t.end());
+    }
+    for (std::size_t i = 1; i < rs.size(); ++i) {
+      rs[i].ratio.clear();
+      for (int k = 0; k < o.repeats; ++k) rs[i].ratio.push_back(rs[0].seconds[std::size_t(k)] / rs[i].seconds[std::size_t(k)]);
+    }
+    return rs;
+  }
+
+ private:
+  std::shared_ptr<std::vector<double>> slot() {
+    m_times.push_back(std::make_shared<std::vector<double>>());
+    return m_times.back();
+  }
+  int m_trials;
+  std::vector<tb::Contender> m_cs;
+  std::vector<std::shared_ptr<std::vector<double>>> m_times;
 };
 
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
@@ -542,6 +579,12 @@ class runner {
     tb::InterleaveOptions o;
     o.repeats = repeats;
     o.warmup = warmup;
+    // No sleep before a run: the contenders here leave no spinning workers
+    // behind (gapbs has exited; GraphBLAS and Tessera share libgomp's pool),
+    // and a thread that has just slept ran a k20 BFS at 36 ms against 21 ms
+    // awake on this machine (load 3), a penalty gapbs, busy reading its graph
+    // before its trials, never pays.
+    o.pause_ms = 0;
     return o;
   }
 
@@ -565,30 +608,28 @@ class runner {
                                       : (p[v] >= 0 && a.levels[p[v]] == a.levels[v] - 1 && hc.has_edge(p[v], v));
       if (!ok) mismatch(case_name("bfs", t) + ": parent of " + std::to_string(v) + " is " + std::to_string(p[v]));
     }
-    std::vector<tb::Contender> cs;
-    cs.push_back({"tessera bfs (parents)", [&] { tg::breadth_first_search(g, a.source, tg::bfs_parents_visitor<G>(parent)); },
-                  [] { return threads_of<G>(); }, -1});
-    gapbs_contender gc;
+    case_set cs(m_cfg.gapbs_trials);
+    cs.add("tessera bfs (parents)", [&] { tg::breadth_first_search(g, a.source, tg::bfs_parents_visitor<G>(parent)); },
+           [] { return threads_of<G>(); });
     const std::string args = "-r " + std::to_string(a.source);
     if (m_gp.has("bfs") && !m_in->gapbs_sg.empty()) {
       const std::string out = m_gp.run("bfs", m_in->gapbs_sg, t, 1, args + " -a");
       const double reached = gapbs_peer::number_after(out, "BFS Tree has ");
       if (std::int64_t(reached) != a.reached)
         mismatch(case_name("bfs", t) + ": gapbs reached " + std::to_string(reached) + ", Tessera " + std::to_string(a.reached));
-      cs.push_back(gc.make(m_gp, "bfs", m_in->gapbs_sg, t, m_cfg.gapbs_trials, args));
+      cs.add_gapbs(m_gp, "bfs", m_in->gapbs_sg, t, args);
     }
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
     if (m_gb) {
       gb_threads(t);
       if (gb_bfs(*m_gb, hc.n, a.source, true) != a.levels) mismatch(case_name("bfs", t) + ": GraphBLAS levels");
-      cs.push_back({"graphblas vxm (levels)", [&] { gb_bfs(*m_gb, hc.n, a.source); }, [] { return gb_threads_now(); }, 0});
+      cs.add("graphblas vxm (levels)", [&] { gb_bfs(*m_gb, hc.n, a.source); }, [] { return gb_threads_now(); });
     }
 #endif
-    auto rs = tb::run_interleaved(cs, opts(m_cfg.repeats));
-    if (cs.size() > 1 && cs[1].name.rfind("gapbs", 0) == 0) gc.substitute(rs, 1);
+    const auto rs = cs.run(opts(m_cfg.repeats));
     report(case_name("bfs", t) + " src " + std::to_string(a.source) + " (" + std::to_string(a.reached) + " reached, " +
                std::to_string(a.depth) + " levels)",
-           tb::Measure{"ms", 1, 1e3, true, true}, cs, rs, gapbs_cmd("bfs", t, args));
+           tb::Measure{"ms", 1, 1e3, true, true}, cs.contenders(), rs, gapbs_cmd("bfs", t, args));
   }
 
   template <class G>
@@ -603,9 +644,8 @@ class runner {
       for (auto x : c) big = std::max(big, ++size[x]);
       if (big != a.largest) mismatch(case_name("cc", t) + ": largest component");
     }
-    std::vector<tb::Contender> cs;
-    cs.push_back({"tessera connected_components", [&] { tg::connected_components(g, comp); }, [] { return threads_of<G>(); }, -1});
-    gapbs_contender gc;
+    case_set cs(m_cfg.gapbs_trials);
+    cs.add("tessera connected_components", [&] { tg::connected_components(g, comp); }, [] { return threads_of<G>(); });
     if (m_gp.has("cc") && !m_in->gapbs_sg.empty()) {
       const std::string out = m_gp.run("cc", m_in->gapbs_sg, t, 1, "-a");
       const double k = gapbs_peer::number_after(out, "There are ");
@@ -613,12 +653,11 @@ class runner {
       if (std::int64_t(k) != a.components)
         mismatch(case_name("cc", t) + ": gapbs finds " + std::to_string(k) + " components, Tessera " + std::to_string(a.components));
       if (big >= 0 && std::int64_t(big) != a.largest) mismatch(case_name("cc", t) + ": gapbs's largest component");
-      cs.push_back(gc.make(m_gp, "cc", m_in->gapbs_sg, t, m_cfg.gapbs_trials, ""));
+      cs.add_gapbs(m_gp, "cc", m_in->gapbs_sg, t, "");
     }
-    auto rs = tb::run_interleaved(cs, opts(m_cfg.repeats));
-    if (cs.size() > 1) gc.substitute(rs, 1);
+    const auto rs = cs.run(opts(m_cfg.repeats));
     report(case_name("cc", t) + " (" + std::to_string(a.components) + " components, largest " + std::to_string(a.largest) + ")",
-           tb::Measure{"ms", 1, 1e3, true, true}, cs, rs, gapbs_cmd("cc", t, ""));
+           tb::Measure{"ms", 1, 1e3, true, true}, cs.contenders(), rs, gapbs_cmd("cc", t, ""));
   }
 
   template <class T, class G>
@@ -631,10 +670,9 @@ class runner {
     for (std::size_t v = 0; v < h.size(); ++v)
       if (std::abs(double(h[v]) - a.pr[v]) > tol * std::max(1.0, a.pr[v] * double(h.size())))
         mismatch(case_name("pr", t) + ": rank of " + std::to_string(v));
-    std::vector<tb::Contender> cs;
-    cs.push_back({std::string("tessera pagerank (") + (std::is_same_v<T, float> ? "float" : "double") + ")",
-                  [&] { tg::pagerank(g, r, 0.85, 0.0, iters); }, [] { return threads_of<G>(); }, -1});
-    gapbs_contender gc;
+    case_set cs(m_cfg.gapbs_trials);
+    cs.add(std::string("tessera pagerank (") + (std::is_same_v<T, float> ? "float" : "double") + ")",
+           [&] { tg::pagerank(g, r, 0.85, 0.0, iters); }, [] { return threads_of<G>(); });
     const std::string args = "-i " + std::to_string(iters) + " -t 0";
     std::string top_note;
     if (m_gp.has("pr") && !m_in->gapbs_sg.empty()) {
@@ -652,7 +690,7 @@ class runner {
         top_note = " top-5 DIFFERS from gapbs";
       else
         top_note = ours == theirs ? " top-5 as gapbs" : " top-5 set as gapbs (order differs)";
-      cs.push_back(gc.make(m_gp, "pr", m_in->gapbs_sg, t, m_cfg.gapbs_trials, args));
+      cs.add_gapbs(m_gp, "pr", m_in->gapbs_sg, t, args);
     }
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
     if (m_gb) {
@@ -661,21 +699,19 @@ class runner {
       gb_pagerank(*m_gb, a.pr.size(), iters, &rb);
       for (std::size_t v = 0; v < rb.size(); ++v)
         if (std::abs(rb[v] - a.pr[v]) > 1e-9) mismatch(case_name("pr", t) + ": GraphBLAS rank");
-      cs.push_back({"graphblas vxm", [&] { gb_pagerank(*m_gb, a.pr.size(), iters, nullptr); }, [] { return gb_threads_now(); }, 0});
+      cs.add("graphblas vxm", [&] { gb_pagerank(*m_gb, a.pr.size(), iters, nullptr); }, [] { return gb_threads_now(); });
     }
 #endif
-    auto rs = tb::run_interleaved(cs, opts(m_cfg.repeats));
-    if (cs.size() > 1 && cs[1].name.rfind("gapbs", 0) == 0) gc.substitute(rs, 1);
+    const auto rs = cs.run(opts(m_cfg.repeats));
     report(case_name("pr", t) + " per iteration (" + std::to_string(iters) + " iterations)" + top_note,
-           tb::Measure{"ms/iter", double(iters), 1e3, true, true}, cs, rs, gapbs_cmd("pr", t, args));
+           tb::Measure{"ms/iter", double(iters), 1e3, true, true}, cs.contenders(), rs, gapbs_cmd("pr", t, args));
   }
 
   template <class G>
   void tc(const G& g, answers& a, int t) {
     const std::int64_t mine = tg::count_triangles(g);
-    std::vector<tb::Contender> cs;
-    cs.push_back({"tessera count_triangles", [&] { tg::count_triangles(g); }, [] { return threads_of<G>(); }, -1});
-    gapbs_contender gc;
+    case_set cs(1);  // seconds per trial: no warm-up trial
+    cs.add("tessera count_triangles", [&] { tg::count_triangles(g); }, [] { return threads_of<G>(); });
     if (m_gp.has("tc") && !m_in->gapbs_sg.empty()) {
       const std::string out = m_gp.run("tc", m_in->gapbs_sg, t, 1, "-a");
       // "N triangles" on its own line.
@@ -686,7 +722,7 @@ class runner {
         if (line.find(" triangles") != std::string::npos) theirs = std::atoll(line.c_str());
       if (theirs != mine) mismatch(case_name("tc", t) + ": gapbs " + std::to_string(theirs) + ", Tessera " + std::to_string(mine));
       a.triangles = theirs;
-      cs.push_back(gc.make(m_gp, "tc", m_in->gapbs_sg, t, 1, ""));
+      cs.add_gapbs(m_gp, "tc", m_in->gapbs_sg, t, "");
     }
     if (a.triangles >= 0 && a.triangles != mine)
       mismatch(case_name("tc", t) + ": " + std::to_string(mine) + " triangles, reference " + std::to_string(a.triangles));
@@ -694,12 +730,11 @@ class runner {
     if (m_gb) {
       gb_threads(t);
       if (gb_tc(*m_gb, a.pr.size()) != mine) mismatch(case_name("tc", t) + ": GraphBLAS count");
-      cs.push_back({"graphblas mxm L*L'", [&] { gb_tc(*m_gb, a.pr.size()); }, [] { return gb_threads_now(); }, 0});
+      cs.add("graphblas mxm L*L'", [&] { gb_tc(*m_gb, a.pr.size()); }, [] { return gb_threads_now(); });
     }
 #endif
-    auto rs = tb::run_interleaved(cs, opts(m_cfg.tc_repeats, 0));
-    if (cs.size() > 1 && cs[1].name.rfind("gapbs", 0) == 0) gc.substitute(rs, 1);
-    report(case_name("tc", t) + " (" + std::to_string(mine) + " triangles)", tb::Measure{"ms", 1, 1e3, true, true}, cs, rs,
+    const auto rs = cs.run(opts(m_cfg.tc_repeats, 0));
+    report(case_name("tc", t) + " (" + std::to_string(mine) + " triangles)", tb::Measure{"ms", 1, 1e3, true, true}, cs.contenders(), rs,
            gapbs_cmd("tc", t, ""));
   }
 
@@ -714,15 +749,15 @@ class runner {
       if (a.levels[v] >= 0 && a.levels[v] <= 2) src64.push_back(v);
     while (src64.size() < 64) src64.push_back(src64[src64.size() % std::max<std::size_t>(1, src64.size())]);
     tg::vertex_property_map<G, std::int32_t> lv(g);
-    std::vector<tb::Contender> cs;
-    cs.push_back({"tessera multi_source_bfs 64", [&] { tg::multi_source_bfs(g, src64); }, [] { return threads_of<G>(); }, -1});
-    cs.push_back({"tessera 64 x breadth_first_search",
-                  [&] {
-                    for (auto s : src64) tg::breadth_first_search(g, s, tg::bfs_levels_visitor<G>(lv));
-                  },
-                  [] { return threads_of<G>(); }, 0});
-    report(case_name("msbfs", t), tb::Measure{"ms", 1, 1e3, true, true}, cs,
-           tb::run_interleaved(cs, opts(std::max(1, m_cfg.repeats / 2))), "");
+    case_set cs(1);
+    cs.add("tessera multi_source_bfs 64", [&] { tg::multi_source_bfs(g, src64); }, [] { return threads_of<G>(); });
+    cs.add("tessera 64 x breadth_first_search",
+           [&] {
+             for (auto s : src64) tg::breadth_first_search(g, s, tg::bfs_levels_visitor<G>(lv));
+           },
+           [] { return threads_of<G>(); });
+    const auto rs = cs.run(opts(std::max(1, m_cfg.repeats / 2)));
+    report(case_name("msbfs", t), tb::Measure{"ms", 1, 1e3, true, true}, cs.contenders(), rs, "");
   }
 
   std::string gapbs_cmd(const std::string& kernel, int t, const std::string& args) const {
@@ -809,23 +844,21 @@ void runner::sssp(const G& g, int t) {
   tg::vertex_property_map<G, W> dist(g);
   tg::delta_stepping_shortest_paths(g, src, w, dist, delta);
   if (tg::detail::to_host_vector(dist.view()) != want) mismatch(case_name("sssp", t) + ": distances differ from Dijkstra's");
-  std::vector<tb::Contender> cs;
-  cs.push_back({"tessera delta_stepping", [&] { tg::delta_stepping_shortest_paths(g, src, w, dist, delta); },
-                [] { return threads_of<G>(); }, -1});
-  gapbs_contender gc;
+  case_set cs(m_cfg.gapbs_trials);
+  cs.add("tessera delta_stepping", [&] { tg::delta_stepping_shortest_paths(g, src, w, dist, delta); },
+         [] { return threads_of<G>(); });
   const std::string args = "-r " + std::to_string(src) + " -d " + std::to_string(delta);
   if (m_gp.has("sssp") && file_exists(m_in->gapbs_wsg)) {
     const std::string out = m_gp.run("sssp", m_in->gapbs_wsg, t, 1, args + " -a");
     const double theirs = gapbs_peer::number_after(out, "SSSP Tree reaches ");
     if (std::int64_t(theirs) != reached)
       mismatch(case_name("sssp", t) + ": gapbs reaches " + std::to_string(theirs) + ", Dijkstra " + std::to_string(reached));
-    cs.push_back(gc.make(m_gp, "sssp", m_in->gapbs_wsg, t, m_cfg.gapbs_trials, args));
+    cs.add_gapbs(m_gp, "sssp", m_in->gapbs_wsg, t, args);
   }
-  auto rs = tb::run_interleaved(cs, opts(m_cfg.repeats));
-  if (cs.size() > 1) gc.substitute(rs, 1);
+  const auto rs = cs.run(opts(m_cfg.repeats));
   report(case_name("sssp", t) + " src " + std::to_string(src) + " delta " + std::to_string(delta) + " (" +
              std::to_string(reached) + " reached)",
-         tb::Measure{"ms", 1, 1e3, true, true}, cs, rs, gapbs_cmd("sssp", t, args));
+         tb::Measure{"ms", 1, 1e3, true, true}, cs.contenders(), rs, gapbs_cmd("sssp", t, args));
 }
 
 std::string with_extension(const std::string& path, const std::string& ext) {

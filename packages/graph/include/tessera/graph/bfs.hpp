@@ -175,9 +175,9 @@ namespace detail {
 // Discoveries of one work item, appended to a shared queue in batches: one
 // atomic add per batch instead of one per vertex (a shared counter bounced
 // between cores on every discovery costs more than the discovery).
-template <class V, class QV, class CV>
+template <class V, class QV, class CV, int Capacity>
 struct bfs_queue_buffer {
-  static constexpr int capacity = 64;
+  static constexpr int capacity = Capacity;
   V buf[capacity];
   int size = 0;
   const QV& queue;
@@ -234,25 +234,52 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
   const std::int64_t nw = (n + 63) / 64;
   const std::int64_t conc = std::int64_t(Exec().concurrency());
 
-  tessera::View<W*, S> visited("graph::bfs::visited", nw);
+  constexpr bool host = tessera::is_host_execution_space<Exec>::value;
+  // Every parallel region costs a barrier, which on a loaded machine can cost
+  // a descheduled thread's time slice: the arrays are zeroed in one pass and
+  // the sources are placed on the calling thread of a host space.
+  tessera::View<W*, S> visited(tessera::view_alloc("graph::bfs::visited", tessera::WithoutInitializing), nw);
   tessera::View<V*, S> frontier(tessera::view_alloc("graph::bfs::frontier", tessera::WithoutInitializing), n);
   tessera::View<V*, S> next(tessera::view_alloc("graph::bfs::next", tessera::WithoutInitializing), n);
-  tessera::View<std::int64_t*, S> counter("graph::bfs::counter", 1);
+  tessera::View<std::int64_t*, S> counter(tessera::view_alloc("graph::bfs::counter", tessera::WithoutInitializing), 1);
   tessera::View<std::int64_t*, S> offs;  // frontier edge offsets, for edge-balanced steps
   tessera::View<W*, S> front, front_next;  // bitmaps of bottom-up steps
-  if constexpr (init_vertex)
-    tessera::parallel_for("graph::bfs::init", tessera::RangePolicy<Exec>(0, n),
-                          TESSERA_LAMBDA(std::int64_t v) { vis.initialize_vertex(V(v), g); });
+  if (allow_bottom_up) {
+    front = tessera::View<W*, S>(tessera::view_alloc("graph::bfs::front", tessera::WithoutInitializing), nw);
+    front_next = tessera::View<W*, S>(tessera::view_alloc("graph::bfs::front_next", tessera::WithoutInitializing), nw);
+  }
+  detail::write_one(counter, 0, std::int64_t(0));
+  {
+    auto fr = front;
+    const bool zero_front = allow_bottom_up;
+    tessera::parallel_for("graph::bfs::init", tessera::RangePolicy<Exec>(0, init_vertex ? n : nw), TESSERA_LAMBDA(std::int64_t i) {
+      // Plain `if`s on the constants: nvcc rejects an extended lambda whose
+      // first use of a captured variable lies inside `if constexpr`.
+      if (init_vertex) {
+        vis.initialize_vertex(V(i), g);
+        if (i & 63) return;
+      }
+      const std::int64_t w = init_vertex ? i >> 6 : i;
+      visited(w) = 0;
+      if (zero_front) fr(w) = 0;
+    });
+  }
+  bool front_zero = true;  // front holds no bits yet
   // Sources: level 0, each discovered once even when listed twice.
   const std::int64_t ns = std::int64_t(src.extent(0));
-  tessera::parallel_for("graph::bfs::sources", tessera::RangePolicy<Exec>(0, ns), TESSERA_LAMBDA(std::int64_t i) {
+  auto place_source = TESSERA_LAMBDA(std::int64_t i) {
     const V s = src(i);
     const W bit = W(1) << (std::uint64_t(s) & 63);
     if (vis.color_test(s, g) && !(tessera::atomic_fetch_or(&visited(std::int64_t(s) >> 6), bit) & bit)) {
       vis.discover_vertex(s, g);
       frontier(tessera::atomic_fetch_add(&counter(0), std::int64_t(1))) = s;
     }
-  });
+  };
+  if constexpr (host) {
+    for (std::int64_t i = 0; i < ns; ++i) place_source(i);
+  } else {
+    tessera::parallel_for("graph::bfs::sources", tessera::RangePolicy<Exec>(0, ns), place_source);
+  }
   std::int64_t fsize = detail::read_one(counter, 0);
   res.visited = fsize;
 
@@ -272,12 +299,8 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
     if (!bottom_up && allow_bottom_up && !returned && fedges >= 0 && double(fedges) > double(unexplored) / opts.alpha) {
       // Frontier queue -> bitmap.
       bottom_up = true;
-      if (front.extent(0) == 0) {
-        front = tessera::View<W*, S>("graph::bfs::front", nw);
-        front_next = tessera::View<W*, S>(tessera::view_alloc("graph::bfs::front_next", tessera::WithoutInitializing), nw);
-      } else {
-        detail::fill<Exec>(front, W(0));
-      }
+      if (!front_zero) detail::fill<Exec>(front, W(0));
+      front_zero = false;
       tessera::parallel_for("graph::bfs::to_bitmap", tessera::RangePolicy<Exec>(0, fsize), TESSERA_LAMBDA(std::int64_t i) {
         const V v = frontier(i);
         tessera::atomic_fetch_or(&front(std::int64_t(v) >> 6), W(1) << (std::uint64_t(v) & 63));
@@ -293,7 +316,7 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
                               TESSERA_LAMBDA(std::int64_t i) { vis.examine_vertex(frontier(i), g); });
       detail::write_one(counter, 0, std::int64_t(0));
       // Claims w for the edge e; true when e discovered it.
-      using buffer = detail::bfs_queue_buffer<V, tessera::View<V*, S>, tessera::View<std::int64_t*, S>>;
+      using buffer = detail::bfs_queue_buffer<V, tessera::View<V*, S>, tessera::View<std::int64_t*, S>, host ? 512 : 32>;
       auto visit = TESSERA_LAMBDA(const E& e, buffer& out, std::int64_t& scout, std::int64_t& maxdeg) {
         // Plain `if`s on the constants: nvcc rejects an extended lambda whose
         // first use of a captured variable lies inside `if constexpr`.
@@ -325,14 +348,16 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
           if (offs.extent(0) == 0)
             offs = tessera::View<std::int64_t*, S>(tessera::view_alloc("graph::bfs::offsets", tessera::WithoutInitializing), n + 1);
           std::int64_t total = 0;
-          tessera::parallel_scan(
-              "graph::bfs::frontier_scan", tessera::RangePolicy<Exec>(0, fsize + 1),
-              TESSERA_LAMBDA(std::int64_t i, std::int64_t & u, bool fin) {
-                const std::int64_t d = i < fsize ? out_degree(frontier(i), g) : 0;
-                if (fin) offs(i) = u;
-                u += d;
-              },
-              total);
+          auto scan = TESSERA_LAMBDA(std::int64_t i, std::int64_t & u, bool fin) {
+            const std::int64_t d = i < fsize ? out_degree(frontier(i), g) : 0;
+            if (fin) offs(i) = u;
+            u += d;
+          };
+          if (host && fsize <= 4096) {
+            for (std::int64_t i = 0; i <= fsize; ++i) scan(i, total, true);
+          } else {
+            tessera::parallel_scan("graph::bfs::frontier_scan", tessera::RangePolicy<Exec>(0, fsize + 1), scan, total);
+          }
           if (fedges < 0) unexplored -= total;
           fedges = total;
           constexpr std::int64_t chunk = 256;
@@ -370,7 +395,11 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
         // few edges runs on the calling thread: a parallel region and its
         // barrier cost more than the level (high-diameter graphs have
         // thousands of such levels).
-        constexpr std::int64_t block = 32;
+        // Blocks of about 1/8 of a thread's share: few enough that appending
+        // to the shared queue (once per block and per 512 discoveries) costs
+        // nothing, enough to balance uneven degrees.
+        std::int64_t block = fsize / (8 * conc);
+        block = block < 32 ? 32 : block > 4096 ? 4096 : block;
         const std::int64_t nblocks = (fsize + block - 1) / block;
         auto td_block = TESSERA_LAMBDA(std::int64_t b, std::int64_t & sc, std::int64_t & mx) {
           buffer out(next, counter);
@@ -454,7 +483,7 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
         bottom_up = false;
         returned = true;
         detail::write_one(counter, 0, std::int64_t(0));
-        using buffer = detail::bfs_queue_buffer<V, tessera::View<V*, S>, tessera::View<std::int64_t*, S>>;
+        using buffer = detail::bfs_queue_buffer<V, tessera::View<V*, S>, tessera::View<std::int64_t*, S>, host ? 512 : 32>;
         auto fb = front;
         constexpr std::int64_t words = 16;
         fmaxdeg = 0;

@@ -66,6 +66,31 @@ void compress(const tessera::View<V*, S>& comp, std::int64_t n) {
   });
 }
 
+// compress, and the number of roots (vertices that are their own parent
+// afterwards), in the same pass.
+template <class Exec, class V, class S>
+std::int64_t compress_and_count(const tessera::View<V*, S>& comp, std::int64_t n) {
+  V* c0 = comp.data();
+  std::int64_t roots = 0;
+  tessera::parallel_reduce(
+      "graph::cc::compress_count", tessera::RangePolicy<Exec>(0, n),
+      TESSERA_LAMBDA(std::int64_t v, std::int64_t & k) {
+        V c = load_relaxed(&c0[v]);
+        V cc = load_relaxed(&c0[c]);
+        if (c == cc) {
+          k += c == V(v) ? 1 : 0;
+          return;
+        }
+        while (c != cc) {
+          c = cc;
+          cc = load_relaxed(&c0[c]);
+        }
+        store_relaxed(&c0[v], c);
+      },
+      roots);
+  return roots;
+}
+
 template <class G, class V, class S>
 std::int64_t count_roots(const G& g, const tessera::View<V*, S>& comp) {
   std::int64_t k = 0;
@@ -84,11 +109,15 @@ std::int64_t connected_components(const G& g, const vertex_property_map<G, typen
   auto comp = components.view();
   tessera::parallel_for("graph::cc::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) { comp(v) = V(v); });
   if (n == 0) return 0;
+  // Chunks of consecutive vertices, large enough that two threads rarely link
+  // in the same cache lines (on a grid, neighbours have neighbouring ids).
+  std::int64_t chunk = n / (32 * std::int64_t(Exec().concurrency()));
+  chunk = chunk < 1024 ? 1024 : chunk;
   // 1. Link along the first two edges of every vertex, then compress: on most
   //    graphs this already finds the giant component.
   constexpr int rounds = 2;
   for (int r = 0; r < rounds; ++r) {
-    tessera::parallel_for("graph::cc::sample_link", detail::make_vertex_policy(g, 256), TESSERA_LAMBDA(std::int64_t vi) {
+    tessera::parallel_for("graph::cc::sample_link", detail::make_vertex_policy(g, int(chunk)), TESSERA_LAMBDA(std::int64_t vi) {
       int k = 0;
       for (auto w : adjacent_vertices(V(vi), g)) {
         if (k++ == r) {
@@ -101,11 +130,16 @@ std::int64_t connected_components(const G& g, const vertex_property_map<G, typen
   }
   // 2. The most frequent label among 1024 sampled vertices.
   const std::int64_t ns = n < 1024 ? n : 1024;
-  tessera::View<V*, S> sample("graph::cc::sample", ns);
-  tessera::parallel_for("graph::cc::sample", tessera::RangePolicy<Exec>(0, ns), TESSERA_LAMBDA(std::int64_t i) {
+  tessera::View<V*, S> sample(tessera::view_alloc("graph::cc::sample", tessera::WithoutInitializing), ns);
+  auto pick = TESSERA_LAMBDA(std::int64_t i) {
     const std::uint64_t h = (std::uint64_t(i) + 1) * 0x9e3779b97f4a7c15ULL;
     sample(i) = comp(std::int64_t((h >> 11) % std::uint64_t(n)));
-  });
+  };
+  if constexpr (tessera::is_host_execution_space<Exec>::value) {
+    for (std::int64_t i = 0; i < ns; ++i) pick(i);  // 1024 loads: not worth a parallel region
+  } else {
+    tessera::parallel_for("graph::cc::sample", tessera::RangePolicy<Exec>(0, ns), pick);
+  }
   auto hs = tessera::create_mirror_view_and_copy(tessera::HostSpace(), sample);
   std::map<V, int> freq;
   V giant = hs(0);
@@ -115,7 +149,7 @@ std::int64_t connected_components(const G& g, const vertex_property_map<G, typen
   //    Skipping is only safe when every edge is seen from both ends
   //    (undirected graphs); directed graphs also link along in-edges.
   constexpr bool undirected = graph_traits<G>::is_undirected;
-  tessera::parallel_for("graph::cc::finish_link", detail::make_vertex_policy(g, 64), TESSERA_LAMBDA(std::int64_t vi) {
+  tessera::parallel_for("graph::cc::finish_link", detail::make_vertex_policy(g, int(chunk)), TESSERA_LAMBDA(std::int64_t vi) {
     const V v = V(vi);
     if (undirected && detail::load_relaxed(&comp(v)) == giant) return;
     int k = 0;
@@ -124,8 +158,7 @@ std::int64_t connected_components(const G& g, const vertex_property_map<G, typen
       detail::afforest_link(comp.data(), v, V(w));
     }
   });
-  detail::compress<Exec>(comp, n);
-  return detail::count_roots(g, comp);
+  return detail::compress_and_count<Exec>(comp, n);
 }
 
 template <class G, class S>

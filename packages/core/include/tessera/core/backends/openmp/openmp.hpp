@@ -25,7 +25,8 @@ class OpenMP {
   static bool in_parallel() { return omp_in_parallel() != 0; }
   static void print_configuration(std::ostream& out, bool verbose = false);
 
-  // Host back-end protocol (see core/detail/host_parallel.hpp). Inside an
+  // Host back-end protocol (impl_parallel_region and friends, used by
+  // core/detail/host_region.hpp and the host_* patterns it serves). Inside an
   // enclosing parallel region the work runs on the calling thread alone.
   int impl_thread_pool_size() const { return in_parallel() ? 1 : s_pool_size; }
   static int impl_thread_pool_rank() { return omp_get_thread_num(); }

@@ -23,7 +23,8 @@ class Serial {
   static bool in_parallel() { return false; }
   static void print_configuration(std::ostream& out, bool verbose = false);
 
-  // Host back-end protocol (see core/detail/host_parallel.hpp).
+  // Host back-end protocol (impl_parallel_region and friends, used by
+  // core/detail/host_region.hpp and the host_* patterns it serves).
   int impl_thread_pool_size() const { return 1; }
   static int impl_thread_pool_rank() { return 0; }
   template <class F>

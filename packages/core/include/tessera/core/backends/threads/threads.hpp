@@ -46,7 +46,8 @@ class Threads {
   static bool in_parallel() { return detail::threads_in_parallel(); }
   static void print_configuration(std::ostream& out, bool verbose = false);
 
-  // Host back-end protocol (see core/detail/host_parallel.hpp).
+  // Host back-end protocol (impl_parallel_region and friends, used by
+  // core/detail/host_region.hpp and the host_* patterns it serves).
   int impl_thread_pool_size() const { return in_parallel() ? 1 : detail::threads_pool_size(); }
   static int impl_thread_pool_rank() { return detail::threads_pool_rank(); }
   template <class F>
