@@ -1,10 +1,14 @@
 // Dispatch latency: an empty parallel_for and a scalar parallel_reduce over
 // one index per thread, against an empty `#pragma omp parallel for` (and one
 // with a reduction) in the same program. Reported in microseconds per
-// launch, median of repeated batches; ratio = Tessera / raw OpenMP (lower is better).
+// launch, median of repeated batches, contenders interleaved within each repeat;
+// ratio = raw-OpenMP time / Tessera time per repeat (higher is better for Tessera).
 //
-//   bench_dispatch [--launches L] [--repeats R] [--tessera-num-threads=N]
-#include "bench_stats.hpp"
+//   bench_dispatch [--launches L] [--repeats R] [--json] [--tessera-num-threads=N]
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/openmp.hpp>
+#include <tessera/bench/report.hpp>
+#include <tessera/core.hpp>
 
 #include <omp.h>
 
@@ -32,7 +36,8 @@ std::function<void()> tessera_reduce(int launches) {
     const int n = Space().concurrency();
     for (int l = 0; l < launches; ++l) {
       long s = 0;
-      parallel_reduce(RangePolicy<Space>(0, n), [](int i, long& acc) { acc += i; }, s);
+      parallel_reduce(
+          RangePolicy<Space>(0, n), [](int i, long& acc) { acc += i; }, s);
       g_sink += s;
     }
   };
@@ -63,40 +68,51 @@ std::function<void()> raw_reduce(int launches, int threads) {
 int main(int argc, char* argv[]) {
   ScopeGuard guard(argc, argv);
   int launches = 20000, repeats = 15;
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--launches") && i + 1 < argc) launches = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--launches") && i + 1 < argc)
+      launches = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--json"))
+      json = true;
     else {
-      std::fprintf(stderr, "usage: %s [--launches L] [--repeats R] [--tessera-num-threads=N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--launches L] [--repeats R] [--json] [--tessera-num-threads=N]\n",
+                   argv[0]);
       return 2;
     }
   }
   const int threads = DefaultHostExecutionSpace().concurrency();
-  std::printf("Dispatch latency over one index per thread, batches of %d launches, %d repeats; printed as launches\n"
-              "per microsecond (median, min, max) so that larger is better; ratio = raw-OpenMP time / Tessera time\n"
-              "per repeat (goal: Tessera latency <= 1.2x raw, i.e. ratio >= 0.83)\n",
-              launches, repeats);
+  if (!json)
+    std::printf(
+        "# Dispatch latency over one index per thread, batches of %d launches, %d repeats, microseconds per\n"
+        "# launch; ratio = raw-OpenMP time / Tessera time per repeat (goal: Tessera latency <= 1.2x raw,\n"
+        "# i.e. ratio >= 0.83)\n",
+        launches, repeats);
+  const bench::Report report("dispatch", json);
+  const bench::Measure per_launch{"us/launch", double(launches), 1e6, true, true};
   for (int pattern = 0; pattern < 2; ++pattern) {
-    const char* name = pattern == 0 ? "empty-for" : "reduce";
+    const bool empty = pattern == 0;
     std::vector<bench::Contender> cs;
-    cs.push_back({name, "raw-omp", threads, pattern == 0 ? raw_for(launches, threads) : raw_reduce(launches, threads), -1});
+    cs.push_back({"raw OpenMP", empty ? raw_for(launches, threads) : raw_reduce(launches, threads),
+                  [threads] { return bench::omp_threads_ran(threads); }});
 #if TESSERA_ENABLE_OPENMP
-    cs.push_back({name, "OpenMP", OpenMP().concurrency(),
-                  pattern == 0 ? tessera_for<OpenMP>(launches) : tessera_reduce<OpenMP>(launches), 0});
+    cs.push_back({"tessera OpenMP", empty ? tessera_for<OpenMP>(launches) : tessera_reduce<OpenMP>(launches),
+                  [] { return OpenMP().concurrency(); }, 0});
 #endif
 #if TESSERA_ENABLE_THREADS
-    cs.push_back({name, "Threads", Threads().concurrency(),
-                  pattern == 0 ? tessera_for<Threads>(launches) : tessera_reduce<Threads>(launches), 0});
+    cs.push_back({"tessera Threads",
+                  empty ? tessera_for<Threads>(launches) : tessera_reduce<Threads>(launches),
+                  [] { return Threads().concurrency(); }, 0});
 #endif
     const int raw1 = static_cast<int>(cs.size());
-    cs.push_back({name, "raw-omp", 1, pattern == 0 ? raw_for(launches, 1) : raw_reduce(launches, 1), -1});
-    cs.push_back({name, "Serial", 1, pattern == 0 ? tessera_for<Serial>(launches) : tessera_reduce<Serial>(launches),
-                  raw1});
-    auto res = bench::run_paired(cs, 1, repeats, 20);
-    bench::print_paired(cs, res, launches * 1e-6, "launch/us");
-    for (std::size_t i = 0; i < cs.size(); ++i)
-      std::printf("    %-8s %d threads: %.3f us per launch (median)\n", cs[i].backend.c_str(), cs[i].threads,
-                  res[i].seconds.median / launches * 1e6);
+    cs.push_back({"raw OpenMP, 1 thread", empty ? raw_for(launches, 1) : raw_reduce(launches, 1),
+                  [] { return bench::omp_threads_ran(1); }});
+    cs.push_back({"tessera Serial", empty ? tessera_for<Serial>(launches) : tessera_reduce<Serial>(launches),
+                  [] { return 1; }, raw1});
+    bench::InterleaveOptions opt;
+    opt.repeats = repeats;
+    report.add(empty ? "empty-for" : "reduce", per_launch, cs, bench::run_interleaved(cs, opt));
   }
   if (g_sink == 42) std::printf("\n");
   return 0;

@@ -3,8 +3,11 @@
 // vector lanes take a row's entries) against the row loop in raw OpenMP.
 // Rate in GFLOP/s (2 flops per stored entry), median of repeats.
 //
-//   bench_spmv [--grid N] [--repeats R] [--tessera-num-threads=N]
-#include "bench_stats.hpp"
+//   bench_spmv [--grid N] [--repeats R] [--json] [--tessera-num-threads=N]
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/openmp.hpp>
+#include <tessera/bench/report.hpp>
+#include <tessera/core.hpp>
 
 #include <omp.h>
 
@@ -73,7 +76,8 @@ std::function<void()> tessera_spmv(const Csr& host, std::function<double()>* che
   TeamPolicy<Space> policy(league, AUTO);
   *checksum = [=] {
     double s = 0;
-    parallel_reduce(RangePolicy<Space>(0, rows), [=](int i, double& acc) { acc += y(i); }, s);
+    parallel_reduce(
+        RangePolicy<Space>(0, rows), [=](int i, double& acc) { acc += y(i); }, s);
     return s;
   };
   return [=] {
@@ -152,38 +156,54 @@ std::function<void()> raw_spmv(const Csr& host, int threads, std::function<doubl
 int main(int argc, char* argv[]) {
   ScopeGuard guard(argc, argv);
   int grid = 2048, repeats = 20;
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--grid") && i + 1 < argc) grid = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--grid") && i + 1 < argc)
+      grid = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--json"))
+      json = true;
     else {
-      std::fprintf(stderr, "usage: %s [--grid N] [--repeats R] [--tessera-num-threads=N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--grid N] [--repeats R] [--json] [--tessera-num-threads=N]\n",
+                   argv[0]);
       return 2;
     }
   }
   Csr a = laplacian_2d(grid);
   const double gflop = 2.0 * double(a.col.size()) * 1e-9;
   const int threads = DefaultHostExecutionSpace().concurrency();
-  std::printf("CSR SpMV, 2-D Laplacian %d x %d (%d rows, %zu entries), %d repeats, GFLOP/s (median, min, max);\n"
-              "contenders run in turn within each repeat; ratio = raw-OpenMP time / Tessera TeamPolicy time per\n"
-              "repeat at the same thread count (goal >= 0.95)\n",
-              grid, grid, a.rows, a.col.size(), repeats);
+  if (!json)
+    std::printf(
+        "# CSR SpMV, 2-D Laplacian %d x %d (%d rows, %zu entries), %d repeats, GFLOP/s (median, min, max);\n"
+        "# contenders run in turn within each repeat; ratio = raw-OpenMP time / Tessera TeamPolicy time per\n"
+        "# repeat at the same thread count (goal >= 0.95)\n",
+        grid, grid, a.rows, a.col.size(), repeats);
+  const bench::Report report("spmv", json);
   std::vector<std::function<double()>> sums(5);
   std::vector<bench::Contender> cs;
-  cs.push_back({"spmv", "raw-omp", threads, raw_spmv(a, threads, &sums[0]), -1});
+  cs.push_back(
+      {"raw OpenMP", raw_spmv(a, threads, &sums[0]), [threads] { return bench::omp_threads_ran(threads); }});
 #if TESSERA_ENABLE_OPENMP
-  cs.push_back({"spmv", "OpenMP", OpenMP().concurrency(), tessera_spmv<OpenMP>(a, &sums[cs.size()]), 0});
+  cs.push_back({"tessera OpenMP", tessera_spmv<OpenMP>(a, &sums[cs.size()]),
+                [] { return OpenMP().concurrency(); }, 0});
 #endif
 #if TESSERA_ENABLE_THREADS
-  cs.push_back({"spmv", "Threads", Threads().concurrency(), tessera_spmv<Threads>(a, &sums[cs.size()]), 0});
+  cs.push_back({"tessera Threads", tessera_spmv<Threads>(a, &sums[cs.size()]),
+                [] { return Threads().concurrency(); }, 0});
 #endif
   const int raw1 = static_cast<int>(cs.size());
-  cs.push_back({"spmv", "raw-omp", 1, raw_spmv(a, 1, &sums[cs.size()]), -1});
-  cs.push_back({"spmv", "Serial", 1, tessera_spmv<Serial>(a, &sums[cs.size()]), raw1});
-  auto res = bench::run_paired(cs, 2, repeats);
-  bench::print_paired(cs, res, gflop, "GFLOP/s");
+  cs.push_back(
+      {"raw OpenMP, 1 thread", raw_spmv(a, 1, &sums[cs.size()]), [] { return bench::omp_threads_ran(1); }});
+  cs.push_back({"tessera Serial", tessera_spmv<Serial>(a, &sums[cs.size()]), [] { return 1; }, raw1});
+  bench::InterleaveOptions opt;
+  opt.warmup = 2;
+  opt.repeats = repeats;
+  const bench::Measure rate{"GFLOP/s", gflop, 1, false, false};
+  report.add("spmv", rate, cs, bench::run_interleaved(cs, opt));
   for (std::size_t i = 1; i < cs.size(); ++i)
     if (sums[i]() != sums[0]())
-      std::printf("WARNING: %s checksum %.17g differs from the raw loop's %.17g\n", cs[i].backend.c_str(), sums[i](),
-                  sums[0]());
+      std::fprintf(stderr, "WARNING: %s checksum %.17g differs from the raw loop's %.17g\n",
+                   cs[i].name.c_str(), sums[i](), sums[0]());
   return 0;
 }

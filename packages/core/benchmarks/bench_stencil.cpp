@@ -3,8 +3,11 @@
 // loop nest in raw OpenMP (collapse(2) over the outer two indices).
 // Rate in Gpoint/s, median of repeats.
 //
-//   bench_stencil [--n N] [--repeats R] [--tessera-num-threads=N]
-#include "bench_stats.hpp"
+//   bench_stencil [--n N] [--repeats R] [--json] [--tessera-num-threads=N]
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/openmp.hpp>
+#include <tessera/bench/report.hpp>
+#include <tessera/core.hpp>
 
 #include <omp.h>
 
@@ -28,8 +31,9 @@ std::function<void()> tessera_stencil(int n, std::function<double()>* checksum) 
                [=](int i, int j, int k) { in(i, j, k) = double((i * 7 + j * 3 + k) % 11); });
   *checksum = [=] {
     double s = 0;
-    parallel_reduce(MDRangePolicy<Space, Rank<3>>({0, 0, 0}, {n, n, n}),
-                    [=](int i, int j, int k, double& acc) { acc += out(i, j, k); }, s);
+    parallel_reduce(
+        MDRangePolicy<Space, Rank<3>>({0, 0, 0}, {n, n, n}),
+        [=](int i, int j, int k, double& acc) { acc += out(i, j, k); }, s);
     return s;
   };
   MDRangePolicy<Space, Rank<3>> interior({1, 1, 1}, {n - 1, n - 1, n - 1});
@@ -43,10 +47,10 @@ std::function<void()> tessera_stencil(int n, std::function<double()>* checksum) 
 
 std::function<void()> raw_stencil(int n, int threads, std::function<double()>* checksum) {
   const std::size_t total = std::size_t(n) * n * n;
-  std::shared_ptr<double> in_owner(static_cast<double*>(std::aligned_alloc(64, (total * sizeof(double) + 63) / 64 * 64)),
-                                   std::free);
-  std::shared_ptr<double> out_owner(static_cast<double*>(std::aligned_alloc(64, (total * sizeof(double) + 63) / 64 * 64)),
-                                    std::free);
+  std::shared_ptr<double> in_owner(
+      static_cast<double*>(std::aligned_alloc(64, (total * sizeof(double) + 63) / 64 * 64)), std::free);
+  std::shared_ptr<double> out_owner(
+      static_cast<double*>(std::aligned_alloc(64, (total * sizeof(double) + 63) / 64 * 64)), std::free);
   double* in = in_owner.get();
   double* out = out_owner.get();
   const long nn = long(n) * n;
@@ -81,36 +85,52 @@ std::function<void()> raw_stencil(int n, int threads, std::function<double()>* c
 int main(int argc, char* argv[]) {
   ScopeGuard guard(argc, argv);
   int n = 256, repeats = 20;
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--n") && i + 1 < argc) n = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--n") && i + 1 < argc)
+      n = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--json"))
+      json = true;
     else {
-      std::fprintf(stderr, "usage: %s [--n N] [--repeats R] [--tessera-num-threads=N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--n N] [--repeats R] [--json] [--tessera-num-threads=N]\n", argv[0]);
       return 2;
     }
   }
   const double gpoints = double(n - 2) * (n - 2) * (n - 2) * 1e-9;
   const int threads = DefaultHostExecutionSpace().concurrency();
-  std::printf("3-D 7-point stencil on %d^3, %d repeats, Gpoint/s (median, min, max); contenders run in turn within\n"
-              "each repeat; ratio = raw-OpenMP time / Tessera MDRangePolicy time per repeat (goal >= 0.95)\n",
-              n, repeats);
+  if (!json)
+    std::printf(
+        "# 3-D 7-point stencil on %d^3, %d repeats, Gpoint/s (median, min, max); contenders run in turn "
+        "within\n"
+        "# each repeat; ratio = raw-OpenMP time / Tessera MDRangePolicy time per repeat (goal >= 0.95)\n",
+        n, repeats);
+  const bench::Report report("stencil", json);
   std::vector<std::function<double()>> sums(5);
   std::vector<bench::Contender> cs;
-  cs.push_back({"stencil", "raw-omp", threads, raw_stencil(n, threads, &sums[0]), -1});
+  cs.push_back({"raw OpenMP", raw_stencil(n, threads, &sums[0]),
+                [threads] { return bench::omp_threads_ran(threads); }});
 #if TESSERA_ENABLE_OPENMP
-  cs.push_back({"stencil", "OpenMP", OpenMP().concurrency(), tessera_stencil<OpenMP>(n, &sums[cs.size()]), 0});
+  cs.push_back({"tessera OpenMP", tessera_stencil<OpenMP>(n, &sums[cs.size()]),
+                [] { return OpenMP().concurrency(); }, 0});
 #endif
 #if TESSERA_ENABLE_THREADS
-  cs.push_back({"stencil", "Threads", Threads().concurrency(), tessera_stencil<Threads>(n, &sums[cs.size()]), 0});
+  cs.push_back({"tessera Threads", tessera_stencil<Threads>(n, &sums[cs.size()]),
+                [] { return Threads().concurrency(); }, 0});
 #endif
   const int raw1 = static_cast<int>(cs.size());
-  cs.push_back({"stencil", "raw-omp", 1, raw_stencil(n, 1, &sums[cs.size()]), -1});
-  cs.push_back({"stencil", "Serial", 1, tessera_stencil<Serial>(n, &sums[cs.size()]), raw1});
-  auto res = bench::run_paired(cs, 2, repeats);
-  bench::print_paired(cs, res, gpoints, "Gpt/s");
+  cs.push_back({"raw OpenMP, 1 thread", raw_stencil(n, 1, &sums[cs.size()]),
+                [] { return bench::omp_threads_ran(1); }});
+  cs.push_back({"tessera Serial", tessera_stencil<Serial>(n, &sums[cs.size()]), [] { return 1; }, raw1});
+  bench::InterleaveOptions opt;
+  opt.warmup = 2;
+  opt.repeats = repeats;
+  const bench::Measure rate{"Gpt/s", gpoints, 1, false, false};
+  report.add("stencil", rate, cs, bench::run_interleaved(cs, opt));
   for (std::size_t i = 1; i < cs.size(); ++i)
     if (sums[i]() != sums[0]())
-      std::printf("WARNING: %s checksum %.17g differs from the raw loop's %.17g\n", cs[i].backend.c_str(), sums[i](),
-                  sums[0]());
+      std::fprintf(stderr, "WARNING: %s checksum %.17g differs from the raw loop's %.17g\n",
+                   cs[i].name.c_str(), sums[i](), sums[0]());
   return 0;
 }

@@ -16,11 +16,15 @@
 // idle workers spin for GOMP_SPINCOUNT = 300000 pause instructions after each
 // parallel region (about 7 ms on the 2-vCPU EPYC of docs/performance.md; more
 // where pause is slower), and a Threads or Serial contender started inside
-// that window shares its CPUs with them. The load average is printed before and after the run.
+// that window shares its CPUs with them. The load average at the start is printed
+// (and is the meta line of --json).
 //
-//   bench_stream [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS]
+//   bench_stream [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS] [--json]
 //                [--tessera-num-threads=N]
-#include "bench_stats.hpp"
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/openmp.hpp>
+#include <tessera/bench/report.hpp>
+#include <tessera/core.hpp>
 
 #include <omp.h>
 
@@ -48,11 +52,12 @@ struct TesseraArrays {
         b(view_alloc("b", WithoutInitializing), n),
         c(view_alloc("c", WithoutInitializing), n) {
     auto a_ = a, b_ = b, c_ = c;
-    parallel_for(RangePolicy<Space>(0, n), TESSERA_LAMBDA(std::size_t i) {
-      a_(i) = 1.0;
-      b_(i) = 2.0;
-      c_(i) = 0.0;
-    });
+    parallel_for(
+        RangePolicy<Space>(0, n), TESSERA_LAMBDA(std::size_t i) {
+          a_(i) = 1.0;
+          b_(i) = 2.0;
+          c_(i) = 0.0;
+        });
   }
 };
 
@@ -62,11 +67,21 @@ StreamSet tessera_set(const TesseraArrays<Space>& arr, std::size_t n) {
   auto a = arr.a, b = arr.b, c = arr.c;
   const double scalar = 3.0;
   StreamSet s;
-  s.copy = [=] { parallel_for("copy", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { c(i) = a(i); }); };
-  s.scale = [=] { parallel_for("scale", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { b(i) = scalar * c(i); }); };
-  s.add = [=] { parallel_for("add", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { c(i) = a(i) + b(i); }); };
+  s.copy = [=] {
+    parallel_for(
+        "copy", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { c(i) = a(i); });
+  };
+  s.scale = [=] {
+    parallel_for(
+        "scale", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { b(i) = scalar * c(i); });
+  };
+  s.add = [=] {
+    parallel_for(
+        "add", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { c(i) = a(i) + b(i); });
+  };
   s.triad = [=] {
-    parallel_for("triad", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { a(i) = b(i) + scalar * c(i); });
+    parallel_for(
+        "triad", RangePolicy<Space>(0, n), TESSERA_LAMBDA(I i) { a(i) = b(i) + scalar * c(i); });
   };
   return s;
 }
@@ -78,17 +93,31 @@ StreamSet default_set(const TesseraArrays<DefaultHostExecutionSpace>& arr, std::
   const double scalar = 3.0;
   const long count = static_cast<long>(n);
   StreamSet s;
-  s.copy = [=] { parallel_for("copy", count, TESSERA_LAMBDA(I i) { c(i) = a(i); }); };
-  s.scale = [=] { parallel_for("scale", count, TESSERA_LAMBDA(I i) { b(i) = scalar * c(i); }); };
-  s.add = [=] { parallel_for("add", count, TESSERA_LAMBDA(I i) { c(i) = a(i) + b(i); }); };
-  s.triad = [=] { parallel_for("triad", count, TESSERA_LAMBDA(I i) { a(i) = b(i) + scalar * c(i); }); };
+  s.copy = [=] {
+    parallel_for(
+        "copy", count, TESSERA_LAMBDA(I i) { c(i) = a(i); });
+  };
+  s.scale = [=] {
+    parallel_for(
+        "scale", count, TESSERA_LAMBDA(I i) { b(i) = scalar * c(i); });
+  };
+  s.add = [=] {
+    parallel_for(
+        "add", count, TESSERA_LAMBDA(I i) { c(i) = a(i) + b(i); });
+  };
+  s.triad = [=] {
+    parallel_for(
+        "triad", count, TESSERA_LAMBDA(I i) { a(i) = b(i) + scalar * c(i); });
+  };
   return s;
 }
 
 struct RawArrays {
   double *a, *b, *c;
   explicit RawArrays(std::size_t n) {
-    auto alloc = [n] { return static_cast<double*>(std::aligned_alloc(64, (n * sizeof(double) + 63) / 64 * 64)); };
+    auto alloc = [n] {
+      return static_cast<double*>(std::aligned_alloc(64, (n * sizeof(double) + 63) / 64 * 64));
+    };
     a = alloc();
     b = alloc();
     c = alloc();
@@ -141,26 +170,36 @@ int main(int argc, char* argv[]) {
   int repeats = 20;
   std::string kernel_list = "copy,scale,add,triad";
   int pause_ms = 50;
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--n") && i + 1 < argc) n = std::strtoull(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc) kernel_list = argv[++i];
-    else if (!std::strcmp(argv[i], "--pause-ms") && i + 1 < argc) pause_ms = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--n") && i + 1 < argc)
+      n = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc)
+      kernel_list = argv[++i];
+    else if (!std::strcmp(argv[i], "--pause-ms") && i + 1 < argc)
+      pause_ms = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--json"))
+      json = true;
     else {
-      std::fprintf(stderr,
-                   "usage: %s [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS] "
-                   "[--tessera-num-threads=N]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS] [--json] "
+          "[--tessera-num-threads=N]\n",
+          argv[0]);
       return 2;
     }
   }
   const int threads = DefaultHostExecutionSpace().concurrency();
-  std::printf("STREAM, %zu doubles per array, %d repeats, GB/s (median, min, max); contenders run in turn within\n"
-              "each repeat, %d ms apart; ratio = peer time / Tessera time per repeat (median, min-max; goal >= 0.97).\n"
-              "Peers: raw-omp at %d threads for the parallel back-ends, raw-omp at 1 thread for Serial.\n",
-              n, repeats, pause_ms, threads);
-  bench::print_load("load average at start");
-  std::fflush(stdout);
+  if (!json)
+    std::printf(
+        "# STREAM, %zu doubles per array, %d repeats, GB/s; contenders run in turn within each repeat, %d "
+        "ms\n"
+        "# apart; ratio = raw-OpenMP time / Tessera time per repeat (goal >= 0.97). Peers: raw OpenMP at %d\n"
+        "# threads for the parallel back-ends, raw OpenMP on 1 thread for Serial.\n",
+        n, repeats, pause_ms, threads);
+  const bench::Report report("stream", json);
   RawArrays raw_many(n), raw_one(n);
   StreamSet raw = raw_set(raw_many, n, threads);
   StreamSet raw1 = raw_set(raw_one, n, 1);
@@ -190,28 +229,36 @@ int main(int argc, char* argv[]) {
                        {"scale", 16, &StreamSet::scale},
                        {"add", 24, &StreamSet::add},
                        {"triad", 24, &StreamSet::triad}};
+  const auto raw_ran = [threads] { return bench::omp_threads_ran(threads); };
+  const auto one = [] { return 1; };
   for (const auto& k : kernels) {
     if (kernel_list.find(k.name) == std::string::npos) continue;
     std::vector<bench::Contender> cs;
-    cs.push_back({k.name, "raw-omp", threads, raw.*k.member, -1});
+    cs.push_back({"raw OpenMP", raw.*k.member, raw_ran});
 #if TESSERA_ENABLE_OPENMP
-    cs.push_back({k.name, "OpenMP/int", OpenMP().concurrency(), omp_int.*k.member, 0});
-    cs.push_back({k.name, "OpenMP/long", OpenMP().concurrency(), omp_long.*k.member, 0});
+    const auto omp_ran = [] { return OpenMP().concurrency(); };
+    cs.push_back({"tessera OpenMP/int", omp_int.*k.member, omp_ran, 0});
+    cs.push_back({"tessera OpenMP/long", omp_long.*k.member, omp_ran, 0});
 #endif
 #if TESSERA_ENABLE_OPENMP && !TESSERA_ENABLE_CUDA
-    cs.push_back({k.name, "default/long", DefaultExecutionSpace().concurrency(), def_long.*k.member, 0});
+    cs.push_back({"tessera default/long", def_long.*k.member,
+                  [] { return DefaultExecutionSpace().concurrency(); }, 0});
 #endif
 #if TESSERA_ENABLE_THREADS
-    cs.push_back({k.name, "Threads/int", Threads().concurrency(), thr_int.*k.member, 0});
-    cs.push_back({k.name, "Threads/long", Threads().concurrency(), thr_long.*k.member, 0});
+    const auto thr_ran = [] { return Threads().concurrency(); };
+    cs.push_back({"tessera Threads/int", thr_int.*k.member, thr_ran, 0});
+    cs.push_back({"tessera Threads/long", thr_long.*k.member, thr_ran, 0});
 #endif
     const int raw1_index = static_cast<int>(cs.size());
-    cs.push_back({k.name, "raw-omp", 1, raw1.*k.member, -1});
-    cs.push_back({k.name, "Serial/int", 1, serial_int.*k.member, raw1_index});
-    cs.push_back({k.name, "Serial/long", 1, serial_long.*k.member, raw1_index});
-    auto res = bench::run_paired(cs, 2, repeats, pause_ms);
-    bench::print_paired(cs, res, k.bytes_per_element * double(n) * 1e-9, "GB/s");
+    cs.push_back({"raw OpenMP, 1 thread", raw1.*k.member, [] { return bench::omp_threads_ran(1); }});
+    cs.push_back({"tessera Serial/int", serial_int.*k.member, one, raw1_index});
+    cs.push_back({"tessera Serial/long", serial_long.*k.member, one, raw1_index});
+    bench::InterleaveOptions opt;
+    opt.warmup = 2;
+    opt.repeats = repeats;
+    opt.pause_ms = pause_ms;
+    const bench::Measure rate{"GB/s", k.bytes_per_element * double(n), 1e-9, false, false};
+    report.add(k.name, rate, cs, bench::run_interleaved(cs, opt));
   }
-  bench::print_load("load average at end");
   return 0;
 }

@@ -7,15 +7,27 @@
 //   (c) producer/consumer: one thread allocates 64 B - 1 KiB blocks and passes
 //       them through a ring buffer to another thread, which frees them
 //
-// An "operation" is one allocate or one deallocate. Every figure is the
-// median over --repeats runs, with the spread (min and max) of those runs;
-// the machine may be shared, so look at the spread before the median.
+// An "operation" is one allocate or one deallocate; figures are millions of
+// operations per second per thread. The allocators are timed in turn within
+// each repeat (tessera::bench::run_interleaved), and every figure is the
+// median over --repeats repeats with its spread (min and max); the ratio is
+// the pool's time / the peer's time in the same repeat (<= 1: the pool took
+// at most the peer's time).
+//
+// Every contender runs on the same --threads worker threads, created once
+// before any timing and kept until the end: no timed run includes thread
+// creation or teardown, and every allocator's per-thread state (the pool's
+// thread cache, glibc's tcache, mimalloc's heaps, jemalloc's tcache) lives
+// on from one run to the next alike.
 //
 // Peers are called through their own entry points (__libc_malloc,
 // mi_malloc, mallocx/sdallocx, scalable_malloc): linking mimalloc or
 // jemalloc replaces the process's malloc, so "glibc" must not be plain malloc.
 //
-//   bench_mempool [--repeats R] [--ops N] [--quick] [--only NAME-PART] [--workloads abcm]
+//   bench_mempool [--threads T] [--repeats R] [--ops N] [--quick] [--only NAME-PART] [--workloads abcm]
+//   [--json] (c) needs 2 threads; memory (m) is a table for people, printed without --json only.
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/report.hpp>
 #include <tessera/mempool.hpp>
 
 #include <algorithm>
@@ -46,8 +58,6 @@ extern "C" void sdallocx(void* ptr, std::size_t size, int flags);
 #endif
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // ---- allocators ---------------------------------------------------------------------------
 
@@ -113,46 +123,75 @@ inline std::uint64_t xorshift(std::uint64_t& s) {
 }
 
 inline void touch(void* p, std::size_t i) {
-  if (p) *static_cast<volatile unsigned char*>(p) = static_cast<unsigned char>(i);
-  else g_failures.fetch_add(1, std::memory_order_relaxed);
+  if (p)
+    *static_cast<volatile unsigned char*>(p) = static_cast<unsigned char>(i);
+  else
+    g_failures.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Runs body(thread_index) on `threads` new threads released together;
-// returns the seconds from release until the last one finished.
-double run_threads(int threads, const std::function<void(int)>& body) {
-  std::atomic<int> ready{0};
-  std::atomic<bool> go{false};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      ready.fetch_add(1);
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      body(t);
-    });
-  while (ready.load() != threads) std::this_thread::yield();
-  const auto t0 = Clock::now();
-  go.store(true, std::memory_order_release);
-  for (auto& th : pool) th.join();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+// `size` worker threads created once; run(body) releases them together with
+// body(thread_index) and returns when the last one has finished. Idle
+// workers sleep in std::atomic::wait, so they take no CPU between runs.
+class Team {
+ public:
+  explicit Team(int size) {
+    for (int t = 0; t < size; ++t) m_threads.emplace_back([this, t] { work(t); });
+  }
+  ~Team() {
+    m_stop.store(true);
+    m_generation.fetch_add(1);
+    m_generation.notify_all();
+    for (auto& th : m_threads) th.join();
+  }
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+  int size() const { return int(m_threads.size()); }
+
+  void run(const std::function<void(int)>& body) {
+    m_body = &body;
+    m_done.store(0);
+    m_generation.fetch_add(1, std::memory_order_release);
+    m_generation.notify_all();
+    for (int d = m_done.load(std::memory_order_acquire); d != size();
+         d = m_done.load(std::memory_order_acquire))
+      m_done.wait(d);
+  }
+
+ private:
+  void work(int t) {
+    unsigned seen = 0;
+    for (;;) {
+      m_generation.wait(seen);
+      seen = m_generation.load(std::memory_order_acquire);
+      if (m_stop.load()) return;
+      (*m_body)(t);
+      m_done.fetch_add(1, std::memory_order_release);
+      m_done.notify_one();
+    }
+  }
+  std::vector<std::thread> m_threads;
+  const std::function<void(int)>* m_body = nullptr;
+  std::atomic<unsigned> m_generation{0};
+  std::atomic<int> m_done{0};
+  std::atomic<bool> m_stop{false};
+};
 
 template <class A>
-double fixed_pairs(A& a, int threads, std::size_t bytes, std::size_t pairs) {
-  const double s = run_threads(threads, [&](int) {
+void fixed_pairs(A& a, Team& team, std::size_t bytes, std::size_t pairs) {
+  team.run([&](int) {
     for (std::size_t i = 0; i < pairs; ++i) {
       void* p = a.allocate(bytes);
       touch(p, i);
       a.deallocate(p, bytes);
     }
   });
-  return 2.0 * double(pairs) / s;  // operations per second per thread
 }
 
 constexpr std::size_t kLive = 1024;
 
 template <class A>
-double random_live(A& a, int threads, std::size_t steps) {
-  const double s = run_threads(threads, [&](int t) {
+void random_live(A& a, Team& team, std::size_t steps) {
+  team.run([&](int t) {
     std::uint64_t rng = 0x9e3779b97f4a7c15ull * std::uint64_t(t + 1);
     std::vector<void*> live(kLive);
     std::vector<std::size_t> size(kLive);
@@ -170,7 +209,6 @@ double random_live(A& a, int threads, std::size_t steps) {
     }
     for (std::size_t k = 0; k < kLive; ++k) a.deallocate(live[k], size[k]);
   });
-  return 2.0 * double(steps) / s;
 }
 
 // Single-producer single-consumer ring of (pointer, size).
@@ -185,11 +223,13 @@ struct Ring {
   alignas(64) std::atomic<std::size_t> tail{0};
 };
 
+// Threads 0 and 1 of the team; any others stay idle.
 template <class A>
-double producer_consumer(A& a, std::size_t blocks) {
+void producer_consumer(A& a, Team& team, std::size_t blocks) {
   auto ring = std::make_unique<Ring>();
-  const double s = run_threads(2, [&](int t) {
+  team.run([&](int t) {
     Ring& r = *ring;
+    if (t > 1) return;
     if (t == 0) {
       std::uint64_t rng = 0x2545f4914f6cdd1dull;
       std::size_t tail = 0;
@@ -217,105 +257,87 @@ double producer_consumer(A& a, std::size_t blocks) {
       }
     }
   });
-  return 2.0 * double(blocks) / s / 2.0;  // 2 ops per block, spread over 2 threads
 }
 
-// ---- statistics and report ------------------------------------------------------------------
-
-struct Result {
-  double median = 0, min = 0, max = 0;
-};
-
-Result summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  Result r;
-  r.min = v.front();
-  r.max = v.back();
-  r.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  return r;
-}
-
-struct Row {
-  std::string name;
-  Result r;
-  bool is_pool;
-};
-
-void print_table(const char* title, const std::vector<Row>& rows) {
-  double best_peer = 0;
-  for (auto& row : rows)
-    if (!row.is_pool) best_peer = std::max(best_peer, row.r.median);
-  std::printf("\n%s\n\n", title);
-  std::printf("| allocator | Mops/s per thread (median) | spread (min - max) | vs best peer |\n");
-  std::printf("|---|---:|---:|---:|\n");
-  for (auto& row : rows) {
-    if (row.r.median == 0) continue;  // filtered out
-    std::printf("| %s | %.1f | %.1f - %.1f | %.2fx |\n", row.name.c_str(), row.r.median / 1e6, row.r.min / 1e6,
-                row.r.max / 1e6, best_peer > 0 ? row.r.median / best_peer : 0.0);
-  }
-  std::fflush(stdout);
-}
+// ---- contenders --------------------------------------------------------------------------
 
 struct Options {
+  int threads = 1;
   int repeats = 7;
   std::size_t ops = 4000000;  // per thread and run
   std::string only;           // run only allocators whose name contains this
   std::string workloads = "abcm";
+  bool json = false;
 };
 
-template <class A, class Run>
-Row measure(A& a, const Options& o, Run run, bool is_pool) {
-  if (!o.only.empty() && std::string(A::name).find(o.only) == std::string::npos) return {A::name, {}, is_pool};
-  run(a, o.ops / 20);  // warm up (thread caches, first touch)
-  std::vector<double> v;
-  for (int r = 0; r < o.repeats; ++r) v.push_back(run(a, o.ops));
-  return {A::name, summarize(v), is_pool};
-}
-
-template <class Run>
-std::vector<Row> all_allocators(const Options& o, Run run) {
-  std::vector<Row> rows;
-  {
-    PoolCached a{make_pool(true)};
-    rows.push_back(measure(a, o, run, true));
-  }
-  {
-    PoolBitset a{make_pool(false)};
-    rows.push_back(measure(a, o, run, true));
-  }
-  {
-    Glibc a;
-    rows.push_back(measure(a, o, run, false));
-  }
+// Every allocator of one case, alive from the first warm-up run to the last
+// timed one (and destroyed before the next case's are made).
+struct Allocators {
+  PoolCached pool_cached{make_pool(true)};
+  PoolBitset pool_bitset{make_pool(false)};
+  Glibc glibc;
 #if TESSERA_BENCH_HAVE_MIMALLOC
-  {
-    Mimalloc a;
-    rows.push_back(measure(a, o, run, false));
-  }
+  Mimalloc mimalloc;
 #endif
 #if TESSERA_BENCH_HAVE_JEMALLOC
-  {
-    Jemalloc a;
-    rows.push_back(measure(a, o, run, false));
-  }
+  Jemalloc jemalloc;
 #endif
 #if TESSERA_BENCH_HAVE_TBBMALLOC
-  {
-    Tbb a;
-    rows.push_back(measure(a, o, run, false));
-  }
+  Tbb tbb;
 #endif
-  return rows;
+};
+
+// One contender per allocator running `work(allocator, ops)`; the cached
+// pool is the reference of every other row (--only may leave it out: then
+// no ratios).
+template <class Work>
+std::vector<tessera::bench::Contender> contenders(Allocators& all, const Options& o, Team& team, Work work) {
+  std::vector<tessera::bench::Contender> cs;
+  const auto ran = [&team] { return team.size(); };
+  auto add = [&](auto& a) {
+    using A = std::decay_t<decltype(a)>;
+    if (!o.only.empty() && std::string(A::name).find(o.only) == std::string::npos) return;
+    const bool has_reference = !cs.empty() && cs[0].name == PoolCached::name;
+    cs.push_back({A::name, [&a, work, ops = o.ops] { work(a, ops); }, ran, has_reference ? 0 : -1});
+  };
+  add(all.pool_cached);
+  add(all.pool_bitset);
+  add(all.glibc);
+#if TESSERA_BENCH_HAVE_MIMALLOC
+  add(all.mimalloc);
+#endif
+#if TESSERA_BENCH_HAVE_JEMALLOC
+  add(all.jemalloc);
+#endif
+#if TESSERA_BENCH_HAVE_TBBMALLOC
+  add(all.tbb);
+#endif
+  return cs;
+}
+
+// Times one workload for every allocator, interleaved, and reports it.
+// ops_per_thread: operations each thread performs in one run.
+template <class Work>
+void run_case(const tessera::bench::Report& report, const std::string& name, const Options& o, Team& team,
+              double ops_per_thread, Work work) {
+  Allocators all;
+  auto cs = contenders(all, o, team, work);
+  if (cs.empty()) return;
+  tessera::bench::InterleaveOptions opt;
+  opt.repeats = o.repeats;
+  const tessera::bench::Measure rate{"Mops/s per thread", ops_per_thread, 1e-6, false, false};
+  report.add(name, rate, cs, tessera::bench::run_interleaved(cs, opt));
 }
 
 // Pool footprint under workload (b): live bytes requested, block bytes in
 // use, superblocks consumed at the high-water mark, metadata.
-void memory_overhead(int threads, std::size_t superblock) {
+void memory_overhead(Team& team, std::size_t superblock) {
+  const int threads = team.size();
   Pool pool = make_pool(true, superblock);
   std::atomic<std::size_t> requested{0};
   Pool::usage_statistics at_peak;
   std::atomic<int> done{0};
-  run_threads(threads, [&](int t) {
+  team.run([&](int t) {
     std::uint64_t rng = 0x9e3779b97f4a7c15ull * std::uint64_t(t + 1);
     std::vector<void*> live(kLive);
     std::vector<std::size_t> size(kLive);
@@ -343,8 +365,9 @@ void memory_overhead(int threads, std::size_t superblock) {
     for (std::size_t k = 0; k < kLive; ++k) pool.deallocate(live[k], size[k]);
   });
   const double req = double(requested.load());
-  std::printf("\nMemory, workload (b) with %d thread(s), live set %zu blocks per thread, superblocks of %zu KiB:\n\n",
-              threads, kLive, pool.superblock_size() >> 10);
+  std::printf(
+      "\nMemory, workload (b) with %d thread(s), live set %zu blocks per thread, superblocks of %zu KiB:\n\n",
+      threads, kLive, pool.superblock_size() >> 10);
   std::printf("| quantity | bytes | relative |\n|---|---:|---:|\n");
   std::printf("| requested bytes live | %.0f | 1.00 |\n", req);
   std::printf("| block bytes in use (power-of-two rounding) | %zu | %.2f |\n", at_peak.consumed_bytes,
@@ -355,7 +378,8 @@ void memory_overhead(int threads, std::size_t superblock) {
               at_peak.high_water_superblocks, at_peak.superblock_bytes, at_peak.high_water_bytes,
               double(at_peak.high_water_bytes) / req);
   std::printf("| pool metadata (whole %zu MiB pool) | %zu | %.3f%% of capacity |\n", kPoolBytes >> 20,
-              at_peak.metadata_bytes, 100.0 * double(at_peak.metadata_bytes) / double(at_peak.capacity_bytes));
+              at_peak.metadata_bytes,
+              100.0 * double(at_peak.metadata_bytes) / double(at_peak.capacity_bytes));
 }
 
 }  // namespace
@@ -364,55 +388,66 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--repeats" && i + 1 < argc) o.repeats = std::atoi(argv[++i]);
-    else if (a == "--ops" && i + 1 < argc) o.ops = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
-    else if (a == "--workloads" && i + 1 < argc) o.workloads = argv[++i];
+    if (a == "--threads" && i + 1 < argc)
+      o.threads = std::atoi(argv[++i]);
+    else if (a == "--repeats" && i + 1 < argc)
+      o.repeats = std::atoi(argv[++i]);
+    else if (a == "--ops" && i + 1 < argc)
+      o.ops = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--only" && i + 1 < argc)
+      o.only = argv[++i];
+    else if (a == "--workloads" && i + 1 < argc)
+      o.workloads = argv[++i];
+    else if (a == "--json")
+      o.json = true;
     else if (a == "--quick") {
       o.repeats = 3;
       o.ops = 400000;
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--repeats R] [--ops N] [--quick] [--only NAME-PART] [--workloads abcm]\n"
-                   "  workloads: a fixed pairs, b random sizes with live set, c producer/consumer, m memory\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--threads T] [--repeats R] [--ops N] [--quick] [--only NAME-PART] [--workloads abcm] "
+          "[--json]\n"
+          "  workloads: a fixed pairs, b random sizes with live set, c producer/consumer (2 threads),\n"
+          "  m memory (a table, without --json only)\n",
+          argv[0]);
       return 2;
     }
   }
+  if (o.threads < 1 || o.repeats < 1 || o.ops < 40) {
+    std::fprintf(stderr, "bench_mempool: --threads and --repeats must be >= 1 and --ops >= 40\n");
+    return 2;
+  }
   // The benchmark runs its own std::threads; Tessera's back-ends stay at one thread.
   tessera::ScopeGuard guard(tessera::InitializationSettings().set_num_threads(1));
-  std::printf("tessera::MemoryPool benchmark: %d repeats of %zu operations per thread; %u hardware threads\n",
-              o.repeats, o.ops, std::thread::hardware_concurrency());
-
+  if (!o.json)
+    std::printf(
+        "# tessera::MemoryPool benchmark: %d worker thread(s), %d repeats of %zu operations per thread, "
+        "allocators interleaved\n",
+        o.threads, o.repeats, o.ops);
+  const tessera::bench::Report report("mempool", o.json);
+  Team team(o.threads);
+  const double ops = double(o.ops);
   auto wants = [&](char w) { return o.workloads.find(w) != std::string::npos; };
-  for (int threads : {1, 2}) {
-    for (std::size_t bytes : {std::size_t(64), std::size_t(1024)}) {
-      if (!wants('a')) break;
-      char title[160];
-      std::snprintf(title, sizeof title, "(a) fixed-size allocate/free pairs, %zu B, %d thread(s)", bytes, threads);
-      print_table(title, all_allocators(o, [&](auto& a, std::size_t ops) {
-                    return fixed_pairs(a, threads, bytes, ops / 2);
-                  }));
-    }
-    if (wants('b')) {
-      char title[160];
-      std::snprintf(title, sizeof title, "(b) random sizes 64 B - 4 KiB, live set %zu per thread, %d thread(s)",
-                    kLive, threads);
-      print_table(title,
-                  all_allocators(o, [&](auto& a, std::size_t ops) { return random_live(a, threads, ops / 2); }));
-    }
+  if (wants('a'))
+    for (std::size_t bytes : {std::size_t(64), std::size_t(1024)})
+      run_case(report, "(a) alloc/free pairs, " + std::to_string(bytes) + " B", o, team, ops,
+               [&team, bytes](auto& a, std::size_t n) { fixed_pairs(a, team, bytes, n / 2); });
+  if (wants('b'))
+    run_case(report, "(b) random 64 B - 4 KiB, live set " + std::to_string(kLive), o, team, ops,
+             [&team](auto& a, std::size_t n) { random_live(a, team, n / 2); });
+  if (wants('c')) {
+    // 2 operations per block, shared by the producer and the consumer: o.ops / 2 operations each.
+    if (o.threads >= 2)
+      run_case(report, "(c) producer/consumer, 64 B - 1 KiB", o, team, ops / 2.0,
+               [&team](auto& a, std::size_t n) { producer_consumer(a, team, n / 2); });
+    else if (!o.json)
+      std::printf("# (c) producer/consumer needs --threads 2 or more; skipped\n");
   }
-  if (wants('c'))
-    print_table("(c) producer/consumer, 64 B - 1 KiB, freed by the other thread, 2 threads",
-                all_allocators(o, [&](auto& a, std::size_t ops) { return producer_consumer(a, ops); }));
-  if (wants('m')) {
-    for (std::size_t sb : {std::size_t(0), std::size_t(64) << 10}) {
-      memory_overhead(1, sb);
-      memory_overhead(2, sb);
-    }
-  }
+  if (wants('m') && !o.json)
+    for (std::size_t sb : {std::size_t(0), std::size_t(64) << 10}) memory_overhead(team, sb);
   if (g_failures.load() != 0) {
-    std::printf("\nWARNING: %zu allocations returned nullptr\n", g_failures.load());
+    std::fprintf(stderr, "\nbench_mempool: %zu allocations returned nullptr\n", g_failures.load());
     return 1;
   }
   return 0;

@@ -7,8 +7,8 @@
 
 #include <cstdio>
 #include <ctime>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tessera::bench {
@@ -24,7 +24,8 @@ struct Measure {
   bool lower_is_better = true;
 
   Stats of(const std::vector<double>& seconds) const {
-    return per_item ? summarize_scaled(seconds, scale / items, false) : summarize_scaled(seconds, items * scale, true);
+    return per_item ? summarize_scaled(seconds, scale / items, false)
+                    : summarize_scaled(seconds, items * scale, true);
   }
 };
 
@@ -52,8 +53,9 @@ class Report {
     }
     const unsigned hw = std::thread::hardware_concurrency();
     if (m_json)
-      std::printf("{\"bench\":\"%s\",\"meta\":true,\"load_avg_1m\":%.2f,\"hardware_threads\":%u,\"time\":%lld}\n",
-                  json_escape(m_bench).c_str(), load1, hw, static_cast<long long>(std::time(nullptr)));
+      std::printf(
+          "{\"bench\":\"%s\",\"meta\":true,\"load_avg_1m\":%.2f,\"hardware_threads\":%u,\"time\":%lld}\n",
+          json_escape(m_bench).c_str(), load1, hw, static_cast<long long>(std::time(nullptr)));
     else
       std::printf("# %s: load average %.2f at start, %u hardware threads\n", m_bench.c_str(), load1, hw);
   }
@@ -61,8 +63,9 @@ class Report {
   // One row per contender of one case ("fib(27)", "fan-out 10^6").
   void add(const std::string& case_name, const Measure& m, const std::vector<Contender>& cs,
            const std::vector<Result>& rs) const {
-    if (!m_json) std::printf("%-18s %-28s %7s %12s %25s %9s %15s\n", case_name.c_str(), "contender", "threads",
-                             (std::string(m.unit) + " median").c_str(), "(min - max)", "ref/own", "min-max");
+    if (!m_json)
+      std::printf("%s\n  %-34s %7s %14s %25s %9s %15s\n", case_name.c_str(), "contender", "threads",
+                  (std::string(m.unit) + " median").c_str(), "(min - max)", "ref/own", "min-max");
     for (std::size_t i = 0; i < cs.size(); ++i) {
       const Stats v = m.of(rs[i].seconds);
       const bool has_ratio = !rs[i].ratio.empty();
@@ -78,10 +81,11 @@ class Report {
                       json_escape(cs[cs[i].reference].name).c_str(), r.median, r.min, r.max);
         std::printf("}\n");
       } else {
-        std::printf("%-18s %-28s %7d %12.3f  (%10.3f - %10.3f)", "", cs[i].name.c_str(), rs[i].threads, v.median,
+        std::printf("  %-34s %7d %14.3f  (%10.3f - %10.3f)", cs[i].name.c_str(), rs[i].threads, v.median,
                     v.min, v.max);
         if (has_ratio)
-          std::printf(" %9.3f %7.3f-%-7.3f  %s / own\n", r.median, r.min, r.max, cs[cs[i].reference].name.c_str());
+          std::printf(" %9.3f %7.3f-%-7.3f  %s / own\n", r.median, r.min, r.max,
+                      cs[cs[i].reference].name.c_str());
         else
           std::printf("\n");
       }
