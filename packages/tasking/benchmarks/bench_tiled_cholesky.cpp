@@ -4,9 +4,13 @@
 // single-threaded OpenBLAS call (openblas_set_num_threads(1) while the DAG
 // runs); each task waits on a when_all of the last writers of the tiles it
 // touches. POTRF and TRSM (the critical path) run at High priority.
-// Tiles are stored contiguously (column-major nb x nb each).
-//   bench_tiled_cholesky [--n 4096] [--nb 256] [--repeats 5] --tessera-num-threads=2
-#include "bench_util.hpp"
+// Tiles are stored contiguously (column-major nb x nb each). The two
+// contenders run in turn within each repeat (tessera::bench::run_interleaved);
+// copying the input matrix in and setting OpenBLAS's thread count happen
+// before each run, untimed. Ratio: Tessera's time / OpenBLAS's time per repeat.
+//   bench_tiled_cholesky [--n 4096] [--nb 256] [--repeats 5] [--json] --tessera-num-threads=2
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/report.hpp>
 
 #include <tessera/tasking.hpp>
 
@@ -21,6 +25,7 @@
 #include <vector>
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" int openblas_get_num_threads();
 
 namespace {
 
@@ -74,12 +79,14 @@ void tiled_cholesky(Sched& sched, Tiles& t) {
   for (int k = 0; k < nt; ++k) {
     double* akk = t.tile(k, k);
     at(k, k) = spawn(at(k, k), tessera::TaskPriority::High, [akk, nb](Member&) {
-      if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nb, akk, nb) != 0) throw std::runtime_error("not positive definite");
+      if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nb, akk, nb) != 0)
+        throw std::runtime_error("not positive definite");
     });
     for (int i = k + 1; i < nt; ++i) {
       double* aik = t.tile(i, k);
       at(i, k) = spawn(after({at(k, k), at(i, k)}), tessera::TaskPriority::High, [akk, aik, nb](Member&) {
-        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, nb, nb, 1.0, akk, nb, aik, nb);
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, nb, nb, 1.0, akk, nb,
+                    aik, nb);
       });
     }
     for (int i = k + 1; i < nt; ++i) {
@@ -88,14 +95,15 @@ void tiled_cholesky(Sched& sched, Tiles& t) {
         double* ajk = t.tile(j, k);
         double* aij = t.tile(i, j);
         if (i == j) {
-          at(i, i) = spawn(after({at(i, k), at(i, i)}), tessera::TaskPriority::Regular, [aik, aij, nb](Member&) {
-            cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, nb, nb, -1.0, aik, nb, 1.0, aij, nb);
-          });
+          at(i, i) =
+              spawn(after({at(i, k), at(i, i)}), tessera::TaskPriority::Regular, [aik, aij, nb](Member&) {
+                cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, nb, nb, -1.0, aik, nb, 1.0, aij, nb);
+              });
         } else {
           at(i, j) = spawn(after({at(i, k), at(j, k), at(i, j)}), tessera::TaskPriority::Regular,
                            [aik, ajk, aij, nb](Member&) {
-                             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nb, nb, nb, -1.0, aik, nb, ajk, nb,
-                                         1.0, aij, nb);
+                             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nb, nb, nb, -1.0, aik, nb,
+                                         ajk, nb, 1.0, aij, nb);
                            });
         }
       }
@@ -110,58 +118,77 @@ void tiled_cholesky(Sched& sched, Tiles& t) {
 int main(int argc, char* argv[]) {
   tessera::initialize(argc, argv);
   int n = 4096, nb = 256, repeats = 5;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (!std::strcmp(argv[i], "--n")) n = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--nb")) nb = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--json"))
+      json = true;
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--n"))
+      n = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--nb"))
+      nb = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats"))
+      repeats = std::atoi(argv[++i]);
   }
-  if (n % nb != 0) {
-    std::fprintf(stderr, "--n must be a multiple of --nb\n");
+  if (nb < 1 || n < nb || n % nb != 0) {
+    std::fprintf(stderr, "bench_tiled_cholesky: --n (%d) must be a positive multiple of --nb (%d)\n", n, nb);
     return 1;
   }
   const int threads = Space().concurrency();
   const double flops = double(n) * n * n / 3.0;
   const std::vector<double> a = make_spd(n);
-  std::printf("# Cholesky n = %d, tile %d, %d threads; GFLOP/s = n^3/3 / s; median of %d (min - max)\n", n, nb,
-              threads, repeats);
+  if (!json)
+    std::printf(
+        "# Cholesky n = %d, tile %d, %d threads; GFLOP/s = n^3/3 / s; %d repeats, contenders interleaved\n",
+        n, nb, threads, repeats);
+  const tessera::bench::Report report("tiled_cholesky", json);
 
-  // Reference: multithreaded OpenBLAS on the column-major matrix.
-  std::vector<double> ref;
-  openblas_set_num_threads(threads);
-  std::vector<double> samples;
-  for (int r = 0; r < repeats + 1; ++r) {
-    ref = a;
-    const auto t0 = std::chrono::steady_clock::now();
-    if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, ref.data(), n) != 0) return 2;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r > 0) samples.push_back(flops / s * 1e-9);
-  }
-  const auto blas = tessera::bench::summarize(samples);
-  tessera::bench::settle();
-
-  openblas_set_num_threads(1);  // tile kernels are single-threaded; the DAG provides the parallelism
   Sched sched(Sched::memory_space(), std::size_t(16) << 20);
   Tiles t(n, nb);
-  samples.clear();
-  for (int r = 0; r < repeats + 1; ++r) {
-    to_tiles(a, t);
-    const auto t0 = std::chrono::steady_clock::now();
-    tiled_cholesky(sched, t);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r > 0) samples.push_back(flops / s * 1e-9);
+  std::vector<double> ref;
+  int blas_threads = 0;
+  int status = 0;
+  std::vector<tessera::bench::Contender> cs;
+  // Tessera: tile kernels are single-threaded; the DAG provides the parallelism.
+  cs.push_back({"tessera tiled DAG", [&] { tiled_cholesky(sched, t); }, [] { return Space().concurrency(); },
+                -1,
+                [&] {
+                  openblas_set_num_threads(1);
+                  to_tiles(a, t);
+                }});
+  // Reference: multithreaded OpenBLAS on the column-major matrix.
+  cs.push_back({"OpenBLAS dpotrf (threaded)",
+                [&] {
+                  if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, ref.data(), n) != 0) status = 2;
+                  blas_threads = openblas_get_num_threads();
+                },
+                [&] { return blas_threads; }, 0,
+                [&] {
+                  openblas_set_num_threads(threads);
+                  ref = a;
+                }});
+  tessera::bench::InterleaveOptions opt;
+  opt.repeats = repeats;
+  const tessera::bench::Measure rate{"GFLOP/s", flops, 1e-9, false, false};
+  report.add("cholesky n=" + std::to_string(n) + " nb=" + std::to_string(nb), rate, cs,
+             tessera::bench::run_interleaved(cs, opt));
+  if (status != 0) {
+    std::fprintf(stderr, "bench_tiled_cholesky: OpenBLAS dpotrf failed (matrix not positive definite?)\n");
+    return status;
   }
-  const auto tess = tessera::bench::summarize(samples);
-  // Check: the tiled factor equals OpenBLAS's (lower triangle).
+  // Check: the tiled factor equals OpenBLAS's (lower triangle), both from the last repeat.
   double maxdiff = 0;
   for (int j = 0; j < n; ++j)
     for (int i = j; i < n; ++i) {
       const double v = t.tile(i / nb, j / nb)[std::size_t(j % nb) * nb + i % nb];
       maxdiff = std::max(maxdiff, std::fabs(v - ref[std::size_t(j) * n + i]));
     }
-  tessera::bench::row("cholesky GFLOP/s", "OpenBLAS dpotrf (MT)", threads, blas, "GFLOP/s", 0);
-  tessera::bench::row("cholesky GFLOP/s", "tessera tiled DAG", threads, tess, "GFLOP/s", blas.median);
-  std::printf("# max |L_tiled - L_openblas| = %.3e; %llu tasks\n", maxdiff,
-              (unsigned long long)sched.statistics().spawned);
+  if (!json)
+    std::printf("# max |L_tiled - L_openblas| = %.3e; %llu tasks\n", maxdiff,
+                (unsigned long long)sched.statistics().spawned);
   tessera::finalize();
-  return maxdiff < 1e-8 * n ? 0 : 3;
+  if (maxdiff >= 1e-8 * n) {
+    std::fprintf(stderr, "bench_tiled_cholesky: tiled factor differs from OpenBLAS's by %.3e\n", maxdiff);
+    return 3;
+  }
+  return 0;
 }

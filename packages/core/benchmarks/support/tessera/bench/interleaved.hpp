@@ -26,6 +26,9 @@ struct Contender {
   // reference of each peer, a ratio <= 1 means Tessera took at most the
   // peer's time.
   int reference = -1;
+  // Untimed work before each run (warm-up and timed), e.g. restoring the
+  // matrix a factorization overwrites, or setting a library's thread count.
+  std::function<void()> prepare = [] {};
 };
 
 struct Result {
@@ -42,13 +45,18 @@ struct InterleaveOptions {
   int pause_ms = 20;
 };
 
-inline std::vector<Result> run_interleaved(const std::vector<Contender>& contenders, const InterleaveOptions& opt) {
+inline std::vector<Result> run_interleaved(const std::vector<Contender>& contenders,
+                                           const InterleaveOptions& opt) {
   using clock = std::chrono::steady_clock;
   for (int w = 0; w < opt.warmup; ++w)
-    for (const auto& c : contenders) c.run();
+    for (const auto& c : contenders) {
+      c.prepare();
+      c.run();
+    }
   std::vector<Result> out(contenders.size());
   for (int r = 0; r < opt.repeats; ++r) {
     for (std::size_t i = 0; i < contenders.size(); ++i) {
+      contenders[i].prepare();
       std::this_thread::sleep_for(std::chrono::milliseconds(opt.pause_ms));
       const auto t0 = clock::now();
       contenders[i].run();
