@@ -17,3 +17,5 @@
 #include <tessera/graph/pagerank.hpp>
 #include <tessera/graph/triangles.hpp>
 #include <tessera/graph/sssp.hpp>
+#include <tessera/graph/graph_jobs.hpp>
+#include <tessera/graph/job_file.hpp>

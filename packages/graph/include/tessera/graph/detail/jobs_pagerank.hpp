@@ -1,0 +1,164 @@
+#pragma once
+// PageRank jobs of a job set, W at a time in one sweep (graph_jobs.hpp).
+//
+// Lane k of a batch is one job with its own damping d_k and teleport vector
+// p_k (1/n everywhere, or 1/|S| on a personalization set S):
+//   r'_k(v) = p_k(v) ((1 - d_k) + d_k dangling_k) + d_k sum over in-edges u->v of r_k(u)/outdeg(u)
+// which is tessera::graph::pagerank's formula when p_k is uniform. The
+// contributions r_k(u)/outdeg(u) of the W lanes sit side by side (an n x W
+// row-major View), so the gather of an in-neighbour brings all W lanes in one
+// cache line: the edge sweep, which bounds PageRank, is paid once per batch
+// instead of once per job. Each lane stops on its own L1 test (its ranks are
+// frozen from then on, the lane's sums still run but are not written), so a
+// job stops at the iteration it would stop at alone. Unused lanes of a batch
+// (fewer jobs than W) have zero teleport and zero rank.
+#include <tessera/graph/graph_traits.hpp>
+#include <tessera/graph/primitives.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace tessera::graph::detail {
+
+// One batch: jobs col0 .. col0+count-1 of the rank matrix (n x P), count <= W.
+// damping[k], teleport (n x W, column k = p_k) given per lane; returns the
+// iterations each lane ran in iterations[k].
+template <int W, class G, class RankMatrix, class Teleport>
+void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int count, const std::vector<double>& damping,
+                    const Teleport& teleport, double tolerance, int max_iterations, std::vector<int>& iterations) {
+  using Exec = typename G::execution_space;
+  using V = typename graph_traits<G>::vertex_descriptor;
+  using SS = typename G::space_type;
+  const std::int64_t n = num_vertices(g);
+  iterations.assign(std::size_t(count), 0);
+  if (n == 0 || count == 0) return;
+  const double inv_n = 1.0 / double(n);
+  using Lanes = tessera::View<double**, tessera::LayoutRight, SS>;
+  Lanes contrib(tessera::view_alloc("graph::jobs::pagerank::contrib", tessera::WithoutInitializing), n, W);
+  Lanes contrib_next(tessera::view_alloc("graph::jobs::pagerank::contrib_next", tessera::WithoutInitializing), n, W);
+  // Per-block partial sums: l1 of lane k in column k, next dangling mass in W + k.
+  constexpr std::int64_t block = 1024;
+  const std::int64_t nblocks = (n + block - 1) / block;
+  tessera::View<double**, tessera::LayoutRight, SS> partial("graph::jobs::pagerank::partial", nblocks, 2 * W);
+  auto partial_h = tessera::create_mirror_view(tessera::HostSpace(), partial);
+
+  struct lane_consts {
+    double d[W];       // damping
+    double scale[W];   // (1 - d) + d * dangling: times p_k(v) gives the teleport term
+    int write[W];      // 1: the lane is a live job whose ranks are still updated
+  };
+  lane_consts lc{};
+  for (int k = 0; k < W; ++k) {
+    lc.d[k] = k < count ? damping[std::size_t(k)] : 0.0;
+    lc.write[k] = k < count ? 1 : 0;
+  }
+  // Initial ranks 1/n (unused lanes 0), as tessera::graph::pagerank starts.
+  tessera::parallel_for("graph::jobs::pagerank::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
+    const std::int64_t deg = out_degree(V(v), g);
+    for (int k = 0; k < W; ++k) {
+      const double r0 = k < count ? inv_n : 0.0;
+      if (k < count) ranks(v, col0 + k) = r0;
+      contrib(v, k) = deg > 0 ? r0 / double(deg) : 0.0;
+    }
+  });
+  std::int64_t dangling_vertices = 0;
+  reduce_vertices("graph::jobs::pagerank::dangling", g, TESSERA_LAMBDA(V v, std::int64_t & s) { s += out_degree(v, g) == 0; },
+                  dangling_vertices);
+  double dangling[W];
+  for (int k = 0; k < W; ++k) dangling[k] = k < count ? double(dangling_vertices) * inv_n : 0.0;
+
+  int live = count;
+  for (int it = 1; it <= max_iterations && live > 0; ++it) {
+    for (int k = 0; k < W; ++k) lc.scale[k] = (1.0 - lc.d[k]) + lc.d[k] * dangling[k];
+    const lane_consts c = lc;
+    if constexpr (graph_traits<G>::has_in_edges) {
+      tessera::parallel_for(
+          "graph::jobs::pagerank::pull", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nblocks, 1),
+          TESSERA_LAMBDA(std::int64_t bi) {
+            double l1[W], dsum[W];
+            for (int k = 0; k < W; ++k) l1[k] = dsum[k] = 0.0;
+            const std::int64_t hi = (bi + 1) * block < n ? (bi + 1) * block : n;
+            for (std::int64_t vi = bi * block; vi < hi; ++vi) {
+              double s[W];
+              for (int k = 0; k < W; ++k) s[k] = 0.0;
+              for (auto u : in_adjacent_vertices(V(vi), g)) {
+                const double* cu = &contrib(u, 0);
+                for (int k = 0; k < W; ++k) s[k] += cu[k];
+              }
+              const std::int64_t deg = out_degree(V(vi), g);
+              const double inv_deg = 1.0 / double(deg > 0 ? deg : 1);
+              for (int k = 0; k < W; ++k) {
+                const double x = teleport(vi, k) * c.scale[k] + c.d[k] * s[k];
+                contrib_next(vi, k) = deg > 0 ? x * inv_deg : 0.0;
+                dsum[k] += deg > 0 ? 0.0 : x;
+                if (c.write[k]) {
+                  const double old = ranks(vi, col0 + k);
+                  l1[k] += std::fabs(x - old);
+                  ranks(vi, col0 + k) = x;
+                }
+              }
+            }
+            for (int k = 0; k < W; ++k) {
+              partial(bi, k) = l1[k];
+              partial(bi, W + k) = dsum[k];
+            }
+          });
+    } else {
+      // No in-edges: scatter the contributions with atomic adds, then finish
+      // each vertex as the pull does.
+      tessera::parallel_for("graph::jobs::pagerank::zero", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
+        for (int k = 0; k < W; ++k) contrib_next(v, k) = 0.0;
+      });
+      tessera::parallel_for("graph::jobs::pagerank::scatter", make_vertex_policy(g, 256), TESSERA_LAMBDA(std::int64_t ui) {
+        double cu[W];
+        bool any = false;
+        for (int k = 0; k < W; ++k) any |= (cu[k] = contrib(ui, k)) != 0.0;
+        if (!any) return;
+        for (auto w : adjacent_vertices(V(ui), g))
+          for (int k = 0; k < W; ++k) tessera::atomic_add(&contrib_next(w, k), cu[k]);
+      });
+      tessera::parallel_for(
+          "graph::jobs::pagerank::finish", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nblocks, 1),
+          TESSERA_LAMBDA(std::int64_t bi) {
+            double l1[W], dsum[W];
+            for (int k = 0; k < W; ++k) l1[k] = dsum[k] = 0.0;
+            const std::int64_t hi = (bi + 1) * block < n ? (bi + 1) * block : n;
+            for (std::int64_t vi = bi * block; vi < hi; ++vi) {
+              const std::int64_t deg = out_degree(V(vi), g);
+              const double inv_deg = 1.0 / double(deg > 0 ? deg : 1);
+              for (int k = 0; k < W; ++k) {
+                const double x = teleport(vi, k) * c.scale[k] + c.d[k] * contrib_next(vi, k);
+                contrib_next(vi, k) = deg > 0 ? x * inv_deg : 0.0;
+                dsum[k] += deg > 0 ? 0.0 : x;
+                if (c.write[k]) {
+                  const double old = ranks(vi, col0 + k);
+                  l1[k] += std::fabs(x - old);
+                  ranks(vi, col0 + k) = x;
+                }
+              }
+            }
+            for (int k = 0; k < W; ++k) {
+              partial(bi, k) = l1[k];
+              partial(bi, W + k) = dsum[k];
+            }
+          });
+    }
+    std::swap(contrib, contrib_next);
+    // Block sums added in block order: the same figures on every thread count.
+    tessera::deep_copy(partial_h, partial);
+    for (int k = 0; k < W; ++k) {
+      double l1 = 0, dn = 0;
+      for (std::int64_t b = 0; b < nblocks; ++b) l1 += partial_h(b, k), dn += partial_h(b, W + k);
+      dangling[k] = dn;
+      if (!lc.write[k]) continue;
+      iterations[std::size_t(k)] = it;
+      if (l1 < tolerance) {
+        lc.write[k] = 0;
+        --live;
+      }
+    }
+  }
+}
+
+}  // namespace tessera::graph::detail

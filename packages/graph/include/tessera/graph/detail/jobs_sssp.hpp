@@ -1,0 +1,111 @@
+#pragma once
+// Shortest-path jobs of a job set, up to 64 in one sweep (graph_jobs.hpp).
+//
+// Delta-stepping (Meyer and Sanders 2003) with one bucket sequence shared by
+// all the jobs of a batch: bucket [lo, lo + delta) is settled for every job
+// at once. Vertex v holds a 64-bit word of the jobs for which it waits to be
+// relaxed and, side by side (an n x K row-major View), its K distances. A
+// round visits the vertices whose word is not zero; for the jobs whose
+// distance at v lies in the bucket it reads v's edges once and relaxes every
+// such job along each edge (atomic min per job; an improvement sets the job's
+// bit at the target). So one read of an adjacency list serves every job
+// active at that vertex, which is where K separate runs would each pay it.
+//
+// The distances are the least fixed point of d(t) = min(d(s) + w(s, t)) over
+// the same floating-point sums, so they equal those of
+// delta_stepping_shortest_paths and of Dijkstra exactly, in any order of
+// relaxation and on every back-end.
+//
+// Why the word is cleared before the distances are read: a concurrent
+// improvement of d_j(v) sets bit j again after our clear, so v is visited
+// again in a later round with the lower distance; read the other way round,
+// the improvement could be lost.
+#include <tessera/graph/graph_traits.hpp>
+#include <tessera/graph/primitives.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace tessera::graph::detail {
+
+// Jobs col0 .. col0+count-1 (count <= 64) of the distance matrix (n x S),
+// from sources[k]; weights: the edge weight View (one per edge index), or
+// none (every weight 1) when unit is true.
+template <class G, class DistMatrix, class WeightView>
+void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count, const std::vector<std::int64_t>& sources,
+                const WeightView& weights, bool unit, double delta) {
+  using Exec = typename G::execution_space;
+  using V = typename graph_traits<G>::vertex_descriptor;
+  using SS = typename G::space_type;
+  using Word = std::uint64_t;
+  constexpr double inf = std::numeric_limits<double>::max();
+  const std::int64_t n = num_vertices(g);
+  if (n == 0 || count == 0) return;
+  tessera::View<Word*, SS> active("graph::jobs::sssp::active", n);
+  tessera::parallel_for("graph::jobs::sssp::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
+    for (int k = 0; k < count; ++k) dist(v, col0 + k) = inf;
+  });
+  auto src = to_space<std::int64_t, SS>("graph::jobs::sssp::sources", sources);
+  tessera::parallel_for("graph::jobs::sssp::sources", tessera::RangePolicy<Exec>(0, 1), TESSERA_LAMBDA(std::int64_t) {
+    for (int k = 0; k < count; ++k) {
+      dist(src(k), col0 + k) = 0.0;
+      active(src(k)) |= Word(1) << k;
+    }
+  });
+  double lo = 0;
+  for (;;) {
+    const double hi = lo + delta;
+    for (;;) {
+      std::int64_t relaxed = 0;
+      tessera::parallel_reduce(
+          "graph::jobs::sssp::relax", make_vertex_policy(g, 64),
+          TESSERA_LAMBDA(std::int64_t vi, std::int64_t & cnt) {
+            const Word waiting = load_relaxed(&active(vi));
+            if (!waiting) return;
+            Word now = 0;  // jobs whose distance at vi lies in this bucket
+            for (Word m = waiting; m; m &= m - 1) {
+              const int k = lowest_bit(m);
+              if (load_relaxed(&dist(vi, col0 + k)) < hi) now |= Word(1) << k;
+            }
+            if (!now) return;
+            tessera::atomic_fetch_and(&active(vi), ~now);
+            double dv[64];
+            for (Word m = now; m; m &= m - 1) {
+              const int k = lowest_bit(m);
+              dv[k] = load_relaxed(&dist(vi, col0 + k));
+            }
+            ++cnt;
+            for (const auto& e : out_edges(V(vi), g)) {
+              const double w = unit ? 1.0 : double(weights(get_edge_index(e, g)));
+              const V t = target(e, g);
+              Word improved = 0;
+              for (Word m = now; m; m &= m - 1) {
+                const int k = lowest_bit(m);
+                const double nd = dv[k] + w;
+                double* dt = &dist(t, col0 + k);
+                if (nd < load_relaxed(dt) && nd < tessera::atomic_fetch_min(dt, nd)) improved |= Word(1) << k;
+              }
+              if (improved) tessera::atomic_fetch_or(&active(t), improved);
+            }
+          },
+          relaxed);
+      if (relaxed == 0) break;
+    }
+    // The next bucket starts at the smallest distance still waiting.
+    double next = inf;
+    tessera::parallel_reduce(
+        "graph::jobs::sssp::next_bucket", tessera::RangePolicy<Exec>(0, n),
+        TESSERA_LAMBDA(std::int64_t v, double& m) {
+          for (Word w = active(v); w; w &= w - 1) {
+            const double d = dist(v, col0 + lowest_bit(w));
+            if (d < m) m = d;
+          }
+        },
+        tessera::Min<double>(next));
+    if (!(next < inf)) break;
+    lo = next > hi ? next : hi;
+  }
+}
+
+}  // namespace tessera::graph::detail

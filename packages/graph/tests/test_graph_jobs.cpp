@@ -1,0 +1,294 @@
+// Concurrent graph jobs (graph_jobs.hpp, job_file.hpp): a fused job set
+// gives every job the result it gets alone, checked against the single-job
+// algorithms and brute-force serial references, on every back-end; job files
+// and their errors.
+#include "graph_reference.hpp"
+#include "graph_test_util.hpp"
+
+#include <tessera/graph/job_file.hpp>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+using namespace graph_test;
+
+namespace {
+
+// Weight of the edge {a, b}: symmetric, zeros included.
+TESSERA_INLINE_FUNCTION double weight_of(std::int64_t a, std::int64_t b) {
+  const std::int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+  return double((lo * 131 + hi * 71) % 97) / 10.0;
+}
+
+template <class G>
+tg::edge_property_map<G, double> weights_of(const G& g) {
+  using V = typename G::vertex_descriptor;
+  tg::edge_property_map<G, double> w(g, 0.0, "w");
+  tg::forall_vertices(g, TESSERA_LAMBDA(V u) {
+    for (const auto& e : tg::out_edges(u, g)) w[e] = weight_of(u, tg::target(e, g));
+  });
+  return w;
+}
+
+using wadj_t = std::vector<std::vector<std::pair<std::int64_t, double>>>;
+inline wadj_t weighted(const graph_ref::adj_t& a) {
+  wadj_t w(a.size());
+  for (std::size_t u = 0; u < a.size(); ++u)
+    for (auto v : a[u]) w[u].push_back({v, weight_of(std::int64_t(u), v)});
+  return w;
+}
+
+// Personalized power iteration: r'(v) = p(v) ((1-d) + d D) + d sum r(u)/deg(u).
+inline std::vector<double> personalized_pagerank(const graph_ref::adj_t& out, double d, const std::vector<std::int64_t>& set,
+                                                 int iters) {
+  const std::size_t n = out.size();
+  std::vector<double> p(n, set.empty() ? 1.0 / double(n) : 0.0), r(n, 1.0 / double(n)), nx(n);
+  std::set<std::int64_t> s(set.begin(), set.end());
+  for (auto v : s) p[std::size_t(v)] = 1.0 / double(s.size());
+  for (int it = 0; it < iters; ++it) {
+    double dangling = 0;
+    std::fill(nx.begin(), nx.end(), 0.0);
+    for (std::size_t u = 0; u < n; ++u) {
+      if (out[u].empty()) dangling += r[u];
+      for (auto v : out[u]) nx[std::size_t(v)] += r[u] / double(out[u].size());
+    }
+    for (std::size_t v = 0; v < n; ++v) nx[v] = p[v] * ((1 - d) + d * dangling) + d * nx[v];
+    std::swap(r, nx);
+  }
+  return r;
+}
+
+inline double jaccard_ref(const graph_ref::adj_t& a, std::int64_t u, std::int64_t v) {
+  std::set<std::int64_t> su(a[u].begin(), a[u].end()), sv(a[v].begin(), a[v].end()), un = su;
+  un.insert(sv.begin(), sv.end());
+  std::int64_t common = 0;
+  for (auto x : su) common += sv.count(x);
+  return un.empty() ? 0.0 : double(common) / double(un.size());
+}
+
+// A mixed set: every kind, several of each, sources spread over the graph.
+std::vector<tg::graph_job> mixed_jobs(std::int64_t n, int per_kind) {
+  std::vector<tg::graph_job> jobs;
+  for (int i = 0; i < per_kind; ++i) {
+    const std::int64_t a = (i * 37 + 1) % n, b = (i * 53 + 7) % n;
+    jobs.push_back(tg::graph_job::bfs(a));
+    jobs.push_back(tg::graph_job::sssp(b));
+    if (i % 2) jobs.push_back(tg::graph_job::pagerank(0.5 + 0.04 * i, {a, b, (a + 5) % n}));
+    else jobs.push_back(tg::graph_job::pagerank(0.85 - 0.01 * i));
+    jobs.push_back(tg::graph_job::jaccard(a, b));
+  }
+  return jobs;
+}
+
+// Every job of r against the serial references on the simple graph `a`.
+template <class R>
+void expect_references(const R& r, const graph_ref::adj_t& a, int pagerank_iterations) {
+  const wadj_t wa = weighted(a);
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const auto& j = r.jobs[i];
+    SCOPED_TRACE("job " + std::to_string(i) + ": " + j.text());
+    switch (j.kind) {
+      case tg::job_kind::bfs: {
+        const auto want = graph_ref::bfs_levels(a, {j.source});
+        const auto got = r.levels(i);
+        for (std::size_t v = 0; v < want.size(); ++v) ASSERT_EQ(got[v], want[v]) << "vertex " << v;
+        break;
+      }
+      case tg::job_kind::sssp: {
+        const auto want = graph_ref::dijkstra(wa, j.source);
+        const auto got = r.distances(i);
+        for (std::size_t v = 0; v < want.size(); ++v) ASSERT_EQ(got[v], want[v]) << "vertex " << v;  // exactly
+        break;
+      }
+      case tg::job_kind::pagerank: {
+        const auto want = personalized_pagerank(a, j.damping, j.personalization, pagerank_iterations);
+        const auto got = r.ranks(i);
+        EXPECT_EQ(r.iterations(i), pagerank_iterations);
+        double sum = 0;
+        for (std::size_t v = 0; v < want.size(); ++v) {
+          ASSERT_NEAR(got[v], want[v], 1e-12) << "vertex " << v;
+          sum += got[v];
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-9);
+        break;
+      }
+      case tg::job_kind::jaccard: EXPECT_EQ(r.similarity(i), jaccard_ref(a, j.u, j.v)); break;
+    }
+  }
+}
+
+}  // namespace
+
+template <class Space>
+class GraphJobs : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(GraphJobs, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+
+TYPED_TEST(GraphJobs, MixedSetMatchesSerialReferences) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  const int iters = 30;
+  tg::job_options o;
+  o.pagerank_tolerance = 0;  // every job runs `iters` iterations, like the reference
+  o.pagerank_max_iterations = iters;
+  // Isolated (dangling) vertices, loops and repeated edges in the input.
+  for (auto el : {random_edges(300, 700, 5), tg::kronecker(8, 6, 3)}) {
+    const std::int64_t n = el.num_vertices;
+    const auto jobs = mixed_jobs(n, 5);
+    {
+      G g(el, tg::build_options::simple());
+      SCOPED_TRACE("undirected, n = " + std::to_string(n));
+      expect_references(tg::run_jobs(g, jobs, weights_of(g), o), simple_adjacency(el, true), iters);
+      tg::job_options alone = o;
+      alone.fuse = false;
+      expect_references(tg::run_jobs(g, jobs, weights_of(g), alone), simple_adjacency(el, true), iters);
+    }
+    {
+      D d(el, tg::build_options::simple());  // PageRank scatters: no in-edges
+      SCOPED_TRACE("directed, n = " + std::to_string(n));
+      expect_references(tg::run_jobs(d, jobs, weights_of(d), o), simple_adjacency(el, false), iters);
+    }
+  }
+}
+
+TYPED_TEST(GraphJobs, FusedEqualsSingleJobAlgorithms) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename G::vertex_descriptor;
+  const auto el = tg::kronecker(10, 8, 11);
+  G g(el, tg::build_options::simple());
+  const std::int64_t n = tg::num_vertices(g);
+  auto w = weights_of(g);
+  // More than 64 BFS and SSSP jobs (two bit-words) and more than 8 PageRank
+  // jobs (two batches): 70 + 70 + 11 + 3.
+  std::vector<tg::graph_job> jobs;
+  for (int i = 0; i < 70; ++i) jobs.push_back(tg::graph_job::bfs((i * 97) % n));
+  for (int i = 0; i < 70; ++i) jobs.push_back(tg::graph_job::sssp((i * 89 + 3) % n));
+  for (int i = 0; i < 11; ++i) jobs.push_back(tg::graph_job::pagerank(0.6 + 0.03 * i));
+  for (int i = 0; i < 3; ++i) jobs.push_back(tg::graph_job::jaccard(i, i + 1));
+  const auto r = tg::run_jobs(g, jobs, w);  // tolerance 1e-9: each job stops on its own test
+  tg::vertex_property_map<G, std::int32_t> lv(g);
+  tg::vertex_property_map<G, double> dist(g), pr(g);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& j = jobs[i];
+    SCOPED_TRACE("job " + std::to_string(i) + ": " + j.text());
+    if (j.kind == tg::job_kind::bfs) {
+      tg::breadth_first_search(g, V(j.source), tg::bfs_levels_visitor<G>(lv));
+      const auto want = tg::detail::to_host_vector(lv.view());
+      const auto got = r.levels(i);
+      for (std::int64_t v = 0; v < n; ++v) ASSERT_EQ(got[v], want[v]) << v;
+    } else if (j.kind == tg::job_kind::sssp) {
+      tg::delta_stepping_shortest_paths(g, j.source, w, dist);
+      const auto want = tg::detail::to_host_vector(dist.view());
+      const auto got = r.distances(i);
+      for (std::int64_t v = 0; v < n; ++v) ASSERT_EQ(got[v], want[v]) << v;
+    } else if (j.kind == tg::job_kind::pagerank) {
+      const int it = tg::pagerank(g, pr, j.damping, 1e-9, 100);
+      EXPECT_NEAR(r.iterations(i), it, 1);  // the L1 test, summed in another order, may tip one iteration
+      const auto want = tg::detail::to_host_vector(pr.view());
+      const auto got = r.ranks(i);
+      for (std::int64_t v = 0; v < n; ++v) ASSERT_NEAR(got[v], want[v], 1e-9) << v;
+    }
+  }
+}
+
+TYPED_TEST(GraphJobs, EmptySetsAndEmptyGraphs) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  G g(tg::kronecker(6, 4, 1), tg::build_options::simple());
+  const auto r = tg::run_jobs(g, {});
+  EXPECT_TRUE(r.jobs.empty());
+  EXPECT_EQ(r.level_matrix.extent(1), 0u);
+  EXPECT_TRUE(r.jaccard.empty());
+  tg::edge_list none;
+  G e(none);
+  EXPECT_TRUE(tg::run_jobs(e, {}).jobs.empty());
+  const auto pr = tg::run_jobs(e, {tg::graph_job::pagerank(0.85), tg::graph_job::pagerank(0.5)});  // nothing to rank
+  EXPECT_TRUE(pr.ranks(1).empty());
+  EXPECT_EQ(pr.iterations(1), 0);
+}
+
+TYPED_TEST(GraphJobs, BadJobsAreNamedBeforeAnythingRuns) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  G g(tg::kronecker(6, 4, 1), tg::build_options::simple());  // 64 vertices
+  auto message = [&](std::vector<tg::graph_job> jobs, const tg::edge_property_map<G, double>* w = nullptr) -> std::string {
+    try {
+      w ? tg::run_jobs(g, jobs, *w) : tg::run_jobs(g, jobs);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  auto from_file = tg::parse_jobs("bfs 1\n\n# a comment\nsssp 64\n", "jobs.txt");
+  EXPECT_EQ(message(from_file), "tessera::graph: run_jobs: job 1 (jobs.txt:4: sssp 64): source 64 is not a vertex of the graph ([0, 64))");
+  EXPECT_NE(message({tg::graph_job::jaccard(3, 99)}).find("job 0 (jaccard 3 99): vertex 99 is not a vertex"), std::string::npos);
+  EXPECT_NE(message({tg::graph_job::pagerank(0.5, {1, 70})}).find("personalization vertex 70"), std::string::npos);
+  EXPECT_NE(message({tg::graph_job::pagerank(1.0)}).find("damping 1.000000 outside [0, 1)"), std::string::npos);
+  auto w = weights_of(g);
+  tg::deep_put(w, 5, -2.0);
+  EXPECT_NE(message({tg::graph_job::sssp(0)}, &w).find("negative or NaN weight at edge index 5"), std::string::npos);
+  // Results are asked for by the right kind.
+  const auto r = tg::run_jobs(g, {tg::graph_job::bfs(0)});
+  EXPECT_THROW(r.distances(0), std::runtime_error);
+  EXPECT_THROW(r.levels(1), std::runtime_error);
+}
+
+TEST(GraphJobFile, ParsesEveryKindWithComments) {
+  const auto jobs = tg::parse_jobs(
+      "# mixed set\n"
+      "bfs 17\n"
+      "  sssp\t3   # from vertex 3\n"
+      "\n"
+      "pagerank 0.85\n"
+      "pagerank 0.9 personalize 1,5,9\r\n"
+      "jaccard 3 7\n",
+      "set.txt");
+  ASSERT_EQ(jobs.size(), 5u);
+  EXPECT_EQ(jobs[0].kind, tg::job_kind::bfs);
+  EXPECT_EQ(jobs[0].source, 17);
+  EXPECT_EQ(jobs[0].origin, "set.txt:2");
+  EXPECT_EQ(jobs[1].kind, tg::job_kind::sssp);
+  EXPECT_EQ(jobs[1].source, 3);
+  EXPECT_EQ(jobs[2].damping, 0.85);
+  EXPECT_TRUE(jobs[2].personalization.empty());
+  EXPECT_EQ(jobs[3].damping, 0.9);
+  EXPECT_EQ(jobs[3].personalization, (std::vector<std::int64_t>{1, 5, 9}));
+  EXPECT_EQ(jobs[3].origin, "set.txt:6");
+  EXPECT_EQ(jobs[4].kind, tg::job_kind::jaccard);
+  EXPECT_EQ(jobs[4].u, 3);
+  EXPECT_EQ(jobs[4].v, 7);
+  EXPECT_EQ(jobs[3].text(), "pagerank 0.90000000000000002 personalize 1,5,9");
+  EXPECT_TRUE(tg::parse_jobs("", "empty.txt").empty());
+  EXPECT_TRUE(tg::parse_jobs("# only a comment\n\n", "c.txt").empty());
+}
+
+TEST(GraphJobFile, BadLinesAreNamed) {
+  auto error = [](const std::string& text) -> std::string {
+    try {
+      tg::parse_jobs(text, "jobs.txt");
+    } catch (const tg::io_error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error("bfs 1\nbfs x\n"), "jobs.txt:2: source 'x' is not a vertex id (an integer >= 0)");
+  EXPECT_EQ(error("bfs -3\n"), "jobs.txt:1: source '-3' is not a vertex id (an integer >= 0)");
+  EXPECT_EQ(error("# c\nsssp\n"), "jobs.txt:2: 'sssp' takes 1 argument (sssp SOURCE), got 0");
+  EXPECT_EQ(error("bfs 1 2\n"), "jobs.txt:1: 'bfs' takes 1 argument (bfs SOURCE), got 2");
+  EXPECT_EQ(error("jaccard 3\n"), "jobs.txt:1: 'jaccard' takes 2 arguments (jaccard U V), got 1");
+  EXPECT_EQ(error("\n\n\nbfss 1\n"), "jobs.txt:4: unknown job 'bfss' (known: bfs, sssp, pagerank, jaccard)");
+  EXPECT_EQ(error("pagerank high\n"), "jobs.txt:1: damping 'high' is not a number");
+  EXPECT_EQ(error("pagerank 1.2\n"), "jobs.txt:1: damping '1.2' is outside [0, 1)");
+  EXPECT_EQ(error("pagerank nan\n"), "jobs.txt:1: damping 'nan' is not a number");
+  EXPECT_EQ(error("pagerank 0.8 personal 1,2\n"), "jobs.txt:1: expected 'personalize' after the damping factor, got 'personal'");
+  EXPECT_EQ(error("pagerank 0.8 personalize 1,,2\n"),
+            "jobs.txt:1: personalization vertex '' is not a vertex id (an integer >= 0)");
+  EXPECT_EQ(error("pagerank 0.8 personalize 1,2,\n"), "jobs.txt:1: personalization list '1,2,' has an empty entry");
+  EXPECT_EQ(error("pagerank 0.8 personalize\n"),
+            "jobs.txt:1: pagerank takes a damping factor, optionally followed by 'personalize V,V,...', got 2 arguments");
+  EXPECT_EQ(error("bfs 99999999999999999999999\n"), "jobs.txt:1: source '99999999999999999999999' is too large");
+  try {
+    tg::read_job_file("/no/such/dir/jobs.txt");
+    ADD_FAILURE() << "no error";
+  } catch (const tg::io_error& e) {
+    EXPECT_EQ(std::string(e.what()), "/no/such/dir/jobs.txt:0: cannot open the job file");
+  }
+}
