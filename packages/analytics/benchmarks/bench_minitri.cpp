@@ -2,10 +2,13 @@
 // other and against a SuiteSparse:GraphBLAS formulation, at 1 thread
 // (Serial back-end) and 2 (OpenMP back-end), on the same graph.
 //
-//   tessera_bench_minitri [--graphs a,b,...] [--threads 1,2] [--repeats N] [--blocks 10,100,1000]
+//   tessera_bench_minitri [--graphs a,b,...] [--threads 1,2] [--repeats N] [--blocks 10,100,1000] [--json]
 //
-// Contenders are timed in turn within each repeat (bench_stats.hpp): the
-// ratios reported are medians of per-repeat ratios, with their min-max.
+// Contenders are timed in turn within each repeat (tessera::bench::
+// run_interleaved): the ratios reported are medians of per-repeat ratios
+// (reference time / own time), with their min-max. References: tasks/B to
+// data, direct to tasks/100, GraphBLAS to direct. ci/bench.sh runs it once
+// per thread count (--threads T), so each run's JSON lines have one count.
 // Every contender's histogram is checked against direct's before timing.
 //
 // GraphBLAS formulation (the linear-algebra miniTri with GraphBLAS
@@ -38,7 +41,8 @@
 // with PLUS_PAIR; stop when a count reaches zero.
 #include <tessera/analytics.hpp>
 
-#include "bench_stats.hpp"
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/report.hpp>
 
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
 extern "C" {
@@ -74,10 +78,10 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
-#define GB_CHECK(x)                                                                                \
-  do {                                                                                             \
-    GrB_Info info_ = (x);                                                                          \
-    if (info_ != GrB_SUCCESS) die("GraphBLAS error " + std::to_string(int(info_)) + " at " #x);    \
+#define GB_CHECK(x)                                                                             \
+  do {                                                                                          \
+    GrB_Info info_ = (x);                                                                       \
+    if (info_ != GrB_SUCCESS) die("GraphBLAS error " + std::to_string(int(info_)) + " at " #x); \
   } while (0)
 
 // The vertex degrees the cap op reads (GraphBLAS passes one scalar, unused).
@@ -86,7 +90,8 @@ const std::int64_t* g_tv = nullptr;
 // library's own k rule applied to min(t_i, t_j) and t_e.
 void edge_cap(void* z, const void* x, GrB_Index i, GrB_Index j, const void*) {
   const std::int64_t ti = g_tv[i], tj = g_tv[j];
-  *static_cast<std::int64_t*>(z) = ta::clique_bound_k(ti < tj ? ti : tj, *static_cast<const std::int64_t*>(x));
+  *static_cast<std::int64_t*>(z) =
+      ta::clique_bound_k(ti < tj ? ti : tj, *static_cast<const std::int64_t*>(x));
 }
 
 struct gb_minitri {
@@ -201,9 +206,11 @@ struct gb_minitri {
 #endif
 
 template <class Space>
-void bench_graph(const std::string& spec, int threads, int repeats, const std::vector<std::int64_t>& blocks) {
+void bench_graph(const tessera::bench::Report& report, bool json, const std::string& spec, int threads,
+                 int repeats, const std::vector<std::int64_t>& blocks) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, Space>;
-  const std::string path = spec.rfind("kron:", 0) == 0 ? spec : std::string(TESSERA_DATA_DIR) + "/graphs/" + spec;
+  const std::string path =
+      spec.rfind("kron:", 0) == 0 ? spec : std::string(TESSERA_DATA_DIR) + "/graphs/" + spec;
   const G g = ta::build_simple<G>(ta::load_edges(path));
   const std::int64_t csr = std::int64_t(sizeof(std::int64_t)) * (g.num_vertices() + 1) +
                            std::int64_t(sizeof(int) + sizeof(std::int64_t)) * g.num_stored_edges();
@@ -227,58 +234,50 @@ void bench_graph(const std::string& spec, int threads, int repeats, const std::v
 
   // Check every method (and GraphBLAS) against direct; record memory.
   const auto ref = ta::minitri(g, opts[std::size_t(i_direct)]);
-  std::printf("\n### %s, %d thread(s) (%s): %lld vertices, %lld edges, %lld triangles, largest k %d, CSR %.2f MiB\n",
-              spec.c_str(), threads, Space::name(), (long long)g.num_vertices(), (long long)g.num_edges(),
-              (long long)ref.triangles, ref.max_k(), double(csr) / 1048576.0);
+  if (!json)
+    std::printf(
+        "\n### %s, %d thread(s) (%s): %lld vertices, %lld edges, %lld triangles, largest k %d, CSR %.2f "
+        "MiB\n",
+        spec.c_str(), threads, Space::name(), (long long)g.num_vertices(), (long long)g.num_edges(),
+        (long long)ref.triangles, ref.max_k(), double(csr) / 1048576.0);
   std::vector<ta::minitri_result> mem(opts.size());
   for (std::size_t i = 0; i < opts.size(); ++i) {
     mem[i] = ta::minitri(g, opts[i]);
     if (mem[i].histogram != ref.histogram) die(spec + ": " + names[i] + " histogram differs from direct's");
   }
   std::vector<tessera::bench::Contender> cs;
+  const auto space_threads = [] { return Space().concurrency(); };
   for (std::size_t i = 0; i < opts.size(); ++i) {
-    tessera::bench::Contender c;
-    c.kernel = names[i];
-    c.backend = Space::name();
-    c.threads = threads;
     const auto op = opts[i];
-    c.run = [&g, op] { (void)ta::minitri(g, op); };
-    c.peer = names[i].rfind("tasks", 0) == 0 ? 0 : int(i) == i_direct ? i_tasks100 : -1;
-    cs.push_back(c);
+    const int reference = names[i].rfind("tasks", 0) == 0 ? 0 : int(i) == i_direct ? i_tasks100 : -1;
+    cs.push_back({"tessera " + names[i], [&g, op] { (void)ta::minitri(g, op); }, space_threads, reference});
   }
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GB_CHECK(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, threads));
   gb_minitri gb(g);
   if (gb.run() != ref.histogram) die(spec + ": GraphBLAS histogram differs from direct's");
-  std::printf("GraphBLAS: %zu distinct edge caps (triangle counts per run; largest k %d)\n", gb.distinct_caps,
-              ref.max_k());
-  {
-    tessera::bench::Contender c;
-    c.kernel = "GraphBLAS";
-    c.backend = "GraphBLAS";
-    c.threads = threads;
-    c.run = [&gb] { (void)gb.run(); };
-    c.peer = i_direct;  // ratio = direct's time / GraphBLAS's: < 1 means direct is faster
-    cs.push_back(c);
-  }
+  if (!json)
+    std::printf("# GraphBLAS: %zu distinct edge caps (triangle counts per run; largest k %d)\n",
+                gb.distinct_caps, ref.max_k());
+  // Ratio = direct's time / GraphBLAS's: < 1 means direct is faster.
+  cs.push_back({"GraphBLAS", [&gb] { (void)gb.run(); },
+                [] {
+                  int n = 0;
+                  GxB_Global_Option_get(GxB_GLOBAL_NTHREADS, &n);
+                  return n;
+                },
+                i_direct});
 #endif
-  const auto res = tessera::bench::run_paired(cs, 1, repeats);
-  std::printf("| contender | median s | min s | max s | ratio (peer/own) | ratio min-max | peer | peak MiB | peak stored triangles |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---|---:|---:|\n");
-  for (std::size_t i = 0; i < cs.size(); ++i) {
-    const auto& s = res[i].seconds;
-    std::printf("| %s | %.4f | %.4f | %.4f | ", cs[i].kernel.c_str(), s.median, s.min, s.max);
-    if (cs[i].peer >= 0)
-      std::printf("%.3f | %.3f-%.3f | %s | ", res[i].ratio.median, res[i].ratio.min, res[i].ratio.max,
-                  cs[std::size_t(cs[i].peer)].kernel.c_str());
-    else
-      std::printf("- | - | - | ");
-    if (i < mem.size())
-      std::printf("%.2f | %lld |\n", double(mem[i].peak_bytes) / 1048576.0, (long long)mem[i].peak_stored_triangles);
-    else
-      std::printf("- | - |\n");
-  }
-  std::printf("direct peak / CSR = %.2f\n", double(mem[std::size_t(i_direct)].peak_bytes) / double(csr));
+  tessera::bench::InterleaveOptions opt;
+  opt.repeats = repeats;
+  report.add(spec, tessera::bench::Measure{"s", 1, 1, true, true}, cs,
+             tessera::bench::run_interleaved(cs, opt));
+  if (json) return;
+  std::printf("# memory: | contender | peak MiB | peak stored triangles |\n");
+  for (std::size_t i = 0; i < mem.size(); ++i)
+    std::printf("#   | %s | %.2f | %lld |\n", names[i].c_str(), double(mem[i].peak_bytes) / 1048576.0,
+                (long long)mem[i].peak_stored_triangles);
+  std::printf("# direct peak / CSR = %.2f\n", double(mem[std::size_t(i_direct)].peak_bytes) / double(csr));
   std::fflush(stdout);
 }
 
@@ -288,18 +287,27 @@ int main(int argc, char* argv[]) {
   std::string graphs = "oregon1_010331.txt,facebook_combined.txt,kron:16:16,kron:18:16";
   std::string threads = "1,2", blocks_s = "10,100,1000";
   int repeats = 5;
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
       if (i + 1 >= argc) die(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--graphs") graphs = next();
-    else if (a == "--threads") threads = next();
-    else if (a == "--repeats") repeats = std::atoi(next().c_str());
-    else if (a == "--blocks") blocks_s = next();
-    else if (a.rfind("--tessera-", 0) == 0) continue;
-    else die("unknown option " + a + " (--graphs a,b --threads 1,2 --repeats N --blocks 10,100,1000)");
+    if (a == "--graphs")
+      graphs = next();
+    else if (a == "--threads")
+      threads = next();
+    else if (a == "--repeats")
+      repeats = std::atoi(next().c_str());
+    else if (a == "--blocks")
+      blocks_s = next();
+    else if (a == "--json")
+      json = true;
+    else if (a.rfind("--tessera-", 0) == 0)
+      continue;
+    else
+      die("unknown option " + a + " (--graphs a,b --threads 1,2 --repeats N --blocks 10,100,1000 --json)");
   }
   std::vector<std::int64_t> blocks;
   for (const auto& b : split(blocks_s)) blocks.push_back(std::atoll(b.c_str()));
@@ -311,19 +319,15 @@ int main(int argc, char* argv[]) {
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GB_CHECK(GrB_init(GrB_NONBLOCKING));
 #endif
-  std::FILE* la = std::fopen("/proc/loadavg", "r");
-  char load[128] = "?";
-  if (la && std::fgets(load, sizeof load, la)) std::printf("load average at start: %s", load);
-  if (la) std::fclose(la);
+  const tessera::bench::Report report("minitri", json);
   for (const auto& spec : split(graphs))
     for (const auto& t : split(threads)) {
-      if (t == "1") bench_graph<tessera::Serial>(spec, 1, repeats, blocks);
-      else bench_graph<tessera::OpenMP>(spec, std::atoi(t.c_str()), repeats, blocks);
+      if (t == "1")
+        bench_graph<tessera::Serial>(report, json, spec, 1, repeats, blocks);
+      else
+        bench_graph<tessera::OpenMP>(report, json, spec, std::atoi(t.c_str()), repeats, blocks);
     }
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GrB_finalize();
 #endif
-  la = std::fopen("/proc/loadavg", "r");
-  if (la && std::fgets(load, sizeof load, la)) std::printf("load average at end: %s", load);
-  if (la) std::fclose(la);
 }
