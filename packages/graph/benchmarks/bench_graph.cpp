@@ -21,8 +21,10 @@
 //             generates its own); --real: the shared real graphs of examples/data.
 //             Without --file the default is --scales 18 --real.
 //  --threads  1 runs Tessera on Serial, more on OpenMP (--tessera-num-threads=N
-//             sets its thread count); gapbs gets OMP_NUM_THREADS, GraphBLAS
-//             GxB_NTHREADS. The thread count printed is the one that ran.
+//             sets its thread count); gapbs gets OMP_NUM_THREADS (with
+//             OMP_DYNAMIC=false, so it gets exactly that many), GraphBLAS
+//             GxB_NTHREADS (its upper bound: GraphBLAS uses fewer on small
+//             work). Tessera's OpenMP rows print the team size libgomp gives.
 //
 // gapbs is found through GAPBS_DIR (environment, else the CMake variable of
 // the same name): a directory holding its built binaries (bfs, cc, pr, tc,
@@ -43,8 +45,9 @@
 // aborts, except PageRank's top-5 order against gapbs, which is reported):
 //  bfs   Tessera: breadth_first_search with bfs_parents_visitor (gapbs's BFS
 //        output is a parent array too); gapbs bfs -r SOURCE; GraphBLAS:
-//        levels by masked vxm. Checked: reached count and levels against a
-//        serial BFS, the parent tree, gapbs's "BFS Tree has N nodes".
+//        parents by direction-optimizing masked vxm (push) / mxv (pull),
+//        see gb_bfs. Checked: reached count and levels against a serial
+//        BFS, both parent trees, gapbs's "BFS Tree has N nodes".
 //  cc    connected_components (Afforest) vs gapbs cc (Afforest); component
 //        count and largest component against union-find and gapbs's output.
 //  pr    20 iterations, tolerance 0, time per iteration. Tessera: pagerank on
@@ -59,6 +62,7 @@
 //        checked against a serial Dijkstra and gapbs's reached count.
 //  msbfs 64 sources in one multi_source_bfs vs 64 breadth_first_search runs.
 #include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/openmp.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/graph.hpp>
 
@@ -237,7 +241,9 @@ struct gapbs_peer {
 
   // Runs one gapbs process; returns its output (stdout and stderr). Exits on failure.
   std::string run(const std::string& kernel, const std::string& graph, int threads, int trials, const std::string& args) const {
-    const std::string cmd = "OMP_NUM_THREADS=" + std::to_string(threads) + " '" + dir + "/" + kernel + "' -f '" + graph +
+    // OMP_DYNAMIC=false and OMP_THREAD_LIMIT: libgomp then gives gapbs's
+    // regions exactly `threads` threads, the count its row reports.
+    const std::string cmd = "OMP_DYNAMIC=false OMP_THREAD_LIMIT=" + std::to_string(threads) + " OMP_NUM_THREADS=" + std::to_string(threads) + " '" + dir + "/" + kernel + "' -f '" + graph +
                             "' -n " + std::to_string(trials) + " " + args + " 2>&1";
     std::string out;
     FILE* p = ::popen(cmd.c_str(), "r");
@@ -338,16 +344,23 @@ class case_set {
     }                                                                                                 \
   } while (0)
 
+// The GraphBLAS peer's matrices and, so that no timed run allocates a
+// GraphBLAS object, the vectors and descriptors its kernels reuse.
 struct gb_graph {
-  GrB_Matrix A = nullptr;   // BOOL pattern (symmetric)
+  GrB_Matrix A = nullptr;   // BOOL pattern (symmetric: A is its own transpose)
   GrB_Matrix Af = nullptr;  // FP64 ones, for PageRank
   GrB_Matrix L = nullptr;   // strict lower triangle (BOOL)
   GrB_Vector dout = nullptr;
+  GrB_Vector parent = nullptr, frontier = nullptr;      // BFS: INT64 parents, the frontier with its parents
+  GrB_Descriptor push = nullptr, pull = nullptr;        // BFS: replace, complemented structural mask; saxpy / dot
+  GrB_Vector rank = nullptr, scaled = nullptr, kept = nullptr;  // PageRank: r, r ./ dout, r where dout exists
   ~gb_graph() {
     GrB_Matrix_free(&A);
     GrB_Matrix_free(&Af);
     GrB_Matrix_free(&L);
-    GrB_Vector_free(&dout);
+    for (GrB_Vector* v : {&dout, &parent, &frontier, &rank, &scaled, &kept}) GrB_Vector_free(v);
+    GrB_Descriptor_free(&push);
+    GrB_Descriptor_free(&pull);
   }
 };
 
@@ -369,51 +382,74 @@ void gb_build(const host_csr& g, gb_graph& gb) {
   GB_CHECK(GrB_Matrix_wait(gb.A, GrB_MATERIALIZE));
   GB_CHECK(GrB_Matrix_wait(gb.Af, GrB_MATERIALIZE));
   GB_CHECK(GrB_Matrix_wait(gb.L, GrB_MATERIALIZE));
+  for (GrB_Vector* v : {&gb.parent, &gb.frontier}) GB_CHECK(GrB_Vector_new(v, GrB_INT64, g.n));
+  for (GrB_Vector* v : {&gb.rank, &gb.scaled, &gb.kept}) GB_CHECK(GrB_Vector_new(v, GrB_FP64, g.n));
+  for (auto [d, method] : {std::pair{&gb.push, GxB_AxB_SAXPY}, std::pair{&gb.pull, GxB_AxB_DOT}}) {
+    GB_CHECK(GrB_Descriptor_new(d));
+    GB_CHECK(GrB_Descriptor_set(*d, GrB_OUTP, GrB_REPLACE));
+    GB_CHECK(GxB_Desc_set(*d, GrB_MASK, GrB_COMP + GrB_STRUCTURE));
+    GB_CHECK(GxB_Desc_set(*d, GxB_AxB_METHOD, method));
+  }
 }
 
-// Levels by masked vxm (push over the unvisited complement).
-std::vector<int> gb_bfs(const gb_graph& gb, std::int64_t n, std::int64_t s, bool want = false) {
-  GrB_Vector v = nullptr, q = nullptr;
-  GB_CHECK(GrB_Vector_new(&v, GrB_INT32, n));
-  GB_CHECK(GrB_Vector_new(&q, GrB_BOOL, n));
-  GB_CHECK(GrB_Vector_setElement_BOOL(q, true, GrB_Index(s)));
-  for (int level = 0;; ++level) {
-    GB_CHECK(GrB_Vector_assign_INT32(v, q, nullptr, level, GrB_ALL, n, GrB_DESC_S));
-    GB_CHECK(GrB_vxm(q, v, nullptr, GrB_LOR_LAND_SEMIRING_BOOL, q, gb.A, GrB_DESC_RSC));
-    GrB_Index nq = 0;
-    GB_CHECK(GrB_Vector_nvals(&nq, q));
-    if (nq == 0) break;
+// Direction-optimizing BFS giving parents, in GraphBLAS's terms (the
+// formulation LAGraph's BFS uses): the frontier q holds each new vertex's
+// parent, found by the ANY_SECONDI semiring (the index of any frontier
+// neighbour), under the complemented structure of the parent vector (only
+// unvisited vertices). Push: q' = q' A by saxpy over the frontier's rows, q
+// kept sparse. Pull: q = A q (A = A' here) by dot products of the unvisited
+// rows with q kept as a bitmap; ANY stops each dot at its first hit. The
+// switch follows the frontier's share of the unvisited vertices, as in
+// Beamer's BFS (pull when the frontier exceeds 1/14 of them, back to push
+// when it falls below 1/24 of all vertices and shrinks). Every vector and
+// descriptor is made once, in gb_build.
+std::vector<std::int64_t> gb_bfs(const gb_graph& gb, std::int64_t n, std::int64_t s, bool want = false) {
+  GB_CHECK(GrB_Vector_clear(gb.parent));
+  GB_CHECK(GrB_Vector_clear(gb.frontier));
+  GB_CHECK(GrB_Vector_setElement_INT64(gb.parent, s, GrB_Index(s)));
+  GB_CHECK(GrB_Vector_setElement_INT64(gb.frontier, s, GrB_Index(s)));
+  GrB_Index nq = 1, visited = 1, previous = 0;
+  bool pull = false;
+  while (nq > 0) {
+    if (!pull) pull = double(nq) > double(GrB_Index(n) - visited) / 14.0;
+    else if (double(nq) < double(n) / 24.0 && nq < previous) pull = false;
+    if (pull) {
+      GB_CHECK(GxB_Vector_Option_set(gb.frontier, GxB_SPARSITY_CONTROL, GxB_BITMAP));
+      GB_CHECK(GrB_mxv(gb.frontier, gb.parent, nullptr, GxB_ANY_SECONDI_INT64, gb.A, gb.frontier, gb.pull));
+    } else {
+      GB_CHECK(GxB_Vector_Option_set(gb.frontier, GxB_SPARSITY_CONTROL, GxB_SPARSE));
+      GB_CHECK(GrB_vxm(gb.frontier, gb.parent, nullptr, GxB_ANY_SECONDI_INT64, gb.frontier, gb.A, gb.push));
+    }
+    GB_CHECK(GrB_Vector_assign(gb.parent, gb.frontier, nullptr, gb.frontier, GrB_ALL, GrB_Index(n), GrB_DESC_S));
+    previous = nq;
+    GB_CHECK(GrB_Vector_nvals(&nq, gb.frontier));
+    visited += nq;
   }
-  std::vector<int> lv;
+  std::vector<std::int64_t> parents;
   if (want) {
-    lv.assign(n, -1);
+    parents.assign(n, -1);
     for (std::int64_t i = 0; i < n; ++i) {
-      int x = 0;
-      if (GrB_Vector_extractElement_INT32(&x, v, GrB_Index(i)) == GrB_SUCCESS) lv[i] = x;
+      std::int64_t x = 0;
+      if (GrB_Vector_extractElement_INT64(&x, gb.parent, GrB_Index(i)) == GrB_SUCCESS) parents[i] = x;
     }
   }
-  GrB_Vector_free(&v);
-  GrB_Vector_free(&q);
-  return lv;
+  return parents;
 }
 
+// PageRank by vxm, 20 iterations; its vectors are gb_build's (no allocation
+// of a GraphBLAS object inside the timing).
 void gb_pagerank(const gb_graph& gb, std::int64_t n, int iters, std::vector<double>* out) {
   const double d = 0.85;
-  GrB_Vector r = nullptr, t = nullptr;
-  GB_CHECK(GrB_Vector_new(&r, GrB_FP64, n));
-  GB_CHECK(GrB_Vector_new(&t, GrB_FP64, n));
+  GrB_Vector r = gb.rank, t = gb.scaled, rm = gb.kept;
   GB_CHECK(GrB_Vector_assign_FP64(r, nullptr, nullptr, 1.0 / double(n), GrB_ALL, n, nullptr));
   for (int it = 0; it < iters; ++it) {
     // t = d * r ./ dout (only where dout exists: non-dangling vertices)
     GB_CHECK(GrB_Vector_eWiseMult_BinaryOp(t, nullptr, nullptr, GrB_DIV_FP64, r, gb.dout, nullptr));
+    // The rank held by non-dangling vertices: rm<dout> = r (dout's pattern never changes, so every
+    // entry of rm is rewritten each time), summed.
     double nondangling = 0;
-    {
-      GrB_Vector rm = nullptr;
-      GB_CHECK(GrB_Vector_new(&rm, GrB_FP64, n));
-      GB_CHECK(GrB_Vector_assign(rm, gb.dout, nullptr, r, GrB_ALL, n, GrB_DESC_S));
-      GB_CHECK(GrB_Vector_reduce_FP64(&nondangling, nullptr, GrB_PLUS_MONOID_FP64, rm, nullptr));
-      GrB_Vector_free(&rm);
-    }
+    GB_CHECK(GrB_Vector_assign(rm, gb.dout, nullptr, r, GrB_ALL, n, GrB_DESC_S));
+    GB_CHECK(GrB_Vector_reduce_FP64(&nondangling, nullptr, GrB_PLUS_MONOID_FP64, rm, nullptr));
     const double dangling = 1.0 - nondangling;
     GB_CHECK(GrB_Vector_apply_BinaryOp2nd_FP64(t, nullptr, nullptr, GrB_TIMES_FP64, t, d, nullptr));
     GB_CHECK(GrB_Vector_assign_FP64(r, nullptr, nullptr, (1 - d) / double(n) + d * dangling / double(n), GrB_ALL, n, nullptr));
@@ -423,8 +459,6 @@ void gb_pagerank(const gb_graph& gb, std::int64_t n, int iters, std::vector<doub
     out->assign(n, 0.0);
     for (std::int64_t i = 0; i < n; ++i) GrB_Vector_extractElement_FP64(&(*out)[i], r, GrB_Index(i));
   }
-  GrB_Vector_free(&r);
-  GrB_Vector_free(&t);
 }
 
 std::int64_t gb_tc(const gb_graph& gb, std::int64_t n) {
@@ -588,9 +622,14 @@ class runner {
     return o;
   }
 
+  // The threads a Tessera row ran on: Serial is one; on OpenMP, what libgomp
+  // gives a region asking for the space's pool size (the back-end's own
+  // request), asked of the runtime rather than copied from the request.
   template <class G>
   static int threads_of() {
-    return int(typename G::execution_space().concurrency());
+    using E = typename G::execution_space;
+    if constexpr (std::is_same_v<E, tessera::OpenMP>) return tb::omp_threads_ran(E().concurrency());
+    else return int(E().concurrency());
   }
 
   template <class G>
@@ -622,8 +661,15 @@ class runner {
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
     if (m_gb) {
       gb_threads(t);
-      if (gb_bfs(*m_gb, hc.n, a.source, true) != a.levels) mismatch(case_name("bfs", t) + ": GraphBLAS levels");
-      cs.add("graphblas vxm (levels)", [&] { gb_bfs(*m_gb, hc.n, a.source); }, [] { return gb_threads_now(); });
+      const auto gp = gb_bfs(*m_gb, hc.n, a.source, true);
+      for (std::int64_t v = 0; v < hc.n; ++v) {
+        const std::int64_t q = gp[std::size_t(v)];
+        const bool ok = a.levels[v] < 0 ? q == -1
+                        : v == a.source ? q == v
+                                        : (q >= 0 && a.levels[q] == a.levels[v] - 1 && hc.has_edge(q, v));
+        if (!ok) mismatch(case_name("bfs", t) + ": GraphBLAS parent of " + std::to_string(v) + " is " + std::to_string(q));
+      }
+      cs.add("graphblas push/pull (parents)", [&] { gb_bfs(*m_gb, hc.n, a.source); }, [] { return gb_threads_now(); });
     }
 #endif
     const auto rs = cs.run(opts(m_cfg.repeats));
