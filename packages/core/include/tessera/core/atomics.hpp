@@ -361,7 +361,7 @@ template <class T>
 class AtomicRef {
  public:
   TESSERA_INLINE_FUNCTION explicit AtomicRef(T* p) : m_ptr(p) {}
-  TESSERA_INLINE_FUNCTION AtomicRef(const AtomicRef&) = default;
+  TESSERA_DEFAULTED_FUNCTION AtomicRef(const AtomicRef&) = default;
   // Assigning one element to another copies the value (atomically read, then
   // atomically written); it never rebinds the reference.
   TESSERA_INLINE_FUNCTION T operator=(const AtomicRef& o) const {

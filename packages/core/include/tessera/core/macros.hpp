@@ -20,6 +20,9 @@
 #define TESSERA_FUNCTION TESSERA_IMPL_HOST_DEVICE
 #define TESSERA_INLINE_FUNCTION TESSERA_IMPL_HOST_DEVICE inline
 #define TESSERA_FORCEINLINE_FUNCTION TESSERA_IMPL_HOST_DEVICE inline __attribute__((always_inline))
+// For functions defaulted on their first declaration: nvcc infers their
+// execution space from the members they call and ignores (warning #20012-D)
+// an explicit __host__ __device__, so the marker is empty everywhere.
 #define TESSERA_DEFAULTED_FUNCTION
 
 #if defined(__CUDACC__)

@@ -13,7 +13,7 @@ struct pair {
   T1 first{};
   T2 second{};
 
-  TESSERA_INLINE_FUNCTION constexpr pair() = default;
+  TESSERA_DEFAULTED_FUNCTION constexpr pair() = default;
   TESSERA_INLINE_FUNCTION constexpr pair(const T1& a, const T2& b) : first(a), second(b) {}
   template <class U1, class U2>
   TESSERA_INLINE_FUNCTION constexpr pair(const pair<U1, U2>& o) : first(o.first), second(o.second) {}

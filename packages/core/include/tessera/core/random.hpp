@@ -240,7 +240,7 @@ class RandomPoolBase {
   // Words per slot on host: state words plus the lock, rounded up to 64 bytes.
   static constexpr int host_slot = ((words + 1) + 7) / 8 * 8;
 
-  TESSERA_INLINE_FUNCTION RandomPoolBase() = default;
+  TESSERA_DEFAULTED_FUNCTION RandomPoolBase() = default;
 
   // num_states independent states seeded from seed. The default num_states
   // is the execution space's concurrency (one state per thread, as Kokkos).
@@ -345,7 +345,7 @@ class Random_XorShift64_Pool : public detail::RandomPoolBase<DeviceType, Random_
 
  public:
   using base::base;
-  TESSERA_INLINE_FUNCTION Random_XorShift64_Pool() = default;
+  TESSERA_DEFAULTED_FUNCTION Random_XorShift64_Pool() = default;
 };
 
 template <class DeviceType = DefaultExecutionSpace>
@@ -354,7 +354,7 @@ class Random_XorShift1024_Pool : public detail::RandomPoolBase<DeviceType, Rando
 
  public:
   using base::base;
-  TESSERA_INLINE_FUNCTION Random_XorShift1024_Pool() = default;
+  TESSERA_DEFAULTED_FUNCTION Random_XorShift1024_Pool() = default;
 };
 
 namespace detail {

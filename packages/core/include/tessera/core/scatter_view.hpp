@@ -227,7 +227,7 @@ class ScatterView {
                 "use ScatterNonDuplicated with ScatterAtomic on devices");
   static_assert(!std::is_const_v<typename original_view_type::value_type>, "ScatterView: the value type must not be const");
 
-  TESSERA_INLINE_FUNCTION ScatterView() = default;
+  TESSERA_DEFAULTED_FUNCTION ScatterView() = default;
 
   // Scatters into `original`: duplicated — private copies set to Op's
   // identity; non-duplicated — `original` itself receives the contributions.

@@ -320,8 +320,8 @@ class View {
 
   // --- construction -------------------------------------------------------
 
-  TESSERA_INLINE_FUNCTION View() = default;
-  TESSERA_INLINE_FUNCTION View(const View&) = default;
+  TESSERA_DEFAULTED_FUNCTION View() = default;
+  TESSERA_DEFAULTED_FUNCTION View(const View&) = default;
   // A moved-from View is null on the host (Kokkos leaves it pointing at
   // memory it no longer owns). In device code a move is a copy.
   TESSERA_INLINE_FUNCTION View(View&& o) noexcept
@@ -329,7 +329,7 @@ class View {
         m_label(o.m_label) {
     TESSERA_IF_ON_HOST(o.impl_clear_fields();)
   }
-  TESSERA_INLINE_FUNCTION View& operator=(const View&) = default;
+  TESSERA_DEFAULTED_FUNCTION View& operator=(const View&) = default;
   TESSERA_INLINE_FUNCTION View& operator=(View&& o) noexcept {
     if (this != &o) {
       m_track = static_cast<detail::SharedAllocationTracker&&>(o.m_track);
@@ -340,7 +340,7 @@ class View {
     }
     return *this;
   }
-  TESSERA_INLINE_FUNCTION ~View() = default;
+  TESSERA_DEFAULTED_FUNCTION ~View() = default;
 
   // Allocating constructors: give the runtime extents (or all extents).
   explicit View(const std::string& label, std::size_t n0 = TESSERA_IMPL_CTOR_DEFAULT_ARG,
@@ -453,7 +453,7 @@ class View {
     if constexpr (is_layout_tiled<array_layout>::value) {
       m_map = other.impl_map();
     } else {
-      for (std::size_t r = 0; r < traits::rank; ++r) {
+      for (std::size_t r = 0; r != traits::rank; ++r) {
         m_map.m_extent[r] = other.impl_map().m_extent[r];
         m_map.m_stride[r] = other.impl_map().m_stride[r];
         if constexpr (traits::rank > 0) {
@@ -511,12 +511,13 @@ class View {
   TESSERA_FORCEINLINE_FUNCTION std::size_t extent(std::size_t r) const { return m_map.extent(r); }
   TESSERA_FORCEINLINE_FUNCTION int extent_int(std::size_t r) const { return static_cast<int>(m_map.extent(r)); }
   static constexpr std::size_t static_extent(std::size_t r) {
-    return r < traits::rank && traits::extents::values[r] != detail::dynamic_extent ? traits::extents::values[r] : 0;
+    if constexpr (traits::rank == 0) return 0;  // (r < 0 would be nvcc's pointless comparison #186-D)
+    else return r < traits::rank && traits::extents::values[r] != detail::dynamic_extent ? traits::extents::values[r] : 0;
   }
   TESSERA_FORCEINLINE_FUNCTION std::size_t stride(std::size_t r) const { return m_map.stride(r); }
   template <class I>
   TESSERA_INLINE_FUNCTION void stride(I* s) const {
-    for (std::size_t r = 0; r < traits::rank; ++r) s[r] = static_cast<I>(m_map.stride(r));
+    for (std::size_t r = 0; r != traits::rank; ++r) s[r] = static_cast<I>(m_map.stride(r));
     if constexpr (traits::rank < 8) s[traits::rank] = static_cast<I>(span());
   }
   TESSERA_FORCEINLINE_FUNCTION std::size_t stride_0() const { return stride(0); }
@@ -628,7 +629,7 @@ class View {
     check_bounds_array(idx);
   }
   TESSERA_INLINE_FUNCTION void check_bounds_array(const long long* idx) const {
-    for (std::size_t r = 0; r < traits::rank; ++r) {
+    for (std::size_t r = 0; r != traits::rank; ++r) {
       // Indices are compared as unsigned so that negative values (and
       // unsigned values beyond the signed range) are caught too.
       if (static_cast<unsigned long long>(idx[r]) >= m_map.extent(r))
@@ -669,13 +670,13 @@ class View {
   }
   TESSERA_INLINE_FUNCTION static void fill_extents(const std::size_t* given, std::size_t count, std::size_t* n) {
     for (std::size_t r = 0; r < 8; ++r) n[r] = 1;
-    for (std::size_t r = 0; r < traits::rank; ++r) {
-      if (r < traits::rank_dynamic) n[r] = r < count ? given[r] : 0;
-      else n[r] = traits::extents::at(r);
-    }
+    // Two loops with != (not one with r < rank_dynamic): either count may be
+    // 0, where nvcc warns (#186-D) that r < 0 is pointless.
+    for (std::size_t r = 0; r != traits::rank_dynamic; ++r) n[r] = r < count ? given[r] : 0;
+    for (std::size_t r = traits::rank_dynamic; r != traits::rank; ++r) n[r] = traits::extents::at(r);
   }
   void check_static_extents(const std::string& label, const std::size_t* given) const {
-    for (std::size_t r = traits::rank_dynamic; r < traits::rank; ++r)
+    for (std::size_t r = traits::rank_dynamic; r != traits::rank; ++r)
       if (given[r] != traits::extents::values[r])
         detail::throw_runtime_error("tessera::View '" + label + "': extent " + std::to_string(r) + " given as " +
                                     std::to_string(given[r]) + " but the type fixes it to " +
@@ -687,10 +688,13 @@ class View {
     std::size_t given[8];
     std::size_t count = 0;
     for (std::size_t r = 0; r < 8; ++r) given[r] = layout.dimension[r];
-    while (count < traits::rank && given[count] != TESSERA_IMPL_CTOR_DEFAULT_ARG) ++count;
-    if (count < traits::rank_dynamic)
-      detail::throw_runtime_error("tessera::View '" + label + "': the layout gives " + std::to_string(count) +
-                                  " extents but the View has " + std::to_string(traits::rank_dynamic) + " runtime extents");
+    while (count != traits::rank && given[count] != TESSERA_IMPL_CTOR_DEFAULT_ARG) ++count;
+    if constexpr (traits::rank_dynamic != 0) {  // (count < 0 would be nvcc's pointless comparison #186-D)
+      if (count < traits::rank_dynamic)
+        detail::throw_runtime_error("tessera::View '" + label + "': the layout gives " + std::to_string(count) +
+                                    " extents but the View has " + std::to_string(traits::rank_dynamic) +
+                                    " runtime extents");
+    }
     fill_extents(given, count, n);
     for (std::size_t r = traits::rank_dynamic; r < count; ++r)
       if (given[r] != traits::extents::values[r])
@@ -701,7 +705,7 @@ class View {
   void set_map_from_layout(const array_layout& layout, const std::size_t* n) {
     m_map.set_compact(n);
     if constexpr (std::is_same_v<array_layout, LayoutStride>) {
-      for (std::size_t r = 0; r < traits::rank; ++r) m_map.m_stride[r] = layout.stride[r];
+      for (std::size_t r = 0; r != traits::rank; ++r) m_map.m_stride[r] = layout.stride[r];
     }
   }
 
@@ -709,7 +713,7 @@ class View {
   void allocate(const detail::ViewAllocProp<E, M>& prop, const std::size_t* n, const array_layout* layout) {
     // Guard the element count against overflow before asking for memory.
     std::size_t elements = 1;
-    for (std::size_t r = 0; r < traits::rank; ++r) {
+    for (std::size_t r = 0; r != traits::rank; ++r) {
       if (n[r] != 0 && elements > std::numeric_limits<std::size_t>::max() / n[r])
         throw allocation_error("tessera::View '" + prop.label + "': extents overflow the address space");
       elements *= n[r];

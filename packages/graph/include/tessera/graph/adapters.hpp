@@ -25,7 +25,7 @@ class reversed_edge_iterator {
  public:
   using value_type = typename It::value_type;
   using difference_type = std::int64_t;
-  TESSERA_INLINE_FUNCTION reversed_edge_iterator() = default;
+  TESSERA_DEFAULTED_FUNCTION reversed_edge_iterator() = default;
   TESSERA_INLINE_FUNCTION explicit reversed_edge_iterator(It it) : m_it(it) {}
   TESSERA_INLINE_FUNCTION value_type operator*() const { return flip(*m_it); }
   TESSERA_INLINE_FUNCTION value_type operator[](difference_type k) const { return flip(m_it[k]); }
@@ -120,7 +120,7 @@ class masked_edge_iterator {
  public:
   using value_type = typename BaseIt::value_type;
   using difference_type = std::int64_t;
-  TESSERA_INLINE_FUNCTION masked_edge_iterator() = default;
+  TESSERA_DEFAULTED_FUNCTION masked_edge_iterator() = default;
   // Far == true: the "other end" of a base edge is its source (in-edges).
   TESSERA_INLINE_FUNCTION masked_edge_iterator(BaseIt it, BaseIt end, const Vertex* g2l, const Index* emask, bool far_is_source)
       : m_it(it), m_end(end), m_g2l(g2l), m_emask(emask), m_far_src(far_is_source) {
@@ -161,7 +161,7 @@ class masked_adjacency_iterator {
  public:
   using value_type = decltype((*EdgeIt()).tgt);
   using difference_type = std::int64_t;
-  TESSERA_INLINE_FUNCTION masked_adjacency_iterator() = default;
+  TESSERA_DEFAULTED_FUNCTION masked_adjacency_iterator() = default;
   TESSERA_INLINE_FUNCTION masked_adjacency_iterator(EdgeIt it, bool far_is_source) : m_it(it), m_far_src(far_is_source) {}
   TESSERA_INLINE_FUNCTION value_type operator*() const {
     const auto e = *m_it;

@@ -36,7 +36,7 @@ class csr_edge_iterator {
  public:
   using value_type = edge_descriptor<Vertex, EdgeIndex>;
   using difference_type = std::int64_t;
-  TESSERA_INLINE_FUNCTION csr_edge_iterator() = default;
+  TESSERA_DEFAULTED_FUNCTION csr_edge_iterator() = default;
   TESSERA_INLINE_FUNCTION csr_edge_iterator(Vertex v, const Vertex* adj, const EdgeIndex* ids, EdgeIndex k)
       : m_v(v), m_adj(adj), m_ids(ids), m_k(k) {}
   TESSERA_INLINE_FUNCTION value_type operator*() const { return (*this)[0]; }

@@ -89,7 +89,7 @@ class counting_iterator {
  public:
   using value_type = T;
   using difference_type = std::int64_t;
-  TESSERA_INLINE_FUNCTION counting_iterator() = default;
+  TESSERA_DEFAULTED_FUNCTION counting_iterator() = default;
   TESSERA_INLINE_FUNCTION explicit counting_iterator(T v) : m_v(v) {}
   TESSERA_INLINE_FUNCTION T operator*() const { return m_v; }
   TESSERA_INLINE_FUNCTION counting_iterator& operator++() { ++m_v; return *this; }
@@ -109,7 +109,7 @@ class counting_iterator {
 template <class It>
 class iterator_range {
  public:
-  TESSERA_INLINE_FUNCTION iterator_range() = default;
+  TESSERA_DEFAULTED_FUNCTION iterator_range() = default;
   TESSERA_INLINE_FUNCTION iterator_range(It b, It e) : m_b(b), m_e(e) {}
   TESSERA_INLINE_FUNCTION It begin() const { return m_b; }
   TESSERA_INLINE_FUNCTION It end() const { return m_e; }

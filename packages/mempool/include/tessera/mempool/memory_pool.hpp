@@ -88,7 +88,7 @@ struct PoolRecord final : PoolRecordBase {
 
 class PoolTracker {
  public:
-  TESSERA_INLINE_FUNCTION PoolTracker() = default;
+  TESSERA_DEFAULTED_FUNCTION PoolTracker() = default;
   explicit PoolTracker(PoolRecordBase* r) : m_record(r) {}  // adopts one count
   TESSERA_INLINE_FUNCTION PoolTracker(const PoolTracker& o) : m_record(o.m_record) { increment(); }
   TESSERA_INLINE_FUNCTION PoolTracker& operator=(const PoolTracker& o) {
@@ -167,10 +167,10 @@ class MemoryPool {
     std::size_t metadata_bytes = 0;          // bitsets, headers and alignment padding
   };
 
-  TESSERA_INLINE_FUNCTION MemoryPool() = default;
-  TESSERA_INLINE_FUNCTION MemoryPool(const MemoryPool&) = default;
-  TESSERA_INLINE_FUNCTION MemoryPool& operator=(const MemoryPool&) = default;
-  TESSERA_INLINE_FUNCTION ~MemoryPool() = default;
+  TESSERA_DEFAULTED_FUNCTION MemoryPool() = default;
+  TESSERA_DEFAULTED_FUNCTION MemoryPool(const MemoryPool&) = default;
+  TESSERA_DEFAULTED_FUNCTION MemoryPool& operator=(const MemoryPool&) = default;
+  TESSERA_DEFAULTED_FUNCTION ~MemoryPool() = default;
 
   // Kokkos' constructor. Sizes are bytes; 0 picks the default (min block 64,
   // max block 4096, superblock 2^20 or the whole pool if smaller). Throws

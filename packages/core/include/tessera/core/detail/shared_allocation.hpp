@@ -33,7 +33,7 @@ struct SharedAllocationRecord {
 
 class SharedAllocationTracker {
  public:
-  TESSERA_INLINE_FUNCTION SharedAllocationTracker() = default;
+  TESSERA_DEFAULTED_FUNCTION SharedAllocationTracker() = default;
   explicit SharedAllocationTracker(SharedAllocationRecord* r) : m_record(r) {}  // adopts one count
   TESSERA_INLINE_FUNCTION SharedAllocationTracker(const SharedAllocationTracker& o) : m_record(o.m_record) {
     increment();

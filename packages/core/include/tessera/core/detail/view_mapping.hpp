@@ -2,6 +2,8 @@
 // ViewOffset: the map from a multi-index to an element offset, one per
 // layout family. Extents and strides are stored for every rank; the layout
 // decides how strides follow from extents and which stride is known to be 1.
+// Loops up to a rank test r != Rank, not r < Rank: the rank may be 0, and
+// nvcc's front end warns (#186-D) that r < 0 is pointless for an unsigned r.
 #include <tessera/core/layout.hpp>
 #include <tessera/core/macros.hpp>
 
@@ -16,11 +18,17 @@ struct OffsetStorage {
   std::size_t m_extent[Rank > 0 ? Rank : 1] = {};
   std::size_t m_stride[Rank > 0 ? Rank : 1] = {};
 
-  TESSERA_FORCEINLINE_FUNCTION std::size_t extent(std::size_t r) const { return r < Rank ? m_extent[r] : 1; }
-  TESSERA_FORCEINLINE_FUNCTION std::size_t stride(std::size_t r) const { return r < Rank ? m_stride[r] : 0; }
+  TESSERA_FORCEINLINE_FUNCTION std::size_t extent(std::size_t r) const {
+    if constexpr (Rank == 0) return 1;
+    else return r < Rank ? m_extent[r] : 1;
+  }
+  TESSERA_FORCEINLINE_FUNCTION std::size_t stride(std::size_t r) const {
+    if constexpr (Rank == 0) return 0;
+    else return r < Rank ? m_stride[r] : 0;
+  }
   TESSERA_INLINE_FUNCTION std::size_t size() const {
     std::size_t s = 1;
-    for (std::size_t r = 0; r < Rank; ++r) s *= m_extent[r];
+    for (std::size_t r = 0; r != Rank; ++r) s *= m_extent[r];
     return s;
   }
   // Smallest number of elements that covers every index (0 for empty views).
@@ -29,7 +37,7 @@ struct OffsetStorage {
       return 1;
     } else {
       std::size_t last = 0;
-      for (std::size_t r = 0; r < Rank; ++r) {
+      for (std::size_t r = 0; r != Rank; ++r) {
         if (m_extent[r] == 0) return 0;
         last += (m_extent[r] - 1) * m_stride[r];
       }
@@ -83,7 +91,7 @@ struct ViewOffset<LayoutLeft, Rank> : OffsetStorage<Rank> {
   static constexpr bool is_regular = true;
   TESSERA_INLINE_FUNCTION void set_compact(const std::size_t* n) {
     std::size_t s = 1;
-    for (std::size_t r = 0; r < Rank; ++r) {
+    for (std::size_t r = 0; r != Rank; ++r) {
       this->m_extent[r] = n[r];
       this->m_stride[r] = s;
       s *= n[r];
