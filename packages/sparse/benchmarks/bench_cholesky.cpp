@@ -3,7 +3,7 @@
 // matrices in the same process, with OpenBLAS dgemm as the ceiling.
 //
 //   bench_cholesky [--threads N] [--repeats R] [--warmup W] [--quick]
-//                  [--matrix SPEC]... [--dgemm-n N] [--pause-ms MS] [--no-json]
+//                  [--matrix SPEC]... [--dgemm-n N] [--pause-ms MS] [--json]
 //
 // SPEC is what tessera::sparse::make_matrix accepts: lap2d:N, lap3d:N or a
 // .mtx path. Default set: lap2d:1000, lap3d:60, bcsstk13.mtx; --quick:
@@ -14,11 +14,13 @@
 // stype -1; MUMPS: 1-based coordinates of the lower triangle; Tacho: the full
 // CRS). Each contender's analysis (ordering, symbolic) is done once and not
 // timed; the timed region is its numeric factorization alone. Within each
-// repeat the contenders run in turn (tessera-tasks, tessera-levelset, CHOLMOD,
+// repeat the contenders run in turn (tessera tasks, tessera level-set, CHOLMOD,
 // Tacho, MUMPS; a pause between them lets spinning workers sleep), so a drift
-// of a shared machine hits all of them alike; the ratio column is, per
-// repeat, peer time / Tessera-tasks time (> 1: Tessera faster), median and
-// min-max over repeats.
+// of a shared machine hits all of them alike (tessera::bench::run_interleaved);
+// the ratio column is, per repeat, Tessera-tasks time / peer time (<= 1:
+// Tessera took at most the peer's time), median and min-max over repeats.
+// With --json the rows are the bench-support JSON lines (factorization
+// milliseconds; the dgemm ceiling is a case of its own in GFLOP/s).
 //
 // Threads: Tessera runs on --threads N workers (its tasks call OpenBLAS
 // single-threaded); the peers get their parallelism from OpenBLAS with
@@ -34,7 +36,8 @@
 // A fast wrong answer cannot win: after the warm-up factorization each
 // contender solves A x = b (b = A * x0) once and its ||b - A x|| / ||b|| is
 // printed; a residual above 1e-8 marks the row FAILED and the exit status 3.
-#include "bench_stats.hpp"  // packages/core/benchmarks: run_paired, summarize
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/report.hpp>
 
 #include <tessera/core.hpp>
 #include <tessera/sparse.hpp>
@@ -58,7 +61,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -79,13 +81,8 @@ using Space = tessera::DefaultHostExecutionSpace;
 using Matrix = tessera::sparse::CrsMatrix<double>;
 constexpr double kResidualLimit = 1e-8;
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-std::string load_average() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // ---------------------------------------------------------------------------
@@ -191,12 +188,13 @@ struct Solver {
 
 class TesseraSolver final : public Solver {
  public:
-  TesseraSolver(const Matrix& A, tessera::sparse::Scheduler s) : A_(A), chol_([s] {
-    tessera::sparse::Options o;
-    o.ordering = tessera::sparse::Ordering::Metis;
-    o.scheduler = s;
-    return o;
-  }()) {}
+  TesseraSolver(const Matrix& A, tessera::sparse::Scheduler s)
+      : A_(A), chol_([s] {
+          tessera::sparse::Options o;
+          o.ordering = tessera::sparse::Ordering::Metis;
+          o.scheduler = s;
+          return o;
+        }()) {}
   void analyze() override { chol_.analyze(A_); }
   void factorize() override {
     openblas_set_num_threads(1);  // dense block kernels run single-threaded inside tasks
@@ -316,7 +314,7 @@ class MumpsSolver final : public Solver {
     id_.irn = irn_.data();
     id_.jcn = jcn_.data();
     id_.a = a_.data();
-    id_.icntl[27] = 1;  // ICNTL(28) = 1: sequential analysis
+    id_.icntl[27] = 1;                 // ICNTL(28) = 1: sequential analysis
     static int fallback_ordering = 0;  // INFOG(7) when ICNTL(7) = 5 was not honoured
     if (fallback_ordering == 0) {
       id_.icntl[6] = 5;  // ICNTL(7) = 5: METIS
@@ -385,13 +383,16 @@ class TachoSolver final : public Solver {
   TachoSolver(const Matrix& A, int threads) : A_(A), threads_(threads) {}
   void analyze() override {
     tacho_.analyze(A_.num_rows(), A_.row_map(), A_.col_idx(), A_.values(), metis_ordering(A_));
-    note = "Kokkos Serial, METIS_NodeND order given; " + std::to_string(tacho_.num_supernodes()) + " supernodes";
+    note =
+        "Kokkos Serial, METIS_NodeND order given; " + std::to_string(tacho_.num_supernodes()) + " supernodes";
   }
   void factorize() override {
     openblas_set_num_threads(threads_);
     tacho_.factorize();
   }
-  void solve(const std::vector<double>& b, std::vector<double>& x) override { tacho_.solve(b.data(), x.data()); }
+  void solve(const std::vector<double>& b, std::vector<double>& x) override {
+    tacho_.solve(b.data(), x.data());
+  }
   std::vector<std::int64_t> permutation() override { return tacho_.permutation(); }
 
  private:
@@ -409,14 +410,14 @@ struct Row {
   double analyze_s = 0;
   FactorSize size;
   double residual = 0;
-  int threads = 0;       // workers (Tessera) or OpenBLAS threads (peers) that ran
+  int threads = 0;  // workers (Tessera) or OpenBLAS threads (peers), asked after each run
   bool failed = false;
   std::string error;
 };
 
 struct Args {
   int threads = 2, repeats = 5, warmup = 1, pause_ms = 250, dgemm_n = 4000;
-  bool quick = false, json = true;
+  bool quick = false, json = false;
   std::vector<std::string> matrices;
 };
 
@@ -430,32 +431,38 @@ std::string short_name(const std::string& spec) {
   return slash == std::string::npos ? spec : spec.substr(slash + 1);
 }
 
-// OpenBLAS dgemm GFLOP/s at `threads` threads: the ceiling for a dense-kernel code.
-tessera::bench::Stats dgemm_rate(int n, int threads, int repeats) {
+// OpenBLAS dgemm at `threads` threads: the ceiling for a dense-kernel code.
+void dgemm_ceiling(const tessera::bench::Report& report, int n, int threads, int repeats) {
   std::vector<double> a(std::size_t(n) * n), b(std::size_t(n) * n), c(std::size_t(n) * n, 0.0);
   for (std::size_t i = 0; i < a.size(); ++i) {
     a[i] = 1.0 / double(1 + i % 97);
     b[i] = 1.0 / double(1 + i % 89);
   }
-  openblas_set_num_threads(threads);
-  const auto t = tessera::bench::time_repeats(1, repeats, [&] {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
-  });
-  return tessera::bench::to_rate(tessera::bench::summarize(t), 2.0 * double(n) * n * n * 1e-9);
+  std::vector<tessera::bench::Contender> cs;
+  cs.push_back({"OpenBLAS dgemm",
+                [&] {
+                  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(),
+                              n, 0.0, c.data(), n);
+                },
+                [] { return openblas_get_num_threads(); }, -1,
+                [threads] { openblas_set_num_threads(threads); }});
+  tessera::bench::InterleaveOptions opt;
+  opt.repeats = repeats;
+  const tessera::bench::Measure rate{"GFLOP/s", 2.0 * double(n) * n * n, 1e-9, false, false};
+  report.add("dgemm n=" + std::to_string(n) + " (ceiling)", rate, cs,
+             tessera::bench::run_interleaved(cs, opt));
 }
 
-void print_json_number(const char* key, double v) {
-  if (std::isfinite(v)) std::printf(",\"%s\":%.6g", key, v);
-  else std::printf(",\"%s\":null", key);
-}
-
-int bench_matrix(const Args& args, const std::string& spec, int tessera_threads, int blas_threads) {
+int bench_matrix(const tessera::bench::Report& report, const Args& args, const std::string& spec,
+                 int tessera_threads, int blas_threads) {
   const std::string name = short_name(spec);
-  std::printf("\n== %s ==\n", name.c_str());
   const Matrix A = tessera::sparse::make_matrix<double>(spec);
   const std::int64_t n = A.num_rows();
-  std::printf("n = %lld, nnz(A) = %lld (full symmetric storage)\n", (long long)n, (long long)A.nnz());
-  std::fflush(stdout);
+  // Text for people goes to stdout without --json; with it, to stderr (the JSON lines stay clean).
+  std::FILE* text = args.json ? stderr : stdout;
+  std::fprintf(text, "\n== %s ==\nn = %lld, nnz(A) = %lld (full symmetric storage)\n", name.c_str(),
+               (long long)n, (long long)A.nnz());
+  std::fflush(text);
 
   std::vector<Row> rows;
   auto add = [&](std::string nm, int threads, auto make) {
@@ -470,18 +477,18 @@ int bench_matrix(const Args& args, const std::string& spec, int tessera_threads,
     }
     rows.push_back(std::move(r));
   };
-  add("tessera-tasks", tessera_threads,
+  add("tessera tasks", tessera_threads,
       [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::Tasks); });
-  add("tessera-levelset", tessera_threads,
+  add("tessera level-set", tessera_threads,
       [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::LevelSet); });
 #if TESSERA_BENCH_HAVE_CHOLMOD
-  add("cholmod", blas_threads, [&] { return std::make_unique<CholmodSolver>(A, args.threads); });
+  add("CHOLMOD supernodal", blas_threads, [&] { return std::make_unique<CholmodSolver>(A, args.threads); });
 #endif
 #if TESSERA_BENCH_HAVE_TACHO
-  add("tacho", blas_threads, [&] { return std::make_unique<TachoSolver>(A, args.threads); });
+  add("Tacho (Kokkos Serial)", blas_threads, [&] { return std::make_unique<TachoSolver>(A, args.threads); });
 #endif
 #if TESSERA_BENCH_HAVE_MUMPS
-  add("mumps", blas_threads, [&] { return std::make_unique<MumpsSolver>(A, args.threads); });
+  add("MUMPS (sequential)", blas_threads, [&] { return std::make_unique<MumpsSolver>(A, args.threads); });
 #endif
 
   // Right-hand side b = A x0 with a non-constant x0.
@@ -509,12 +516,12 @@ int bench_matrix(const Args& args, const std::string& spec, int tessera_threads,
       r.failed = true;
       r.error = e.what();
     }
-    std::printf("  %-17s analyzed in %7.3f s, residual %.2e%s%s\n", r.name.c_str(), r.analyze_s, r.residual,
-                r.failed ? ", FAILED: " : "", r.failed ? r.error.c_str() : "");
-    std::fflush(stdout);
+    std::fprintf(text, "  %-22s analyzed in %7.3f s, residual %.2e%s%s\n", r.name.c_str(), r.analyze_s,
+                 r.residual, r.failed ? ", FAILED: " : "", r.failed ? r.error.c_str() : "");
+    std::fflush(text);
   }
 
-  // The timed, interleaved repeats (tessera-tasks is everyone's peer).
+  // The timed, interleaved repeats (tessera tasks is everyone's reference).
   std::vector<tessera::bench::Contender> cs;
   std::vector<std::size_t> who;
   int tessera_index = -1;
@@ -522,79 +529,53 @@ int bench_matrix(const Args& args, const std::string& spec, int tessera_threads,
     if (rows[i].failed) continue;
     if (i == 0) tessera_index = static_cast<int>(cs.size());
     Solver* s = rows[i].solver.get();
-    cs.push_back({name, rows[i].name, rows[i].threads, [s] { s->factorize(); }, -1});
+    int* ran = &rows[i].threads;
+    if (i < 2)  // Tessera: its workers
+      cs.push_back({rows[i].name, [s] { s->factorize(); }, [] { return Space().concurrency(); }});
+    else  // peers: the OpenBLAS threads their factorization ran with
+      cs.push_back({rows[i].name,
+                    [s, ran] {
+                      s->factorize();
+                      *ran = openblas_get_num_threads();
+                    },
+                    [ran] { return *ran; }});
     who.push_back(i);
   }
   if (tessera_index >= 0)
     for (std::size_t k = 0; k < cs.size(); ++k)
-      if (static_cast<int>(k) != tessera_index) cs[k].peer = tessera_index;
-  const std::string load_before = load_average();
-  const auto res = tessera::bench::run_paired(cs, args.warmup, args.repeats, args.pause_ms);
-  const std::string load_after = load_average();
+      if (static_cast<int>(k) != tessera_index) cs[k].reference = tessera_index;
+  tessera::bench::InterleaveOptions opt;
+  opt.warmup = args.warmup;
+  opt.repeats = args.repeats;
+  opt.pause_ms = args.pause_ms;
+  const auto res = tessera::bench::run_interleaved(cs, opt);
+  report.add(name, tessera::bench::Measure{"ms", 1, 1e3, true, true}, cs, res);
 
-  std::printf("load average before %s, after %s; %d repeats (+%d warm-up), contenders interleaved per repeat\n",
-              load_before.c_str(), load_after.c_str(), args.repeats, args.warmup);
-  std::printf("%-17s %3s %10s %10s %8s %8s %8s %8s %8s %8s %6s %-13s %8s\n", "contender", "thr", "nnz(L)",
-              "GFLOP", "fact s", "min", "max", "GFLOP/s", "min", "max", "ratio", "(min-max)", "resid");
+  // The work each contender did, by one formula over its own ordering, and its answer's residual.
+  std::fprintf(text, "%-22s %10s %10s %9s %9s %9s %8s\n", "contender", "nnz(L)", "GFLOP", "GFLOP/s", "min",
+               "max", "resid");
   for (std::size_t k = 0; k < cs.size(); ++k) {
     const Row& r = rows[who[k]];
-    const auto& s = res[k].seconds;
-    const double gf = r.size.flops * 1e-9;
-    std::printf("%-17s %3d %10.4g %10.4g %8.4f %8.4f %8.4f %8.2f %8.2f %8.2f", r.name.c_str(), r.threads,
-                r.size.nnz_l, gf, s.median, s.min, s.max, gf / s.median, gf / s.max, gf / s.min);
-    // run_paired's ratio is t_tessera / t_peer; the table shows its inverse,
-    // t_peer / t_tessera, whose median is 1 / the median for an odd count.
-    if (cs[k].peer >= 0)
-      std::printf(" %6.3f %5.3f-%-7.3f", 1.0 / res[k].ratio.median, 1.0 / res[k].ratio.max, 1.0 / res[k].ratio.min);
-    else
-      std::printf(" %6s %-13s", "(ref)", "");
-    std::printf(" %8.1e\n", r.residual);
+    const auto gflops = tessera::bench::summarize_scaled(res[k].seconds, r.size.flops * 1e-9, true);
+    std::fprintf(text, "%-22s %10.4g %10.4g %9.2f %9.2f %9.2f %8.1e\n", r.name.c_str(), r.size.nnz_l,
+                 r.size.flops * 1e-9, gflops.median, gflops.min, gflops.max, r.residual);
   }
-  std::printf("own figures:");
+  std::fprintf(text, "own figures:");
   for (std::size_t k = 0; k < cs.size(); ++k) {
     const Row& r = rows[who[k]];
-    std::printf("  %s nnz(L) %.4g flops %.4g%s%s;", r.name.c_str(), r.solver->own_nnz_l, r.solver->own_flops,
-                r.solver->note.empty() ? "" : ", ", r.solver->note.c_str());
+    std::fprintf(text, "  %s nnz(L) %.4g flops %.4g%s%s;", r.name.c_str(), r.solver->own_nnz_l,
+                 r.solver->own_flops, r.solver->note.empty() ? "" : ", ", r.solver->note.c_str());
   }
-  std::printf("\n");
+  std::fprintf(text, "\n");
+  int status = 0;
   for (const Row& r : rows)
-    if (r.failed) std::printf("%-17s FAILED: %s\n", r.name.c_str(), r.error.c_str());
-
-  if (args.json) {
-    for (std::size_t k = 0; k < cs.size(); ++k) {
-      const Row& r = rows[who[k]];
-      const auto& s = res[k].seconds;
-      const double gf = r.size.flops * 1e-9;
-      std::printf("{\"bench\":\"sparse_cholesky\",\"matrix\":\"%s\",\"contender\":\"%s\",\"threads\":%d", name.c_str(),
-                  r.name.c_str(), r.threads);
-      std::printf(",\"n\":%lld,\"nnz_a\":%lld,\"repeats\":%d", (long long)n, (long long)A.nnz(), args.repeats);
-      print_json_number("nnz_l", r.size.nnz_l);
-      print_json_number("flops", r.size.flops);
-      print_json_number("own_nnz_l", r.solver->own_nnz_l);
-      print_json_number("own_flops", r.solver->own_flops);
-      print_json_number("analyze_s", r.analyze_s);
-      print_json_number("factorize_s", s.median);
-      print_json_number("factorize_s_min", s.min);
-      print_json_number("factorize_s_max", s.max);
-      print_json_number("gflops", gf / s.median);
-      print_json_number("gflops_min", gf / s.max);
-      print_json_number("gflops_max", gf / s.min);
-      const bool peer = cs[k].peer >= 0;
-      print_json_number("peer_over_tessera", peer ? 1.0 / res[k].ratio.median : 1.0);
-      print_json_number("peer_over_tessera_min", peer ? 1.0 / res[k].ratio.max : 1.0);
-      print_json_number("peer_over_tessera_max", peer ? 1.0 / res[k].ratio.min : 1.0);
-      print_json_number("residual", r.residual);
-      std::printf(",\"load_avg\":\"%s\"}\n", load_after.c_str());
+    if (r.failed) {
+      std::fprintf(stderr, "bench_cholesky: %s on %s FAILED: %s\n", r.name.c_str(), name.c_str(),
+                   r.error.c_str());
+      status = 3;
     }
-    for (const Row& r : rows)
-      if (r.failed)
-        std::printf("{\"bench\":\"sparse_cholesky\",\"matrix\":\"%s\",\"contender\":\"%s\",\"failed\":true}\n",
-                    name.c_str(), r.name.c_str());
-  }
-  std::fflush(stdout);
-  for (const Row& r : rows)
-    if (r.failed) return 3;
-  return 0;
+  std::fflush(text);
+  return status;
 }
 
 Args parse(int argc, char* argv[]) {
@@ -605,20 +586,33 @@ Args parse(int argc, char* argv[]) {
       if (i + 1 >= argc) throw std::invalid_argument(s + " needs a value");
       return argv[++i];
     };
-    if (s == "--threads") a.threads = std::stoi(value());
-    else if (s == "--repeats") a.repeats = std::stoi(value());
-    else if (s == "--warmup") a.warmup = std::stoi(value());
-    else if (s == "--pause-ms") a.pause_ms = std::stoi(value());
-    else if (s == "--dgemm-n") a.dgemm_n = std::stoi(value());
-    else if (s == "--matrix") a.matrices.push_back(value());
-    else if (s == "--quick") a.quick = true;
-    else if (s == "--no-json") a.json = false;
-    else throw std::invalid_argument("unknown argument '" + s + "' (see the comment at the top of bench_cholesky.cpp)");
+    if (s == "--threads")
+      a.threads = std::stoi(value());
+    else if (s == "--repeats")
+      a.repeats = std::stoi(value());
+    else if (s == "--warmup")
+      a.warmup = std::stoi(value());
+    else if (s == "--pause-ms")
+      a.pause_ms = std::stoi(value());
+    else if (s == "--dgemm-n")
+      a.dgemm_n = std::stoi(value());
+    else if (s == "--matrix")
+      a.matrices.push_back(value());
+    else if (s == "--quick")
+      a.quick = true;
+    else if (s == "--json")
+      a.json = true;
+    else
+      throw std::invalid_argument("unknown argument '" + s +
+                                  "' (see the comment at the top of bench_cholesky.cpp)");
   }
-  if (a.threads < 1 || a.repeats < 1 || a.warmup < 0) throw std::invalid_argument("--threads, --repeats must be >= 1");
+  if (a.threads < 1 || a.repeats < 1 || a.warmup < 0)
+    throw std::invalid_argument("--threads, --repeats must be >= 1");
   if (a.matrices.empty()) {
-    if (a.quick) a.matrices = {"lap2d:200", "lap3d:20", data_file("bcsstk13.mtx")};
-    else a.matrices = {"lap2d:1000", "lap3d:60", data_file("bcsstk13.mtx")};
+    if (a.quick)
+      a.matrices = {"lap2d:200", "lap3d:20", data_file("bcsstk13.mtx")};
+    else
+      a.matrices = {"lap2d:1000", "lap3d:60", data_file("bcsstk13.mtx")};
   }
   if (a.quick && a.dgemm_n == 4000) a.dgemm_n = 1000;
   return a;
@@ -629,7 +623,8 @@ Args parse(int argc, char* argv[]) {
 int main(int argc, char* argv[]) {
   // Our flags first (Tessera's initialize takes the --tessera-* ones out).
   std::vector<char*> ours{argv[0]}, theirs{argv[0]};
-  for (int i = 1; i < argc; ++i) (std::strncmp(argv[i], "--tessera-", 10) == 0 ? theirs : ours).push_back(argv[i]);
+  for (int i = 1; i < argc; ++i)
+    (std::strncmp(argv[i], "--tessera-", 10) == 0 ? theirs : ours).push_back(argv[i]);
   Args args;
   try {
     args = parse(static_cast<int>(ours.size()), ours.data());
@@ -649,27 +644,24 @@ int main(int argc, char* argv[]) {
   openblas_set_num_threads(args.threads);
   const int blas_threads = openblas_get_num_threads();
 
-  std::printf("# sparse Cholesky factorization, %s%s\n", args.quick ? "quick sizes" : "full sizes",
-              ", contenders interleaved per repeat");
-  std::printf("# Tessera %s workers: %d; OpenBLAS threads for the peers and dgemm: %d; load average %s\n",
-              Space::name(), tessera_threads, blas_threads, load_average().c_str());
-  std::printf("# GFLOP = sum_j c_j^2 * 1e-9 over the ordering each contender used (one formula for all);\n"
-              "# ratio = peer time / tessera-tasks time per repeat, median (min-max); > 1: Tessera faster\n");
-  const auto gemm = dgemm_rate(args.dgemm_n, args.threads, 3);
-  std::printf("# ceiling: OpenBLAS dgemm n = %d at %d threads: %.2f GFLOP/s (min %.2f, max %.2f)\n", args.dgemm_n,
-              blas_threads, gemm.median, gemm.min, gemm.max);
-  if (args.json)
-    std::printf("{\"bench\":\"sparse_cholesky\",\"contender\":\"dgemm\",\"n\":%d,\"threads\":%d,\"gflops\":%.6g,"
-                "\"gflops_min\":%.6g,\"gflops_max\":%.6g}\n",
-                args.dgemm_n, blas_threads, gemm.median, gemm.min, gemm.max);
-  std::fflush(stdout);
+  if (!args.json) {
+    std::printf("# sparse Cholesky factorization, %s, contenders interleaved per repeat\n",
+                args.quick ? "quick sizes" : "full sizes");
+    std::printf("# Tessera %s workers: %d; OpenBLAS threads for the peers and dgemm: %d\n", Space::name(),
+                tessera_threads, blas_threads);
+    std::printf(
+        "# GFLOP = sum_j c_j^2 * 1e-9 over the ordering each contender used (one formula for all);\n"
+        "# ratio = tessera-tasks time / peer time per repeat, median (min-max); <= 1: Tessera faster\n");
+  }
+  const tessera::bench::Report report("sparse_cholesky", args.json);
+  dgemm_ceiling(report, args.dgemm_n, args.threads, 3);
 
   int status = 0;
   for (const std::string& spec : args.matrices) {
     try {
-      status = std::max(status, bench_matrix(args, spec, tessera_threads, blas_threads));
+      status = std::max(status, bench_matrix(report, args, spec, tessera_threads, blas_threads));
     } catch (const std::exception& e) {
-      std::printf("%s: %s\n", spec.c_str(), e.what());
+      std::fprintf(stderr, "bench_cholesky: %s: %s\n", spec.c_str(), e.what());
       status = std::max(status, 2);
     }
   }
