@@ -29,6 +29,9 @@
 #include <tessera/core/scatter_view.hpp>
 #include <tessera/core/sort.hpp>
 #include <tessera/core/space_traits.hpp>
+#include <tessera/core/struct_fields.hpp>
+#include <tessera/core/struct_layout.hpp>
+#include <tessera/core/struct_view.hpp>
 #include <tessera/core/subview.hpp>
 #include <tessera/core/team_policy.hpp>
 #include <tessera/core/timer.hpp>

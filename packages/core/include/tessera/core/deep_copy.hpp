@@ -4,6 +4,7 @@
 // argument it returns once the copy is complete; with one, it is ordered on
 // that instance and may return early (call fence() before reading).
 #include <tessera/core/detail/memory_copy.hpp>
+#include <tessera/core/struct_layout.hpp>
 #include <tessera/core/subview.hpp>
 #include <tessera/core/view.hpp>
 
@@ -181,7 +182,7 @@ void deep_copy(const View<DT, DP...>& dst, const typename View<DT, DP...>::non_c
   Exec().fence();
 }
 template <class Exec, class DT, class... DP>
-  requires is_execution_space_v<Exec>
+  requires(is_execution_space_v<Exec> && !detail::struct_view_args<DT, DP...>)
 void deep_copy(const Exec& exec, const View<DT, DP...>& dst,
                const typename View<DT, DP...>::non_const_value_type& value) {
   static_assert(!std::is_const_v<typename View<DT, DP...>::value_type>, "deep_copy: the destination View is const");
@@ -217,8 +218,9 @@ void deep_copy(const View<DT, DP...>& dst, const View<ST, SP...>& src) {
   exec.fence();
   fence();
 }
+// (Views of structs, LayoutAoS/LayoutSoA, have their own: struct_view.hpp.)
 template <class Exec, class DT, class... DP, class ST, class... SP>
-  requires is_execution_space_v<Exec>
+  requires(is_execution_space_v<Exec> && !detail::struct_view_args<DT, DP...> && !detail::struct_view_args<ST, SP...>)
 void deep_copy(const Exec& exec, const View<DT, DP...>& dst, const View<ST, SP...>& src) {
   detail::deep_copy_views(exec, dst, src);
 }

@@ -3,6 +3,7 @@
 // between host and device. create_mirror always allocates;
 // create_mirror_view returns the View itself when it is already reachable.
 #include <tessera/core/deep_copy.hpp>
+#include <tessera/core/struct_layout.hpp>
 #include <tessera/core/view.hpp>
 
 #include <string>
@@ -65,12 +66,12 @@ typename View<D, P...>::HostMirror create_mirror(WithoutInitializing_t, const Vi
   return detail::make_mirror<HostSpace>(v, false);
 }
 template <class Space, class D, class... P>
-  requires(is_execution_space_v<Space> || is_memory_space_v<Space>)
+  requires((is_execution_space_v<Space> || is_memory_space_v<Space>) && !detail::struct_view_args<D, P...>)
 auto create_mirror(const Space&, const View<D, P...>& v) {
   return detail::make_mirror<Space>(v, true);
 }
 template <class Space, class D, class... P>
-  requires(is_execution_space_v<Space> || is_memory_space_v<Space>)
+  requires((is_execution_space_v<Space> || is_memory_space_v<Space>) && !detail::struct_view_args<D, P...>)
 auto create_mirror(WithoutInitializing_t, const Space&, const View<D, P...>& v) {
   return detail::make_mirror<Space>(v, false);
 }
@@ -92,7 +93,7 @@ typename View<D, P...>::HostMirror create_mirror_view(WithoutInitializing_t, con
   }
 }
 template <class Space, class D, class... P>
-  requires(is_execution_space_v<Space> || is_memory_space_v<Space>)
+  requires((is_execution_space_v<Space> || is_memory_space_v<Space>) && !detail::struct_view_args<D, P...>)
 auto create_mirror_view(const Space& space, const View<D, P...>& v) {
   if constexpr (std::is_same_v<typename Space::memory_space, typename View<D, P...>::memory_space>) {
     return detail::mirror_type<Space, View<D, P...>>(v);
@@ -136,7 +137,7 @@ auto create_mirror_view_and_copy(const detail::ViewAllocProp<E, M>& prop, const 
 
 // A View in Space holding a copy of v's values (v itself when it already lives there).
 template <class Space, class D, class... P>
-  requires(is_execution_space_v<Space> || is_memory_space_v<Space>)
+  requires((is_execution_space_v<Space> || is_memory_space_v<Space>) && !detail::struct_view_args<D, P...>)
 auto create_mirror_view_and_copy(const Space& space, const View<D, P...>& v) {
   if constexpr (std::is_same_v<typename Space::memory_space, typename View<D, P...>::memory_space>) {
     return detail::mirror_type<Space, View<D, P...>>(v);
