@@ -67,13 +67,13 @@ void elementwise_fill(const Exec& exec, const DV& dst, const typename DV::non_co
 template <class V>
 std::string describe_extents(const V& v) {
   std::string s = "'" + v.label() + "' (";
-  for (std::size_t r = 0; r < V::rank; ++r) s += (r ? " x " : "") + std::to_string(v.extent(r));
+  for (std::size_t r = 0; r != V::rank; ++r) s += (r ? " x " : "") + std::to_string(v.extent(r));
   return s + ")";
 }
 
 template <class V>
 bool same_strides(const V& a, const auto& b) {
-  for (std::size_t r = 0; r < V::rank; ++r)
+  for (std::size_t r = 0; r != V::rank; ++r)
     if (a.extent(r) > 1 && a.stride(r) != b.stride(r)) return false;
   return true;
 }
@@ -92,7 +92,8 @@ template <class Layout, class SV>
 auto contiguous_copy(const SV& src) {
   using Tmp = View<typename SV::non_const_data_type, Layout, typename SV::device_type>;
   Layout layout;
-  for (std::size_t r = 0; r < 8; ++r) layout.dimension[r] = r < SV::rank ? src.extent(r) : TESSERA_IMPL_CTOR_DEFAULT_ARG;
+  for (std::size_t r = 0; r != SV::rank; ++r) layout.dimension[r] = src.extent(r);
+  for (std::size_t r = SV::rank; r < 8; ++r) layout.dimension[r] = TESSERA_IMPL_CTOR_DEFAULT_ARG;
   Tmp tmp(view_alloc(std::string("deep_copy temporary of ") + src.label(), WithoutInitializing), layout);
   using Exec = typename SV::execution_space;
   elementwise_copy(Exec(), tmp, src);
@@ -107,7 +108,7 @@ void deep_copy_views(const Exec& exec, const DV& dst, const SV& src) {
   static_assert(!std::is_const_v<typename DV::value_type>, "deep_copy: the destination View is const");
   static_assert(DV::rank == SV::rank, "deep_copy: the Views' ranks differ");
   using T = typename DV::non_const_value_type;
-  for (std::size_t r = 0; r < DV::rank; ++r) {
+  for (std::size_t r = 0; r != DV::rank; ++r) {
     if (dst.extent(r) != src.extent(r))
       throw_runtime_error("tessera::deep_copy: extents differ: destination " + describe_extents(dst) +
                           ", source " + describe_extents(src));

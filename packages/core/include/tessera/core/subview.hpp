@@ -57,19 +57,22 @@ struct SubviewLayout {
   static constexpr SliceKind kinds[N] = {slice_kind<Args>()...};
   static constexpr std::size_t R = ((slice_kind<Args>() != SliceKind::index ? 1 : 0) + ... + 0);
 
+  // Signed positions: R and N - R may be 0, and nvcc warns (#186-D) that
+  // d < 0 or d >= 0 is pointless for an unsigned d.
+  static constexpr int n = int(N), r = int(R);
   static constexpr bool right_contiguous() {
-    for (std::size_t d = 0; d < N; ++d) {
+    for (int d = 0; d < n; ++d) {
       const bool kept = kinds[d] != SliceKind::index;
-      if (d < N - R && kept) return false;
-      if (d > N - R && kinds[d] != SliceKind::all) return false;
+      if (d < n - r && kept) return false;
+      if (d > n - r && kinds[d] != SliceKind::all) return false;
     }
     return true;
   }
   static constexpr bool left_contiguous() {
-    for (std::size_t d = 0; d < N; ++d) {
+    for (int d = 0; d < n; ++d) {
       const bool kept = kinds[d] != SliceKind::index;
-      if (d >= R && kept) return false;
-      if (d + 1 < R && kinds[d] != SliceKind::all) return false;
+      if (d >= r && kept) return false;
+      if (d + 1 < r && kinds[d] != SliceKind::all) return false;
     }
     return true;
   }

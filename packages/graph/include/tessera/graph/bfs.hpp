@@ -211,6 +211,18 @@ struct bfs_queue_buffer {
 // exceed the unexplored edges / alpha; come back when the frontier shrinks
 // below n / beta. Top-down steps balance edges, not vertices, when one
 // frontier vertex holds a large share of the level's edges.
+namespace detail {
+// Calls f(v) for every vertex v whose bit is set in the bitmap words
+// bits(0) .. bits(nw - 1). A named function template, not a generic lambda
+// in the caller: nvcc refuses a device lambda defined inside a generic lambda.
+template <class Exec, class V, class Bits, class F>
+void for_each_set_bit(const char* label, std::int64_t nw, const Bits& bits, const F& f) {
+  tessera::parallel_for(label, tessera::RangePolicy<Exec>(0, nw), TESSERA_LAMBDA(std::int64_t w) {
+    for (std::uint64_t x = bits(w); x; x &= x - 1) f(V(w * 64 + lowest_bit(x)));
+  });
+}
+}  // namespace detail
+
 template <class G, class Src, class Vis = default_bfs_visitor>
 bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis = Vis(), const bfs_options& opts = {}) {
   using Exec = typename G::execution_space;
@@ -429,10 +441,7 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
     } else {
       ++res.bottom_up_levels;
       auto for_frontier_bits = [&](const char* label, const auto& f) {
-        auto fr = front;
-        tessera::parallel_for(label, tessera::RangePolicy<Exec>(0, nw), TESSERA_LAMBDA(std::int64_t w) {
-          for (W x = fr(w); x; x &= x - 1) f(V(w * 64 + detail::lowest_bit(x)));
-        });
+        detail::for_each_set_bit<Exec, V>(label, nw, front, f);
       };
       if constexpr (ex_vertex) for_frontier_bits("graph::bfs::examine_vertex_bu", TESSERA_LAMBDA(V v) { vis.examine_vertex(v, g); });
       // Every unvisited vertex looks for a parent in the frontier; one work
