@@ -11,3 +11,4 @@
 #include <tessera/sparse/cholesky.hpp>
 #include <tessera/sparse/incomplete.hpp>
 #include <tessera/sparse/block_layout.hpp>
+#include <tessera/sparse/fem.hpp>
