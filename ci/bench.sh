@@ -5,7 +5,7 @@
 # docs/perf/<bench>.jsonl and regenerates docs/performance.md's tables and
 # figures with ci/perf_report.py.
 #
-#   bash ci/bench.sh [bench...]     benches: task_overhead
+#   bash ci/bench.sh [bench...]     benches: task_overhead struct_layout
 #
 # Environment: THREADS (thread counts, default "1 2"), REPEATS (default 9),
 # TASKFLOW_DIR (Taskflow source tree, a peer of task_overhead; skipped
@@ -20,7 +20,7 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(task_overhead)
+all=(task_overhead struct_layout)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
@@ -28,17 +28,19 @@ benches=("$@")
 target_of() {
   case "$1" in
     task_overhead) echo bench_task_overhead ;;
+    struct_layout) echo tessera_bench_struct_layout ;;
     *) echo "bench.sh: unknown benchmark '$1' (known: ${all[*]})" >&2; return 2 ;;
   esac
 }
 program_of() {
   case "$1" in
     task_overhead) echo "$BUILD_DIR/packages/tasking/benchmarks/bench_task_overhead" ;;
+    struct_layout) echo "$BUILD_DIR/packages/core/benchmarks/tessera_bench_struct_layout" ;;
   esac
 }
 args_of() {  # args_of <bench> <threads>
   case "$1" in
-    task_overhead) echo "--repeats $REPEATS --tessera-num-threads=$2" ;;
+    task_overhead | struct_layout) echo "--repeats $REPEATS --tessera-num-threads=$2" ;;
   esac
 }
 

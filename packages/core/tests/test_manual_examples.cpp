@@ -47,6 +47,49 @@ TEST(ManualExamples, Views) {
   EXPECT_GE(a.use_count(), 3);  // a, ca, row (and h on host spaces) share it
 }
 
+namespace manual {
+struct Particle {
+  double x, y, z, vx, vy, vz;
+  float mass;
+  TESSERA_STRUCT_FIELDS(Particle, x, y, z, vx, vy, vz, mass)  // every member, in order
+};
+
+template <class Layout>  // tessera::LayoutAoS or tessera::LayoutSoA
+void push(const tessera::View<Particle*, Layout>& p, double dt) {
+  tessera::parallel_for(p.extent(0), TESSERA_LAMBDA(int i) {
+    auto q = p(i);  // a proxy: q.x() is a double& into the storage
+    q.x() += q.vx() * dt;
+    q.y() += q.vy() * dt;
+    q.z() += q.vz() * dt;
+  });
+}
+}  // namespace manual
+
+TEST(ManualExamples, ViewsOfStructs) {
+  SKIP_IF_DEFAULT_SPACE_UNAVAILABLE();
+  using manual::Particle;
+  const int n = 100;
+  tessera::View<Particle*, tessera::LayoutSoA> soa("soa", n);
+  tessera::View<Particle*, tessera::LayoutAoS> aos("aos", n);
+  tessera::parallel_for(n, TESSERA_LAMBDA(int i) {
+    soa(i).vx() = 1.0;
+    aos(i).vx() = 2.0;
+  });
+  manual::push(soa, 0.01);
+  manual::push(aos, 0.01);
+  auto a = tessera::create_mirror_view_and_copy(tessera::HostSpace(), aos);
+  EXPECT_EQ(a(n - 1).x(), 0.02);
+  tessera::deep_copy(aos, soa);
+  auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), soa);
+  Particle first = h(0);
+  first.mass = 2.0f;
+  h(0) = first;
+  EXPECT_EQ(h(0).mass(), 2.0f);
+  EXPECT_EQ(h(0).x(), 0.01);
+  a = tessera::create_mirror_view_and_copy(tessera::HostSpace(), aos);
+  EXPECT_EQ(a(n - 1).x(), 0.01) << "deep_copy(aos, soa) copied the SoA values";
+}
+
 TEST(ManualExamples, Patterns) {
   SKIP_IF_DEFAULT_SPACE_UNAVAILABLE();
   const int n = 1000;

@@ -32,6 +32,17 @@
 
 namespace tessera {
 
+namespace detail {
+// Value-initializes elements [0, count) of v on exec (a free function: nvcc
+// rejects extended lambdas in private member functions).
+template <class Exec, class V>
+void struct_view_initialize(const std::string& label, const Exec& exec, const V& v, std::size_t count) {
+  parallel_for(label, RangePolicy<Exec>(exec, 0, count),
+               TESSERA_LAMBDA(std::size_t k) { v.impl_element(k).set(typename V::value_type()); });
+  exec.fence();
+}
+}  // namespace detail
+
 template <class DataType, class... Properties>
   requires detail::struct_view_args<DataType, Properties...>
 class View<DataType, Properties...> {
@@ -186,18 +197,23 @@ class View<DataType, Properties...> {
     requires(sizeof...(I) == traits::rank && (std::is_integral_v<I> && ...))
   TESSERA_FORCEINLINE_FUNCTION reference_type operator()(I... i) const {
     if constexpr (Check) check_bounds(i...);
-    return element(m_map(i...));
+    return impl_element(m_map(i...));
   }
   template <class I, bool Check = (TESSERA_ENABLE_BOUNDS_CHECK != 0)>
     requires(traits::rank == 1 && std::is_integral_v<I>)
   TESSERA_FORCEINLINE_FUNCTION reference_type operator[](I i) const {
     if constexpr (Check) check_bounds(i);
-    return element(m_map(i));
+    return impl_element(m_map(i));
   }
   TESSERA_FORCEINLINE_FUNCTION reference_type access_array(const std::size_t* idx) const {
     return [&]<std::size_t... R>(std::index_sequence<R...>) -> reference_type {
-      return element(m_map(idx[R]...));
+      return impl_element(m_map(idx[R]...));
     }(std::make_index_sequence<traits::rank>());
+  }
+
+  // The element `offset` storage places past this View's first one.
+  TESSERA_FORCEINLINE_FUNCTION reference_type impl_element(std::size_t offset) const {
+    return reference_type(access_type(m_base, m_capacity, m_first + offset));
   }
 
   // Bytes of storage for `capacity` elements and the capacity `span`
@@ -211,9 +227,6 @@ class View<DataType, Properties...> {
   }
 
  private:
-  TESSERA_FORCEINLINE_FUNCTION reference_type element(std::size_t offset) const {
-    return reference_type(access_type(m_base, m_capacity, m_first + offset));
-  }
   static constexpr std::size_t first_field_bytes() {
     return []<auto M0, auto... M>(field_list<M0, M...>) {
       return sizeof(typename detail::member_pointer_traits<decltype(M0)>::field_type) /
@@ -276,13 +289,9 @@ class View<DataType, Properties...> {
     if constexpr (is_struct_of_arrays) {
       // Each element is written by the thread that will use it (first touch),
       // member by member, as the AoS path does through allocate_record.
-      if (prop.initialize || !std::is_trivially_default_constructible_v<value_type>) {
-        const View self = *this;
-        const std::size_t count = m_map.span();
-        parallel_for("tessera::View::initialization [" + prop.label + "]", RangePolicy<Exec>(exec, 0, count),
-                     TESSERA_LAMBDA(std::size_t k) { self.element(k).set(value_type()); });
-        exec.fence();
-      }
+      if (prop.initialize || !std::is_trivially_default_constructible_v<value_type>)
+        detail::struct_view_initialize("tessera::View::initialization [" + prop.label + "]", exec, *this,
+                                       m_map.span());
     }
   }
 
