@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prints the Debian 12 packages Tessera needs, one line, for the packages
 # present under packages/ (and the extras named as arguments: "format",
-# "benchmarks"). Sourced knowledge lives here so that quickstart.sh, matrix.sh
-# and .ci/run agree. A package that needs more adds its line below.
+# "benchmarks", "clang", "fuzz", "git"). Sourced knowledge lives here so that
+# quickstart.sh, matrix.sh and .ci/run agree. A package that needs more adds
+# its line below.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libhwloc-dev)
@@ -17,6 +18,8 @@ for extra in "$@"; do
                        libtrilinos-shylu-dev libtrilinos-kokkos-dev libmumps-seq-dev) ;;
     format) pkgs+=(clang-format) ;;
     clang) pkgs+=(clang libomp-dev) ;;
+    # libFuzzer and the sanitizer runtimes of Clang 14 (ci/fuzz.sh).
+    fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
     git) pkgs+=(git ca-certificates) ;;
     *) echo "debian-packages.sh: unknown extra '$extra'" >&2; exit 2 ;;
   esac

@@ -20,6 +20,8 @@
 #                   (the README test command runs them in the super-build)
 #   subset      (f) super-build with only core and graph (only core until graph exists), its tests
 #   clang       Clang 14, Release, -Werror, build + tests but the slow ones
+#   fuzz        the graph readers' libFuzzer harnesses (Clang 14, ASan+UBSan), FUZZ_SECONDS (default 20) per
+#               reader on the seed corpus (bash ci/fuzz.sh); fails on any finding; the corpus stays in the build folder
 #   format      clang-format check (reports every file; fails only for files in ci/format-enforced.txt)
 #
 # Environment: BUILD_ROOT (default build-ci), JOBS (build jobs, default 2),
@@ -34,7 +36,7 @@ JOBS="${JOBS:-2}"
 CTEST_JOBS="${CTEST_JOBS:-1}"
 CUDA_ARCHS="${CUDA_ARCHS:-90}"
 NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
-all_rows=(release asan tsan cuda chain subset clang format)
+all_rows=(release asan tsan cuda chain subset clang fuzz format)
 
 present_packages() {
   for p in core mempool tasking graph sparse analytics kokkos_compat; do
@@ -184,6 +186,10 @@ row_clang() {
     ctest_run "$b" --no-tests=error -LE slow
 }
 
+row_fuzz() {
+  FUZZ_BUILD="$BUILD_ROOT/fuzz" JOBS="$JOBS" bash ci/fuzz.sh "${FUZZ_SECONDS:-20}"
+}
+
 row_format() {
   local cf; cf="$(command -v clang-format-14 || command -v clang-format || true)"
   if [[ -z "$cf" ]]; then
@@ -231,7 +237,7 @@ done
 if [[ "${TESSERA_CI_INSTALL_DEPS:-0}" == 1 ]]; then
   extras=()
   for r in "${rows[@]}"; do
-    case "$r" in format) extras+=(format) ;; clang) extras+=(clang) ;; esac
+    case "$r" in format) extras+=(format) ;; clang) extras+=(clang) ;; fuzz) extras+=(fuzz) ;; esac
   done
   bash ci/quickstart.sh deps "${extras[@]}" || exit 1
 fi

@@ -2,7 +2,7 @@
 # The two README commands, for a fresh Debian 12 machine:
 #   bash ci/quickstart.sh demo   # installs what is missing, builds, runs tessera-demo
 #   bash ci/quickstart.sh test   # installs what is missing, builds everything, runs the whole test suite
-#   bash ci/quickstart.sh deps [extra...]   # only the Debian packages (extras: benchmarks format git)
+#   bash ci/quickstart.sh deps [extra...]   # only the Debian packages (extras: benchmarks format clang fuzz git)
 # As root, missing Debian packages are installed (apt-get update + install);
 # otherwise the exact apt-get line is printed and the script stops.
 # Environment: BUILD_DIR (default build), JOBS (default 2), TESSERA_CMAKE_ARGS

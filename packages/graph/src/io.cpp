@@ -107,6 +107,41 @@ struct header {
 static_assert(sizeof(header) == 40);
 }  // namespace
 
+namespace {
+// The arrays of a binary CSR file must describe a graph: offsets from 0 to
+// the entry count, never decreasing, and targets in [0, n). Checked here,
+// where a bad value can be named by its position in the file, and before
+// anything converts the 64-bit values to a graph's narrower types.
+void check_binary_csr(const std::string& path, const binary_csr& r) {
+  const auto& rows = r.row_map;
+  const std::int64_t m = std::int64_t(r.entries.size());
+  auto bad_offset = [&](std::int64_t k, const std::string& why) {
+    return io_error(path, 0,
+                    "row offset " + std::to_string(k) + " (byte " + std::to_string(sizeof(header) + std::size_t(k) * 8) +
+                        ") is " + std::to_string(rows[std::size_t(k)]) + ": " + why);
+  };
+  if (rows[0] != 0) throw bad_offset(0, "the first offset must be 0");
+  for (std::int64_t k = 1; k <= r.n; ++k) {
+    const std::int64_t o = rows[std::size_t(k)];
+    if (o < rows[std::size_t(k - 1)])
+      throw bad_offset(k, "below the previous offset " + std::to_string(rows[std::size_t(k - 1)]) +
+                              " (offsets must not decrease)");
+    if (o > m) throw bad_offset(k, "beyond the " + std::to_string(m) + " entries of the file");
+  }
+  if (rows[std::size_t(r.n)] != m)
+    throw bad_offset(r.n, "the last offset must equal the " + std::to_string(m) + " entries of the file");
+  for (std::int64_t j = 0; j < m; ++j) {
+    const std::int64_t v = r.entries[std::size_t(j)];
+    if (v < 0 || v >= r.n) {
+      const auto row = std::upper_bound(rows.begin(), rows.end(), j) - rows.begin() - 1;
+      throw io_error(path, 0,
+                     "entry " + std::to_string(j) + " (row " + std::to_string(row) + ") is vertex " + std::to_string(v) +
+                         ", outside [0, " + std::to_string(r.n) + ")");
+    }
+  }
+}
+}  // namespace
+
 void write_binary_csr_raw(const std::string& path, std::uint32_t category, std::int64_t n,
                           const std::vector<std::int64_t>& row_map, const std::vector<std::int64_t>& entries) {
   std::ofstream out(path, std::ios::binary);
@@ -163,6 +198,7 @@ binary_csr read_binary_csr_raw(const std::string& path) {
     in.read(reinterpret_cast<char*>(r.entries.data()), std::streamsize(need_entries));
   }
   if (!in) throw io_error(path, 0, "read failed");
+  check_binary_csr(path, r);
   return r;
 }
 

@@ -146,9 +146,11 @@ inline const char* next_line(const char* p, const char* end, line_fields& lf) {
 inline const char* quick_line(const char* p, const char* end, std::int64_t& u, std::int64_t& v, std::string_view& third) {
   auto digits = [&](std::int64_t& x) {
     const char* b = p;
-    std::int64_t r = 0;
-    while (p < end && unsigned(*p) - unsigned('0') < 10u) r = r * 10 + (*p++ - '0');
-    x = r;
+    // Unsigned: a run of more than 18 digits wraps harmlessly (the line is
+    // then refused here) instead of overflowing a signed integer.
+    std::uint64_t r = 0;
+    while (p < end && unsigned(*p) - unsigned('0') < 10u) r = r * 10 + std::uint64_t(*p++ - '0');
+    x = std::int64_t(r);
     return p > b && p - b <= 18;
   };
   auto blanks = [&] {

@@ -338,14 +338,16 @@ csr_storage<S, V, E> csr_adopt(std::int64_t n, const tessera::View<E*, S>& row_m
   tessera::parallel_reduce(
       "graph::csr::check", tessera::RangePolicy<Exec>(0, n),
       TESSERA_LAMBDA(size_type u, size_type & bad) {
+        // Each row is judged alone (in parallel), so its own start must be
+        // checked against 0 too: the previous row's test does not cover it.
         const E b = row_map(u), e = row_map(u + 1);
-        bool ok = (u > 0 || b == 0) && b <= e && e <= ns && (u < n - 1 || e == ns);
+        bool ok = (u > 0 || b == 0) && b >= 0 && b <= e && e <= ns && (u < n - 1 || e == ns);
         for (E j = b; ok && j < e; ++j) {
           const V v = entries(j);
           ok = v >= 0 && size_type(v) < n && (j == b || entries(j - 1) <= v);
           if (ok && !D::is_directed) {
             const E vb = row_map(v), ve = row_map(v + 1);
-            ok = vb <= ve && ve <= ns && detail::lower_bound(entries.data(), vb, ve, V(u)) < ve &&
+            ok = vb >= 0 && vb <= ve && ve <= ns && detail::lower_bound(entries.data(), vb, ve, V(u)) < ve &&
                  entries(detail::lower_bound(entries.data(), vb, ve, V(u))) == V(u);
           }
         }
