@@ -5,7 +5,7 @@
 # docs/perf/<bench>.jsonl and regenerates docs/performance.md's tables and
 # figures with ci/perf_report.py.
 #
-#   bash ci/bench.sh [bench...]     benches: task_overhead struct_layout
+#   bash ci/bench.sh [bench...]     benches: task_overhead struct_layout fem_assembly
 #
 # Environment: THREADS (thread counts, default "1 2"), REPEATS (default 9),
 # TASKFLOW_DIR (Taskflow source tree, a peer of task_overhead; skipped
@@ -20,7 +20,7 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(task_overhead struct_layout)
+all=(task_overhead struct_layout fem_assembly)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
@@ -29,6 +29,7 @@ target_of() {
   case "$1" in
     task_overhead) echo bench_task_overhead ;;
     struct_layout) echo tessera_bench_struct_layout ;;
+    fem_assembly) echo bench_fem_assembly ;;
     *) echo "bench.sh: unknown benchmark '$1' (known: ${all[*]})" >&2; return 2 ;;
   esac
 }
@@ -36,11 +37,12 @@ program_of() {
   case "$1" in
     task_overhead) echo "$BUILD_DIR/packages/tasking/benchmarks/bench_task_overhead" ;;
     struct_layout) echo "$BUILD_DIR/packages/core/benchmarks/tessera_bench_struct_layout" ;;
+    fem_assembly) echo "$BUILD_DIR/packages/sparse/benchmarks/bench_fem_assembly" ;;
   esac
 }
 args_of() {  # args_of <bench> <threads>
   case "$1" in
-    task_overhead | struct_layout) echo "--repeats $REPEATS --tessera-num-threads=$2" ;;
+    task_overhead | struct_layout | fem_assembly) echo "--repeats $REPEATS --tessera-num-threads=$2" ;;
   esac
 }
 
