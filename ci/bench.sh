@@ -5,11 +5,42 @@
 # docs/perf/<bench>.jsonl and regenerates docs/performance.md's tables and
 # figures with ci/perf_report.py.
 #
-#   bash ci/bench.sh [bench...]     benches: task_overhead struct_layout fem_assembly
+#   bash ci/bench.sh [bench...]
 #
-# Environment: THREADS (thread counts, default "1 2"), REPEATS (default 9),
-# TASKFLOW_DIR (Taskflow source tree, a peer of task_overhead; skipped
-# without it), JOBS (build jobs, default 2).
+#   bench            package    program                      peers
+#   stream           core       tessera_bench_stream         raw OpenMP loops (STREAM copy/scale/add/triad)
+#   dispatch         core       tessera_bench_dispatch       raw OpenMP (empty parallel for, reduction)
+#   spmv             core       tessera_bench_spmv           raw OpenMP CSR row loop
+#   stencil          core       tessera_bench_stencil        raw OpenMP 7-point loop nest
+#   struct_layout    core       tessera_bench_struct_layout  hand-written separate Views, plain View of structs (per host back-end)
+#   mempool          mempool    bench_mempool                glibc, mimalloc, jemalloc, TBB scalable_malloc
+#   task_overhead    tasking    bench_task_overhead          oneTBB, Taskflow, OpenMP tasks (libgomp)
+#   tiled_cholesky   tasking    bench_tiled_cholesky         threaded OpenBLAS dpotrf
+#   graph            graph      tessera_bench_graph          gapbs, SuiteSparse:GraphBLAS
+#   sparse_cholesky  sparse     bench_cholesky               CHOLMOD, Tacho, MUMPS (+ OpenBLAS dgemm ceiling)
+#   fem_assembly     sparse     bench_fem_assembly           a serial element loop (ScatterView, colouring, element map)
+#   minitri          analytics  tessera_bench_minitri        SuiteSparse:GraphBLAS
+#
+# Environment:
+#   THREADS       thread counts, one run each (default "1 2")
+#   REPEATS       repeats per case (default 9; the sparse and tiled Cholesky
+#                 and minitri runs take REPEATS too, each repeat is seconds long)
+#   JOBS          build jobs (default 2)
+#   TASKFLOW_DIR  Taskflow source tree, a peer of task_overhead (left out without it)
+#   GAPBS_DIR     a built gapbs tree, the peer of graph (left out without it)
+#   GRAPH_FILES   graph files for graph, each PATH[@SOURCE] (.tgb, .mtx or an
+#                 edge list; gapbs reads the .sg beside it), e.g.
+#                 "/work/peers/data/k20.tgb@237606 /work/peers/data/grid2048.tgb";
+#                 without it graph runs on a generated Kronecker graph and the
+#                 real graphs of examples/data
+#   <BENCH>_ARGS  extra arguments for one benchmark, e.g. STREAM_ARGS="--n 1000000"
+#                 or GRAPH_ARGS="--algorithms bfs,pr" (for quick trial runs)
+#   DATA_ONLY=1   only run and store docs/perf/*.jsonl, leave docs/performance.md
+#   PERF_DIR      where the .jsonl files go (default docs/perf) and REPORT the
+#                 markdown file to regenerate (default docs/performance.md; its
+#                 figures go to figures/ beside it): a scratch copy for trial runs
+#   PYTHON        the python3 with matplotlib (default /usr/bin/python3)
+#
 # Run it on a quiet machine (nothing else compiling): each run records its
 # load average and the report flags busy runs. Peers come from Debian:
 #   apt-get install $(bash ci/debian-packages.sh benchmarks)
@@ -20,50 +51,71 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(task_overhead struct_layout fem_assembly)
+all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky graph sparse_cholesky fem_assembly minitri)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
-# bench name -> ninja target, program path, arguments
-target_of() {
+# bench name -> "ninja target|program path under $BUILD_DIR"
+where_of() {
   case "$1" in
-    task_overhead) echo bench_task_overhead ;;
-    struct_layout) echo tessera_bench_struct_layout ;;
-    fem_assembly) echo bench_fem_assembly ;;
+    stream | dispatch | spmv | stencil | struct_layout) echo "tessera_bench_$1|packages/core/benchmarks/tessera_bench_$1" ;;
+    mempool) echo "bench_mempool|packages/mempool/benchmarks/bench_mempool" ;;
+    task_overhead) echo "bench_task_overhead|packages/tasking/benchmarks/bench_task_overhead" ;;
+    tiled_cholesky) echo "bench_tiled_cholesky|packages/tasking/benchmarks/bench_tiled_cholesky" ;;
+    graph) echo "tessera_bench_graph|packages/graph/benchmarks/tessera_bench_graph" ;;
+    sparse_cholesky) echo "bench_cholesky|packages/sparse/benchmarks/bench_cholesky" ;;
+    fem_assembly) echo "bench_fem_assembly|packages/sparse/benchmarks/bench_fem_assembly" ;;
+    minitri) echo "tessera_bench_minitri|packages/analytics/benchmarks/tessera_bench_minitri" ;;
     *) echo "bench.sh: unknown benchmark '$1' (known: ${all[*]})" >&2; return 2 ;;
   esac
 }
-program_of() {
+args_of() {  # args_of <bench> <threads>: the arguments of one run (before <BENCH>_ARGS)
+  local t="$2"
   case "$1" in
-    task_overhead) echo "$BUILD_DIR/packages/tasking/benchmarks/bench_task_overhead" ;;
-    struct_layout) echo "$BUILD_DIR/packages/core/benchmarks/tessera_bench_struct_layout" ;;
-    fem_assembly) echo "$BUILD_DIR/packages/sparse/benchmarks/bench_fem_assembly" ;;
-  esac
-}
-args_of() {  # args_of <bench> <threads>
-  case "$1" in
-    task_overhead | struct_layout | fem_assembly) echo "--repeats $REPEATS --tessera-num-threads=$2" ;;
+    stream | dispatch | spmv | stencil | struct_layout | task_overhead | tiled_cholesky | fem_assembly)
+      echo "--repeats $REPEATS --tessera-num-threads=$t" ;;
+    mempool) echo "--threads $t --repeats $REPEATS --workloads abc" ;;
+    graph)
+      local files=""
+      for f in ${GRAPH_FILES:-}; do files+=" --file $f"; done
+      echo "--threads $t --repeats $REPEATS --tessera-num-threads=$t$files" ;;
+    sparse_cholesky) echo "--threads $t --repeats $REPEATS" ;;
+    minitri) echo "--threads $t --repeats $REPEATS --tessera-num-threads=$t" ;;
   esac
 }
 
+for b in "${benches[@]}"; do where_of "$b" >/dev/null; done
 extra=()
 [[ -n "${TASKFLOW_DIR:-}" ]] && extra+=("-DTASKFLOW_DIR=$TASKFLOW_DIR")
+[[ -n "${GAPBS_DIR:-}" ]] && extra+=("-DGAPBS_DIR=$GAPBS_DIR")
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_BENCHMARKS=ON \
   -DTessera_ENABLE_TESTS=OFF -DTessera_ENABLE_EXAMPLES=OFF "${extra[@]}" >/dev/null
 targets=()
-for b in "${benches[@]}"; do targets+=("$(target_of "$b")"); done
+for b in "${benches[@]}"; do targets+=("$(where_of "$b" | cut -d'|' -f1)"); done
 cmake --build "$BUILD_DIR" --parallel "$JOBS" --target "${targets[@]}"
 
-mkdir -p docs/perf
+PERF_DIR="${PERF_DIR:-docs/perf}"
+REPORT="${REPORT:-docs/performance.md}"
+mkdir -p "$PERF_DIR"
 for b in "${benches[@]}"; do
-  out="docs/perf/$b.jsonl"
+  program="$BUILD_DIR/$(where_of "$b" | cut -d'|' -f2)"
+  own_var="$(echo "$b" | tr '[:lower:]' '[:upper:]')_ARGS"
+  out="$PERF_DIR/$b.jsonl"
   tmp="$(mktemp)"
+  start=$SECONDS
   for t in $THREADS; do
     echo "---- $b at $t thread(s): load average $(cut -d' ' -f1-3 /proc/loadavg)"
     # shellcheck disable=SC2046
-    "$(program_of "$b")" --json $(args_of "$b" "$t") | grep '^{' >>"$tmp"
+    # The meta line gets the thread count this run asked for (the report groups by it).
+    "$program" --json $(args_of "$b" "$t") ${!own_var:-} | grep '^{' |
+      sed "s/\"meta\":true,/\"meta\":true,\"threads_requested\":$t,/" >>"$tmp"
   done
   mv "$tmp" "$out"
-  echo "---- wrote $out"
+  echo "---- wrote $out in $((SECONDS - start)) s"
 done
-python3 ci/perf_report.py
+# Debian's python3 has matplotlib (python3-matplotlib); a python3 earlier on PATH may not.
+if [[ -z "${PYTHON:-}" ]]; then
+  PYTHON=python3
+  if [[ -x /usr/bin/python3 ]]; then PYTHON=/usr/bin/python3; fi
+fi
+[[ -n "${DATA_ONLY:-}" ]] || "$PYTHON" ci/perf_report.py --data "$PERF_DIR" --report "$REPORT"

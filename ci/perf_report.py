@@ -15,7 +15,10 @@ turns those files into
 
 and writes them between the markers ``<!-- generated:<bench> -->`` and
 ``<!-- end generated:<bench> -->`` of docs/performance.md, leaving the prose
-around them alone. Nothing between the markers is edited by hand.
+around them alone. Nothing between the markers is edited by hand. Every
+benchmark ci/bench.sh knows must have its markers; one without data yet gets
+a block saying how to measure it. A JSON line without a ``contender`` (the
+graph benchmark's per-case command line) is a note shown under its case.
 
     python3 ci/perf_report.py            # rewrite the generated parts
     python3 ci/perf_report.py --check    # exit 1 if they differ from the data
@@ -29,6 +32,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+BENCH_SH = ROOT / "ci" / "bench.sh"
 DATA = ROOT / "docs" / "perf"
 REPORT = ROOT / "docs" / "performance.md"
 # A run that started with a higher 1-minute load average than this many times
@@ -41,8 +45,9 @@ class BadData(Exception):
 
 
 def read_runs(path):
-    """Rows of one .jsonl file, each with the meta line of its run attached."""
-    rows, meta = [], None
+    """Rows of one .jsonl file, each with the meta line of its run attached,
+    and the case notes (lines without a contender) by case."""
+    rows, meta, notes = [], None, {}
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip():
             continue
@@ -53,12 +58,43 @@ def read_runs(path):
         if obj.get("meta"):
             meta = obj
             continue
+        if "contender" not in obj:
+            if "case" not in obj:
+                raise BadData(f"{path}:{number}: neither a meta line, a row nor a case note")
+            notes.setdefault(obj["case"], obj)
+            continue
         for key in ("case", "contender", "threads", "unit", "median", "min", "max"):
             if key not in obj:
                 raise BadData(f"{path}:{number}: missing field '{key}'")
         obj["_meta"] = meta or {}
         rows.append(obj)
-    return rows
+    return rows, notes
+
+
+def known_benches():
+    """The benchmark names of ci/bench.sh's all=(...) list."""
+    m = re.search(r"^all=\(([^)]*)\)", BENCH_SH.read_text(), re.M)
+    if not m:
+        raise BadData(f"{BENCH_SH}: no all=(...) list of benchmarks")
+    return m.group(1).split()
+
+
+def is_tessera(name):
+    return name.lower().startswith("tessera")
+
+
+def favours_tessera(row):
+    """Whether a row's ratio (reference time / own time) is good news for
+    Tessera: a peer measured against Tessera wants ratio <= 1, a Tessera
+    variant measured against a peer (raw OpenMP) wants ratio >= 1."""
+    r = row["ratio_median"]
+    return r >= 1 if is_tessera(row["contender"]) and not is_tessera(row["reference"]) else r <= 1
+
+
+def scaling_key(case):
+    """A case's name without its thread-count token (" 2T"), so that the
+    same case at several thread counts is one line of a scaling plot."""
+    return re.sub(r"\s\d+T\b", "", case)
 
 
 def fmt(v):
@@ -90,7 +126,7 @@ def cases_in_order(rows):
     return seen
 
 
-def tables(bench, rows):
+def tables(bench, rows, notes):
     out = []
     for case in cases_in_order(rows):
         in_case = [r for r in rows if r["case"] == case]
@@ -100,6 +136,9 @@ def tables(bench, rows):
             out.append(f"**{case}**, {threads} thread(s) requested; {load_note(group[0]['_meta'])}; "
                        f"{group[0].get('repeats', '?')} repeats, contenders interleaved")
             out.append("")
+            note = notes.get(case, {})
+            if note.get("command"):
+                out += [f"peer command: `{note['command']}`", ""]
             out.append(f"| contender | threads ran | {unit} median (min - max) | ratio to reference, median (min - max) |")
             out.append("|---|---|---|---|")
             for r in group:
@@ -131,18 +170,22 @@ def figures(bench, rows, write, folder):
 
     ratio_rows = [r for r in rows if "ratio_median" in r]
     if ratio_rows:
-        labels = [f"{r['case']}\n{r['contender']}\n{r['_run_threads']} thr" for r in ratio_rows]
+        def short(text, n=34):
+            return text if len(text) <= n else text[:n - 3] + "..."
+        labels = [f"{short(r['case'])}\n{short(r['contender'])}\n{r['_run_threads']} thr" for r in ratio_rows]
         med = [r["ratio_median"] for r in ratio_rows]
         lo = [r["ratio_median"] - r["ratio_min"] for r in ratio_rows]
         hi = [r["ratio_max"] - r["ratio_median"] for r in ratio_rows]
-        fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(ratio_rows)), 4.2))
-        colors = ["#3b7dd8" if m <= 1 else "#d8603b" for m in med]
+        fig, ax = plt.subplots(figsize=(min(40, max(6, 0.5 * len(ratio_rows))), 5.5))
+        # Blue: the row is good news for Tessera (see favours_tessera); orange: it is not.
+        colors = ["#3b7dd8" if favours_tessera(r) else "#d8603b" for r in ratio_rows]
         ax.bar(range(len(med)), med, yerr=[lo, hi], color=colors, capsize=3)
         ax.set_yscale("log")  # ratios of 0.1 and 10 are equally far from parity
         ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_xticks(range(len(med)), labels, fontsize=7)
+        ax.set_xticks(range(len(med)), labels, fontsize=6, rotation=90)
         ax.set_ylabel("reference time / contender time")
-        ax.set_title(f"{bench}: time ratio to the reference (bars: median, whiskers: min-max)", fontsize=9)
+        ax.set_title(f"{bench}: time ratio to the reference (bars: median, whiskers: min-max;\n"
+                     "blue: in Tessera's favour)", fontsize=9)
         fig.tight_layout()
         name = f"{bench}-ratios.svg"
         if write:
@@ -151,18 +194,23 @@ def figures(bench, rows, write, folder):
         lines += [f"![{bench}: ratios](figures/{name})", ""]
 
     thread_counts = sorted({r["_run_threads"] for r in rows})
-    if len(thread_counts) > 1:
-        cases = cases_in_order(rows)
-        fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 3.8), squeeze=False)
-        for ax, case in zip(axes[0], cases):
-            in_case = [r for r in rows if r["case"] == case]
+    keys = list(dict.fromkeys(scaling_key(r["case"]) for r in rows))
+    keys = [k for k in keys if len({r["_run_threads"] for r in rows if scaling_key(r["case"]) == k}) > 1]
+    if keys:
+        cols = min(4, len(keys))
+        nrows = (len(keys) + cols - 1) // cols
+        fig, axes = plt.subplots(nrows, cols, figsize=(4.5 * cols, 3.8 * nrows), squeeze=False)
+        for ax in axes.flat[len(keys):]:
+            ax.set_visible(False)
+        for ax, key in zip(axes.flat, keys):
+            in_case = [r for r in rows if scaling_key(r["case"]) == key]
             for who in dict.fromkeys(r["contender"] for r in in_case):
                 pts = sorted((r["_run_threads"], r["median"]) for r in in_case if r["contender"] == who)
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=who)
-            ax.set_xlabel("threads")
+            ax.set_xlabel("threads requested")
             ax.set_ylabel(in_case[0]["unit"])
             ax.set_xticks(thread_counts)
-            ax.set_title(case, fontsize=9)
+            ax.set_title(key if len(key) <= 48 else key[:45] + "...", fontsize=9)
             ax.legend(fontsize=7)
         fig.tight_layout()
         name = f"{bench}-scaling.svg"
@@ -173,19 +221,27 @@ def figures(bench, rows, write, folder):
     return lines
 
 
+def placeholder(bench):
+    return "\n".join([f"<!-- generated:{bench} -->",
+                      f"<!-- by ci/perf_report.py; do not edit by hand -->", "",
+                      f"Not measured yet: run `bash ci/bench.sh {bench}` on a quiet machine.", "",
+                      f"<!-- end generated:{bench} -->"])
+
+
 def generate(bench, path, write, folder):
-    rows = read_runs(path)
-    # The thread count a run asked for: the reference contender's (first row
-    # of each case in that run) is what the run was configured with.
+    rows, notes = read_runs(path)
+    # The thread count a run asked for: ci/bench.sh writes it into the meta
+    # line; without it, the first row of each case in that run (the
+    # reference contender) stands for it.
     run_threads = {}
     for r in rows:
         key = (id(r["_meta"]), r["case"])
-        run_threads.setdefault(key, r["threads"])
+        run_threads.setdefault(key, r["_meta"].get("threads_requested", r["threads"]))
         r["_run_threads"] = run_threads[key]
     body = [f"<!-- generated:{bench} -->",
             f"<!-- from docs/perf/{path.name} by ci/perf_report.py; do not edit by hand -->", ""]
     body += figures(bench, rows, write, folder)
-    body += tables(bench, rows)
+    body += tables(bench, rows, notes)
     body.append(f"<!-- end generated:{bench} -->")
     return "\n".join(body)
 
@@ -200,15 +256,23 @@ def main():
     text = report.read_text()
     new = text
     try:
-        for path in sorted(args.data.glob("*.jsonl")):
-            bench = path.stem
-            block = generate(bench, path, not args.check, report.parent / "figures")
+        names = list(dict.fromkeys(known_benches() + [p.stem for p in sorted(args.data.glob("*.jsonl"))]))
+        for bench in names:
+            path = args.data / f"{bench}.jsonl"
+            if path.exists():
+                block = generate(bench, path, not args.check, report.parent / "figures")
+            else:
+                block = placeholder(bench)
             pattern = re.compile(rf"<!-- generated:{re.escape(bench)} -->.*?<!-- end generated:{re.escape(bench)} -->",
                                  re.S)
             if not pattern.search(new):
                 raise BadData(f"{report}: no '<!-- generated:{bench} -->' ... '<!-- end generated:{bench} -->' "
-                              f"markers for {path}")
+                              f"markers for benchmark '{bench}' (ci/bench.sh knows it)")
             new = pattern.sub(lambda _: block, new)
+            if args.check:
+                for fig in re.findall(r"\]\((figures/[^)]+)\)", block):
+                    if not (report.parent / fig).exists():
+                        raise BadData(f"{report}: {fig} is missing; run python3 ci/perf_report.py")
     except BadData as e:
         print(f"perf_report: {e}", file=sys.stderr)
         return 2
