@@ -7,6 +7,7 @@
 // load longer than a second (reading, parsing, generating, building) shows
 // progress on stderr. Arguments, --output and the generator size are checked
 // before anything is loaded: exit 2 for bad usage, 1 for bad input.
+#include <tessera/core/host_fallback.hpp>
 #include <tessera/graph.hpp>
 
 #include <sys/stat.h>
@@ -44,6 +45,8 @@ const char* kUsage =
     "  triangles   triangle count\n"
     "  sssp        delta-stepping shortest paths from --source (file weights, or 1)\n"
     "  convert     write the graph to --output (binary CSR .tgb for fast reloads, .mtx, or an edge list)\n"
+    "  jobs        tessera-graph jobs <graph> JOBS.txt: the job file's BFS, sssp, pagerank and jaccard\n"
+    "              jobs run together, sharing sweeps (--sequential: one after another)\n"
     "options:\n"
     "  --source V      source vertex (default: the vertex of largest degree)\n"
     "  --threads N     threads of the host back-end\n"
@@ -51,7 +54,8 @@ const char* kUsage =
     "                  (.tgb), Matrix Market (.mtx) or an edge list with one line per stored direction\n"
     "                  (any other name, like gapbs's converter -s -e)\n"
     "  --directed      keep edge directions (default: undirected, except scc)\n"
-    "  --json          print one JSON object (sizes, algorithm, result digest, time, threads)\n";
+    "  --json          print one JSON object (sizes, algorithm, result digest, time, threads)\n"
+    "  --sequential    jobs: run the jobs one after another instead of fused\n";
 
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -348,6 +352,77 @@ std::vector<double> sssp_weights(const tg::edge_list& el, const tessera::View<st
 
 int host_threads() { return tessera::DefaultHostExecutionSpace().concurrency(); }
 
+// The `jobs` command: the job set read from the job file (before the graph
+// is loaded, so that a bad line is reported at once) and how to run it.
+std::vector<tg::graph_job> job_set;
+bool jobs_sequential = false;
+
+// Runs job_set on g and prints one digest per job (or one JSON object).
+template <class G>
+int run_jobs_command(const G& g, const std::vector<double>& weights, const std::string& head, bool json) {
+  tg::job_options o;
+  o.fuse = !jobs_sequential;
+  tg::job_set_result<G> r;
+  double seconds = 0;
+  if (weights.empty()) {
+    seconds = timed([&] { r = tg::run_jobs(g, job_set, o); });
+  } else {
+    tg::edge_property_map<G, double> w(tg::detail::to_space<double, typename G::space_type>("weights", weights));
+    seconds = timed([&] { r = tg::run_jobs(g, job_set, w, o); });
+  }
+  std::string text, items;
+  for (std::size_t i = 0; i < job_set.size(); ++i) {
+    const tg::graph_job& j = job_set[i];
+    digest d;
+    switch (j.kind) {
+      case tg::job_kind::bfs: {
+        std::int64_t reached = 0, deepest = 0;
+        for (auto x : r.levels(i))
+          if (x >= 0) ++reached, deepest = std::max<std::int64_t>(deepest, x);
+        d.add("reached", reached);
+        d.add("levels", deepest + 1);
+        break;
+      }
+      case tg::job_kind::sssp: {
+        std::int64_t reached = 0;
+        double far = 0;
+        for (auto x : r.distances(i))
+          if (x < std::numeric_limits<double>::max()) ++reached, far = std::max(far, x);
+        d.add("reached", reached);
+        d.add_real("largest distance", far);
+        break;
+      }
+      case tg::job_kind::pagerank: {
+        const auto h = r.ranks(i);
+        std::size_t top = 0;
+        for (std::size_t v = 1; v < h.size(); ++v)
+          if (h[v] > h[top]) top = v;
+        d.add("iterations", r.iterations(i));
+        if (!h.empty()) {
+          d.add("top vertex", std::int64_t(top));
+          d.add_real("top rank", h[top]);
+        }
+        break;
+      }
+      case tg::job_kind::jaccard: d.add_real("similarity", r.similarity(i)); break;
+    }
+    text += "job " + std::to_string(i) + " (" + j.origin + ": " + j.text() + "):";
+    for (std::size_t k = 0; k < d.items.size(); ++k) text += (k ? ", " : " ") + d.items[k].key + " " + d.items[k].text;
+    text += "\n";
+    const std::string obj = d.as_json();
+    items += std::string(i ? ", " : "") + "{\"job\": " + json_string(j.text()) + ", \"origin\": " + json_string(j.origin) +
+             ", " + obj.substr(1);
+  }
+  if (json) {
+    std::printf("%s, \"algorithm\": \"jobs\", \"fused\": %s, \"jobs\": [%s], \"time_seconds\": %s}\n", head.c_str(),
+                jobs_sequential ? "false" : "true", items.c_str(), json_number(seconds).c_str());
+  } else {
+    std::printf("algorithm: jobs (%zu, %s)\n%stime: %.6f s\n", job_set.size(), jobs_sequential ? "one after another" : "fused",
+                text.c_str(), seconds);
+  }
+  return 0;
+}
+
 template <class G>
 int run(const std::string& alg, const std::string& input, std::int64_t source, const std::string& output, bool json) {
   using V = typename G::vertex_descriptor;
@@ -377,7 +452,7 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
   }
   std::vector<double> weights;
   if (el) {
-    if (alg == "sssp" && el->has_weights()) {
+    if ((alg == "sssp" || alg == "jobs") && el->has_weights()) {
       tessera::View<std::int64_t*, typename G::space_type> origin;
       g = G(*el, bo, &origin);
       weights = sssp_weights<G>(*el, origin);
@@ -391,7 +466,7 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
   std::string head = "{\"graph\": " + json_string(input) + ", \"vertices\": " + std::to_string(n) + ", \"edges\": " +
                      std::to_string(m) + ", \"directed\": " + (tg::graph_traits<G>::is_directed ? "true" : "false") +
                      (el && el->bipartite ? ", \"bipartite\": true" : "") + ", \"execution_space\": " +
-                     json_string(tessera::DefaultExecutionSpace::name()) + ", \"threads\": " + std::to_string(host_threads()) +
+                     json_string(G::execution_space::name()) + ", \"threads\": " + std::to_string(host_threads()) +
                      ", \"load_seconds\": " + json_number(load_s);
   if (!json)
     std::printf("graph: %s\nvertices: %lld\nedges: %lld\n%sload+build: %.3f s\n", input.c_str(), (long long)n, (long long)m,
@@ -427,6 +502,7 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
     else std::printf("written: %s\n", output.c_str());
     return 0;
   }
+  if (alg == "jobs") return run_jobs_command(g, weights, head, json);
   auto r = run_algorithm(alg, g, source, weights);
   const double eps = r.seconds > 0 ? r.edges / r.seconds : 0.0;
   if (!output.empty()) write_vertex_values<G>(output, r.per_vertex);
@@ -439,6 +515,14 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
     if (!output.empty()) std::printf("written: %s\n", output.c_str());
   }
   return 0;
+}
+
+// The graph on Space: directed (both directions stored) or undirected.
+template <class Space>
+int run_on(bool directed, const std::string& alg, const std::string& input, std::int64_t source, const std::string& output,
+           bool json) {
+  if (directed) return run<tg::compressed_sparse_row_graph<tg::bidirectionalS, Space>>(alg, input, source, output, json);
+  return run<tg::compressed_sparse_row_graph<tg::undirectedS, Space>>(alg, input, source, output, json);
 }
 
 // --output must be writable before anything runs: a run of minutes must not
@@ -485,16 +569,30 @@ int main(int argc, char* argv[]) {
         directed = true;
       } else if (a == "--json") {
         json = true;
+      } else if (a == "--sequential") {
+        jobs_sequential = true;
       } else if (a.rfind("--", 0) == 0) {
         throw usage_error("unknown option '" + a + "'");
       } else {
         pos.push_back(a);
       }
     }
+    if (!pos.empty() && pos[0] == "jobs") {
+      if (pos.size() != 3) throw usage_error("jobs needs a graph and a job file: tessera-graph jobs <graph> JOBS.txt");
+      try {
+        job_set = tg::read_job_file(pos[2]);  // a bad line is reported before the graph is loaded
+      } catch (const tg::io_error& e) {
+        std::fprintf(stderr, "tessera-graph: %s\n", e.what());
+        return 1;
+      }
+      pos.pop_back();
+    } else if (jobs_sequential) {
+      throw usage_error("--sequential applies to jobs only");
+    }
     if (pos.size() != 2) throw usage_error("expected an algorithm and a graph, got " + std::to_string(pos.size()) + " arguments");
     alg = pos[0];
     input = pos[1];
-    static const char* known[] = {"info", "bfs", "msbfs", "cc", "sv", "scc", "pagerank", "triangles", "sssp", "convert"};
+    static const char* known[] = {"info", "bfs", "msbfs", "cc", "sv", "scc", "pagerank", "triangles", "sssp", "convert", "jobs"};
     if (std::find(std::begin(known), std::end(known), alg) == std::end(known)) throw usage_error("unknown algorithm '" + alg + "'");
     if (alg == "triangles" && directed) throw usage_error("triangles needs an undirected graph (drop --directed)");
     if (alg == "scc") directed = true;
@@ -512,8 +610,9 @@ int main(int argc, char* argv[]) {
   if (threads > 0) settings.set_num_threads(threads);
   tessera::ScopeGuard guard(settings);
   try {
-    if (directed) return run<tg::compressed_sparse_row_graph<tg::bidirectionalS>>(alg, input, source, output, json);
-    return run<tg::compressed_sparse_row_graph<tg::undirectedS>>(alg, input, source, output, json);
+    // Cuda in a CUDA build; the host space, with a notice, on a machine without a GPU.
+    return tessera::run_on_usable_default_space(
+        "tessera-graph", [&]<class Space>() { return run_on<Space>(directed, alg, input, source, output, json); });
   } catch (const usage_error& e) {
     std::fprintf(stderr, "tessera-graph: %s\n", e.what());
     return 2;
