@@ -255,7 +255,8 @@ TEST(GraphJobFile, ParsesEveryKindWithComments) {
   EXPECT_EQ(jobs[4].kind, tg::job_kind::jaccard);
   EXPECT_EQ(jobs[4].u, 3);
   EXPECT_EQ(jobs[4].v, 7);
-  EXPECT_EQ(jobs[3].text(), "pagerank 0.90000000000000002 personalize 1,5,9");
+  EXPECT_EQ(jobs[3].text(), "pagerank 0.9 personalize 1,5,9");
+  EXPECT_EQ(tg::graph_job::pagerank(0.1 + 0.2).text(), "pagerank 0.30000000000000004");
   EXPECT_TRUE(tg::parse_jobs("", "empty.txt").empty());
   EXPECT_TRUE(tg::parse_jobs("# only a comment\n\n", "c.txt").empty());
 }

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -86,7 +87,10 @@ struct graph_job {
       case job_kind::jaccard: return "jaccard " + std::to_string(u) + " " + std::to_string(v);
       case job_kind::pagerank: {
         char d[32];
-        std::snprintf(d, sizeof d, "%.17g", damping);
+        for (int digits = 1; digits <= 17; ++digits) {  // the shortest form that reads back the same
+          std::snprintf(d, sizeof d, "%.*g", digits, damping);
+          if (std::strtod(d, nullptr) == damping) break;
+        }
         std::string s = std::string("pagerank ") + d;
         for (std::size_t i = 0; i < personalization.size(); ++i)
           s += (i ? "," : " personalize ") + std::to_string(personalization[i]);

@@ -21,6 +21,43 @@
 
 namespace tessera::graph::detail {
 
+// s[k] = sum over the range of c(u, k). On random-access ranges four sets
+// of W partial sums take the edges in turn: one set would make every edge
+// wait for the previous one's adds (4 cycles), which, not memory, would bound
+// the sweep (tessera::graph::pagerank's sum_of does the same for one lane).
+template <int W, bool RandomAccess, class R, class C>
+TESSERA_INLINE_FUNCTION void lane_sums(const R& range, const C& c, double (&s)[W]) {
+  for (int k = 0; k < W; ++k) s[k] = 0.0;
+  if constexpr (RandomAccess) {
+    const std::int64_t d = range.size();
+    double s1[W], s2[W], s3[W];
+    for (int k = 0; k < W; ++k) s1[k] = s2[k] = s3[k] = 0.0;
+    std::int64_t i = 0;
+    for (; i + 4 <= d; i += 4) {
+      const double* c0 = &c(range[i], 0);
+      const double* c1 = &c(range[i + 1], 0);
+      const double* c2 = &c(range[i + 2], 0);
+      const double* c3 = &c(range[i + 3], 0);
+      for (int k = 0; k < W; ++k) {
+        s[k] += c0[k];
+        s1[k] += c1[k];
+        s2[k] += c2[k];
+        s3[k] += c3[k];
+      }
+    }
+    for (; i < d; ++i) {
+      const double* ci = &c(range[i], 0);
+      for (int k = 0; k < W; ++k) s[k] += ci[k];
+    }
+    for (int k = 0; k < W; ++k) s[k] = (s[k] + s1[k]) + (s2[k] + s3[k]);
+  } else {
+    for (auto u : range) {
+      const double* cu = &c(u, 0);
+      for (int k = 0; k < W; ++k) s[k] += cu[k];
+    }
+  }
+}
+
 // One batch: jobs col0 .. col0+count-1 of the rank matrix (n x P), count <= W.
 // damping[k], teleport (n x W, column k = p_k) given per lane; returns the
 // iterations each lane ran in iterations[k].
@@ -81,11 +118,7 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
             const std::int64_t hi = (bi + 1) * block < n ? (bi + 1) * block : n;
             for (std::int64_t vi = bi * block; vi < hi; ++vi) {
               double s[W];
-              for (int k = 0; k < W; ++k) s[k] = 0.0;
-              for (auto u : in_adjacent_vertices(V(vi), g)) {
-                const double* cu = &contrib(u, 0);
-                for (int k = 0; k < W; ++k) s[k] += cu[k];
-              }
+              lane_sums<W, graph_traits<G>::random_access_adjacency>(in_adjacent_vertices(V(vi), g), contrib, s);
               const std::int64_t deg = out_degree(V(vi), g);
               const double inv_deg = 1.0 / double(deg > 0 ? deg : 1);
               for (int k = 0; k < W; ++k) {

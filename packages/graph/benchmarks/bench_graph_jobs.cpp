@@ -1,0 +1,170 @@
+// Concurrent graph jobs (issue 11 part 4): a mixed job set run fused
+// (tessera::graph::run_jobs) against the same jobs run one after another
+// (job_options::fuse = false: each job through the library's single-job
+// algorithm: breadth_first_search, delta_stepping_shortest_paths, pagerank;
+// personalized PageRank and Jaccard through the one-job kernels), interleaved
+// per repetition on one Kronecker graph.
+//
+// A set of J jobs holds J/4 of each kind: BFS and shortest paths from spread
+// non-isolated sources (weights in (0, 1] from a hash of the edge's ends),
+// PageRank with damping factors 0.85, 0.80, ... (every other one personalized
+// on three vertices), Jaccard similarity of vertex pairs. With --per-kind the
+// J/4 jobs of each kind are also timed alone (where the fused time goes).
+// Ratio column: sequential seconds / fused seconds per repetition (the
+// speed-up; > 1: fusing wins). The two results are compared before timing.
+//
+//   bench_graph_jobs [--scale 18] [--edge-factor 16] [--jobs 4,16,64] [--repeats 5]
+//                    [--pr-tolerance 1e-6] [--pr-max-iterations 1000] [--per-kind] [--json] --tessera-num-threads=2
+#include <tessera/bench/interleaved.hpp>
+#include <tessera/bench/report.hpp>
+#include <tessera/graph.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tg = tessera::graph;
+using Space = tessera::OpenMP;
+using G = tg::compressed_sparse_row_graph<tg::undirectedS, Space>;
+using V = G::vertex_descriptor;
+
+// Weight of edge {a, b} in (0, 1]: the same for both directions.
+TESSERA_INLINE_FUNCTION double weight_of(std::int64_t a, std::int64_t b) {
+  const std::uint64_t lo = std::uint64_t(a < b ? a : b), hi = std::uint64_t(a < b ? b : a);
+  const std::uint64_t h = (lo * 0x9E3779B97F4A7C15ull) ^ (hi * 0xC2B2AE3D27D4EB4Full);
+  return double((h >> 20) % 1000 + 1) / 1000.0;
+}
+
+std::vector<tg::graph_job> job_set(int count, const std::vector<std::int64_t>& pool, bool bfs, bool sssp, bool pr, bool jac) {
+  std::vector<tg::graph_job> jobs;
+  const std::size_t p = pool.size();
+  auto at = [&](std::size_t i) { return pool[(i * 7919) % p]; };
+  for (int i = 0; i < count / 4; ++i) {
+    const std::size_t k = std::size_t(i);
+    if (bfs) jobs.push_back(tg::graph_job::bfs(at(4 * k)));
+    if (sssp) jobs.push_back(tg::graph_job::sssp(at(4 * k + 1)));
+    if (pr) {
+      const double d = 0.85 - 0.05 * double(i % 8);
+      if (i % 2) jobs.push_back(tg::graph_job::pagerank(d, {at(4 * k + 2), at(4 * k + 3), at(4 * k + 5)}));
+      else jobs.push_back(tg::graph_job::pagerank(d));
+    }
+    if (jac) jobs.push_back(tg::graph_job::jaccard(at(4 * k + 2), at(4 * k + 3)));
+  }
+  return jobs;
+}
+
+// Fused and sequential answers agree (exactly, or to the PageRank tolerance).
+void check_same(const tg::job_set_result<G>& a, const tg::job_set_result<G>& b, double pr_tol) {
+  auto bad = [](std::size_t i, const tg::graph_job& j, const char* what) {
+    std::fprintf(stderr, "bench_graph_jobs: job %zu (%s): fused and sequential %s differ\n", i, j.text().c_str(), what);
+    std::exit(2);
+  };
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    const auto& j = a.jobs[i];
+    switch (j.kind) {
+      case tg::job_kind::bfs:
+        if (a.levels(i) != b.levels(i)) bad(i, j, "levels");
+        break;
+      case tg::job_kind::sssp:
+        if (a.distances(i) != b.distances(i)) bad(i, j, "distances");
+        break;
+      case tg::job_kind::jaccard:
+        if (a.similarity(i) != b.similarity(i)) bad(i, j, "similarities");
+        break;
+      case tg::job_kind::pagerank: {
+        const auto x = a.ranks(i), y = b.ranks(i);
+        double l1 = 0;
+        for (std::size_t v = 0; v < x.size(); ++v) l1 += std::fabs(x[v] - y[v]);
+        if (l1 > 100 * pr_tol + 1e-9) bad(i, j, "ranks");
+        break;
+      }
+    }
+  }
+}
+
+std::vector<int> int_list(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream in(s);
+  for (std::string x; std::getline(in, x, ',');) out.push_back(std::atoi(x.c_str()));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  tessera::initialize(argc, argv);
+  int scale = 18, ef = 16, repeats = 5;
+  double pr_tol = 1e-6;
+  int pr_max = 1000;
+  bool json = false, per_kind = false;
+  std::vector<int> counts{4, 16, 64};
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--json")) json = true;
+    else if (!std::strcmp(argv[i], "--per-kind")) per_kind = true;
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--scale")) scale = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--edge-factor")) ef = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--pr-tolerance")) pr_tol = std::atof(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--pr-max-iterations")) pr_max = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--jobs")) counts = int_list(argv[++i]);
+    else {
+      std::fprintf(stderr, "bench_graph_jobs: unknown argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  {
+    const G g(tg::kronecker(scale, ef, 1), tg::build_options::simple());
+    tg::edge_property_map<G, double> w(g, 0.0, "weight");
+    tg::forall_vertices(g, TESSERA_LAMBDA(V u) {
+      for (const auto& e : tg::out_edges(u, g)) w[e] = weight_of(u, tg::target(e, g));
+    });
+    // Sources: vertices with edges (a Kronecker graph has many isolated ones).
+    std::vector<std::int64_t> pool;
+    {
+      tessera::View<std::int64_t*, Space> deg("deg", tg::num_vertices(g));
+      tg::forall_vertices(g, TESSERA_LAMBDA(V v) { deg(v) = tg::out_degree(v, g); });
+      for (std::int64_t v = 0; v < tg::num_vertices(g); ++v)
+        if (deg(v) > 0) pool.push_back(v);
+    }
+    const int threads = Space().concurrency();
+    if (!json)
+      std::printf("# kron:%d:%d: %lld vertices, %lld edges; %d threads; PageRank tolerance %g; %d repeats, interleaved\n", scale,
+                  ef, (long long)tg::num_vertices(g), (long long)tg::num_edges(g), threads, pr_tol, repeats);
+    tg::job_options fused, alone;
+    fused.pagerank_tolerance = alone.pagerank_tolerance = pr_tol;
+    fused.pagerank_max_iterations = alone.pagerank_max_iterations = pr_max;
+    alone.fuse = false;
+
+    tessera::bench::InterleaveOptions opt;
+    opt.repeats = repeats;
+    opt.warmup = 0;  // the untimed check run below warms both
+    const tessera::bench::Report report("graph_jobs", json);
+    const tessera::bench::Measure per_job_set{"s", 1, 1, true, true};
+    auto measure = [&](const std::string& name, const std::vector<tg::graph_job>& jobs) {
+      if (jobs.empty()) return;
+      check_same(tg::run_jobs(g, jobs, w, fused), tg::run_jobs(g, jobs, w, alone), pr_tol);
+      std::vector<tessera::bench::Contender> cs;
+      const auto ran = [&] { return threads; };
+      cs.push_back({"one after another", [&] { tg::run_jobs(g, jobs, w, alone); }, ran});
+      cs.push_back({"fused job set", [&] { tg::run_jobs(g, jobs, w, fused); }, ran, 0});
+      report.add(name, per_job_set, cs, tessera::bench::run_interleaved(cs, opt));
+    };
+    for (int c : counts) {
+      measure(std::to_string(c) + " mixed jobs", job_set(c, pool, true, true, true, true));
+      if (per_kind) {
+        measure(std::to_string(c / 4) + " bfs jobs", job_set(c, pool, true, false, false, false));
+        measure(std::to_string(c / 4) + " sssp jobs", job_set(c, pool, false, true, false, false));
+        measure(std::to_string(c / 4) + " pagerank jobs", job_set(c, pool, false, false, true, false));
+        measure(std::to_string(c / 4) + " jaccard jobs", job_set(c, pool, false, false, false, true));
+      }
+    }
+  }
+  tessera::finalize();
+  return 0;
+}
