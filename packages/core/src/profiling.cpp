@@ -1,7 +1,9 @@
 // Profiling hooks and the two built-in tools (summary table, Chrome trace).
 #include <tessera/core/profiling.hpp>
+#include <tessera/core/trace_sink.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +20,23 @@
 namespace tessera::profiling {
 namespace detail {
 std::atomic<bool> g_active{false};
+std::atomic<bool> g_trace_on{false};
 }
+
+// The file a TraceWriter appends to (the lock is held while it exists).
+// Events are formatted into `text` and written in large pieces: a flush may
+// hand over millions of them.
+struct TraceWriter::File {
+  std::FILE* out;
+  bool* first;
+  std::int64_t epoch_ns;
+  std::string text = {};
+  void drain() {
+    std::fwrite(text.data(), 1, text.size(), out);
+    text.clear();
+  }
+};
+
 
 namespace {
 
@@ -63,6 +81,7 @@ struct State {
   std::unordered_map<std::thread::id, int> thread_ids;
   std::vector<std::vector<std::pair<std::string, Clock::time_point>>> regions;  // per thread
   double live_bytes = 0, peak_bytes = 0;
+  std::vector<TraceFlush> trace_flushes;  // add_trace_flush
 };
 
 State& state() {
@@ -112,7 +131,179 @@ void write_trace_event(State& s, const std::string& name, const char* cat, Clock
   s.trace_first = false;
 }
 
+// Opens the trace file (the lock is held). False, with a message, when it
+// cannot be written or a trace is already open.
+bool open_trace(State& s, const std::string& path, const char* origin) {
+  if (s.trace) {
+    std::cerr << "tessera: " << origin << "('" << path << "'): a trace is already being recorded into '"
+              << s.trace_path << "'; stop_trace() first\n";
+    return false;
+  }
+  s.trace = std::fopen(path.c_str(), "w");
+  if (!s.trace) {
+    std::cerr << "tessera: cannot open " << origin << " file '" << path << "'; tracing is off\n";
+    return false;
+  }
+  s.trace_path = path;
+  s.epoch = Clock::now();
+  std::fputs("{\"traceEvents\":[", s.trace);
+  s.trace_first = true;
+  detail::g_trace_on.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+// Hands the trace to the registered flushes, then ends and closes the file.
+void close_trace(State& s) {
+  if (!s.trace) return;
+  detail::g_trace_on.store(false, std::memory_order_relaxed);  // recorders stop before the flushes read
+  TraceWriter::File file{s.trace, &s.trace_first,
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(s.epoch.time_since_epoch()).count()};
+  TraceWriter writer(file);
+  for (TraceFlush flush : s.trace_flushes) flush(writer);
+  file.drain();
+  std::fputs("\n],\"displayTimeUnit\":\"ms\"}\n", s.trace);
+  if (std::fclose(s.trace) != 0)
+    std::cerr << "tessera: writing the trace file '" << s.trace_path << "' failed (disk full?)\n";
+  s.trace = nullptr;
+}
+
 }  // namespace
+
+namespace {
+void put_int(std::string& out, long long v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+// Microseconds since the trace's start, to the nanosecond, from integers
+// (no rounding: ends of flows must fall inside their slices).
+void put_micros(std::string& out, std::int64_t ns) {
+  if (ns < 0) {
+    out += '-';
+    ns = -ns;
+  }
+  put_int(out, ns / 1000);
+  const int frac = int(ns % 1000);
+  const char digits[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
+  out.append(digits, 4);
+}
+void put_string(std::string& out, std::string_view text) {
+  out += '"';
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+}  // namespace
+
+std::string TraceWriter::escape(std::string_view text) {
+  std::string out;
+  put_string(out, text);
+  return out.substr(1, out.size() - 2);
+}
+
+void TraceWriter::begin_event() {
+  if (m_file.text.size() > (std::size_t(1) << 20)) m_file.drain();
+  m_file.text += *m_file.first ? "\n{" : ",\n{";
+  *m_file.first = false;
+}
+
+void TraceWriter::slice(std::string_view name, std::string_view category, int tid, std::int64_t start_ns,
+                        std::int64_t end_ns, std::string_view args_json) {
+  begin_event();
+  std::string& out = m_file.text;
+  out += "\"name\":";
+  put_string(out, name);
+  out += ",\"cat\":";
+  put_string(out, category);
+  out += ",\"ph\":\"X\",\"ts\":";
+  put_micros(out, start_ns - m_file.epoch_ns);
+  out += ",\"dur\":";
+  put_micros(out, end_ns - start_ns);
+  out += ",\"pid\":1,\"tid\":";
+  put_int(out, tid);
+  if (!args_json.empty()) {
+    out += ",\"args\":{";
+    out += args_json;
+    out += '}';
+  }
+  out += '}';
+}
+
+namespace {
+void put_flow(std::string& out, char phase, std::uint64_t id, std::string_view name, std::string_view category,
+              int tid, std::int64_t ts_ns) {
+  out += "\"name\":";
+  put_string(out, name);
+  out += ",\"cat\":";
+  put_string(out, category);
+  out += phase == 's' ? ",\"ph\":\"s\",\"id\":" : ",\"ph\":\"f\",\"bp\":\"e\",\"id\":";
+  put_int(out, static_cast<long long>(id));
+  out += ",\"ts\":";
+  put_micros(out, ts_ns);
+  out += ",\"pid\":1,\"tid\":";
+  put_int(out, tid);
+  out += '}';
+}
+}  // namespace
+
+void TraceWriter::flow_start(std::uint64_t id, std::string_view name, std::string_view category, int tid,
+                             std::int64_t ts_ns) {
+  begin_event();
+  put_flow(m_file.text, 's', id, name, category, tid, ts_ns - m_file.epoch_ns);
+}
+
+void TraceWriter::flow_finish(std::uint64_t id, std::string_view name, std::string_view category, int tid,
+                              std::int64_t ts_ns) {
+  begin_event();
+  put_flow(m_file.text, 'f', id, name, category, tid, ts_ns - m_file.epoch_ns);
+}
+
+void TraceWriter::thread_name(int tid, std::string_view name) {
+  begin_event();
+  std::string& out = m_file.text;
+  out += "\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":";
+  put_int(out, tid);
+  out += ",\"args\":{\"name\":";
+  put_string(out, name);
+  out += "}}";
+}
+
+void add_trace_flush(TraceFlush flush) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (std::find(s.trace_flushes.begin(), s.trace_flushes.end(), flush) == s.trace_flushes.end())
+    s.trace_flushes.push_back(flush);
+}
+
+int trace_thread_id() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return thread_index(s);
+}
+
+bool start_trace(const std::string& path) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  const bool opened = open_trace(s, path, "profiling::start_trace");
+  refresh_active(s);
+  return opened;
+}
+
+void stop_trace() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  close_trace(s);
+  refresh_active(s);
+}
 
 Callbacks set_callbacks(const Callbacks& callbacks) {
   State& s = state();
@@ -195,16 +386,7 @@ void initialize_tools() {
       std::cerr << "tessera: TESSERA_PROFILE='" << p << "' is not known; valid: summary\n";
     }
   }
-  if (const char* t = std::getenv("TESSERA_TRACE"); t && *t) {
-    s.trace_path = t;
-    s.trace = std::fopen(t, "w");
-    if (!s.trace) {
-      std::cerr << "tessera: cannot open TESSERA_TRACE file '" << t << "'; tracing is off\n";
-    } else {
-      std::fputs("{\"traceEvents\":[", s.trace);
-      s.trace_first = true;
-    }
-  }
+  if (const char* t = std::getenv("TESSERA_TRACE"); t && *t) open_trace(s, t, "TESSERA_TRACE");
   refresh_active(s);
 }
 
@@ -232,11 +414,7 @@ void finalize_tools() {
     out << "peak bytes allocated through Tessera: " << std::setprecision(0) << s.peak_bytes << "\n";
     std::cout << out.str() << std::flush;
   }
-  if (s.trace) {
-    std::fputs("\n],\"displayTimeUnit\":\"ms\"}\n", s.trace);
-    std::fclose(s.trace);
-    s.trace = nullptr;
-  }
+  close_trace(s);
   s.summary = false;
   s.rows.clear();
   s.open.clear();

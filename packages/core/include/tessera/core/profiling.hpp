@@ -5,6 +5,7 @@
 // Built-in tools, chosen by environment variable at initialize():
 //   TESSERA_PROFILE=summary   table of kernels by total time, printed at finalize()
 //   TESSERA_TRACE=file.json   Chrome trace-event file (one track per thread) for Perfetto
+//                             (other packages add their events: trace_sink.hpp)
 // Users can also install their own callbacks with profiling::set_callbacks.
 #include <atomic>
 #include <cstdint>
@@ -26,6 +27,15 @@ struct Callbacks {
 
 // Installs callbacks (replacing the previous user set); returns the old ones.
 Callbacks set_callbacks(const Callbacks& callbacks);
+
+// Records a trace into `path` from now on, as TESSERA_TRACE does from
+// initialize(): to trace one phase of a program. False (with a message on
+// stderr naming the file) when the file cannot be written, or when a trace is
+// already being recorded. stop_trace() writes the file and closes it
+// (finalize() does when the program did not); call it while no kernel or
+// task DAG runs.
+bool start_trace(const std::string& path);
+void stop_trace();
 
 namespace detail {
 extern std::atomic<bool> g_active;  // true when any tool or callback listens

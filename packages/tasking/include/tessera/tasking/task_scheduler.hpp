@@ -152,10 +152,12 @@ class TaskScheduler {
   }
   int team_size() const { return queue("team_size").default_team_size(); }
 
-  // Bytes one task of functor type F takes from the pool (a block size).
+  // Bytes one task of functor type F takes from the pool (a block size;
+  // 8 bytes more are asked for when the scheduler is traced).
   template <class F>
   std::size_t spawn_allocation_size() const {
-    return memory().allocate_block_size(sizeof(detail::tasking::Task<member_type, F>));
+    return memory().allocate_block_size(sizeof(detail::tasking::Task<member_type, F>) +
+                                        queue("spawn_allocation_size").record_extra_bytes());
   }
   // Bytes a when_all of n futures takes from the pool (all nodes of its tree).
   std::size_t when_all_allocation_size(std::size_t n) const {
@@ -240,12 +242,15 @@ class TaskScheduler {
 
   std::size_t when_all_fanout() const {
     const std::size_t max = memory().max_block_size();
-    return (max - sizeof(detail::tasking::AggregateTask)) / sizeof(detail::tasking::TaskBase*);
+    return (max - sizeof(detail::tasking::AggregateTask) - m_queue->record_extra_bytes()) /
+           sizeof(detail::tasking::TaskBase*);
   }
-  std::size_t node_bytes(std::size_t count) const {
-    return memory().allocate_block_size(sizeof(detail::tasking::AggregateTask) +
-                                        count * sizeof(detail::tasking::TaskBase*));
+  // Bytes asked of the pool for a node of `count` inputs, and the block it takes.
+  std::size_t node_request(std::size_t count) const {
+    return sizeof(detail::tasking::AggregateTask) + count * sizeof(detail::tasking::TaskBase*) +
+           m_queue->record_extra_bytes();
   }
+  std::size_t node_bytes(std::size_t count) const { return memory().allocate_block_size(node_request(count)); }
 
   // when_all over input(0), ..., input(n - 1) (tasks, null for null futures).
   template <class Input>
@@ -277,7 +282,9 @@ class TaskScheduler {
     std::size_t pending = 0;
     for (std::size_t i = first; i < n; ++i)
       if (TaskBase* t = input(i); t && !t->is_complete()) ++pending;
-    if (pending == 0) {
+    // (A traced scheduler makes a complete node instead, which has an id:
+    // the trace draws the arrows from the inputs to whoever waits on it.)
+    if (pending == 0 && !q.traced()) {
       WorkerState* w = in_task ? q.local() : nullptr;
       q.count_spawn(w, true);
       q.count_completed(w);
@@ -285,7 +292,7 @@ class TaskScheduler {
     }
     if (pending <= when_all_fanout()) {
       // The common case: one node, no temporary storage.
-      const std::size_t bytes = sizeof(AggregateTask) + pending * sizeof(TaskBase*);
+      const std::size_t bytes = node_request(pending);
       void* mem = q.allocate_record(bytes);
       if (!mem) return when_all_failed(q, live);
       auto* a = new (mem) AggregateTask;
@@ -298,6 +305,8 @@ class TaskScheduler {
           a->deps()[k++] = t;
         }
       init_node(a, bytes, k);
+      if (q.traced()) [[unlikely]]
+        trace_inputs(a, n, input);
       q.count_spawn(true);
       if (k == 0) return complete_node(q, a);
       q.continue_aggregate(a);
@@ -307,7 +316,18 @@ class TaskScheduler {
     items.reserve(pending);
     for (std::size_t i = first; i < n; ++i)
       if (TaskBase* t = input(i); t && !t->is_complete()) items.push_back(t);
-    return make_when_all(items);
+    future_type<void> all = make_when_all(items);
+    if (q.traced() && !all.is_null()) [[unlikely]]
+      trace_inputs(all.impl_task(), n, input);
+    return all;
+  }
+
+  // A traced when_all: its id, and every input (complete or not).
+  template <class Input>
+  void trace_inputs(detail::tasking::TaskBase* all, std::size_t n, const Input& input) const {
+    detail::tasking::trace::assign_id(all);
+    for (std::size_t i = 0; i < n; ++i)
+      if (detail::tasking::TaskBase* t = input(i)) detail::tasking::trace::on_input(all, t);
   }
 
   // A when_all node over `items`, or a tree of nodes when they do not fit
@@ -327,10 +347,9 @@ class TaskScheduler {
     }
     std::vector<void*> blocks(counts.size(), nullptr);
     for (std::size_t i = 0; i < counts.size(); ++i) {
-      blocks[i] = q.allocate_record(sizeof(AggregateTask) + counts[i] * sizeof(TaskBase*));
+      blocks[i] = q.allocate_record(node_request(counts[i]));
       if (blocks[i] == nullptr) {
-        for (std::size_t j = 0; j < i; ++j)
-          q.free_raw(blocks[j], sizeof(AggregateTask) + counts[j] * sizeof(TaskBase*));
+        for (std::size_t j = 0; j < i; ++j) q.free_raw(blocks[j], node_request(counts[j]));
         return when_all_failed(q, items.size());
       }
     }
@@ -345,7 +364,7 @@ class TaskScheduler {
       for (std::size_t b = 0; b < level.size(); b += cap, ++node) {
         const std::size_t n = counts[node];
         auto* a = new (blocks[node]) AggregateTask;
-        init_node(a, sizeof(AggregateTask) + n * sizeof(TaskBase*), n);
+        init_node(a, node_request(n), n);
         for (std::size_t i = 0; i < n; ++i) {
           if (leaves) TaskQueueBase::retain(level[b + i]);  // inner nodes adopt their children's reference
           a->deps()[i] = level[b + i];
@@ -511,14 +530,18 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor) {
   if (dep && dep->queue != q) [[unlikely]]
     throw_bad_policy(std::string(where) + ": the dependence belongs to another scheduler");
   if (dep && dep->is_complete()) dep = nullptr;  // nothing to wait for (and no reference to take)
-  constexpr std::size_t bytes = sizeof(TaskT);
+  // A traced scheduler's records hold their id after the task (task_trace.hpp).
+  constexpr std::size_t task_bytes = sizeof(TaskT);
+  const bool traced = q->traced();
+  const std::size_t bytes = traced ? task_bytes + trace::kIdBytes : task_bytes;
   if (bytes > q->pool_max_block()) [[unlikely]]
     throw_task_too_large(where, demangle(typeid(Functor)), bytes, q->pool_max_block());
   if (!from_host) q->run_ready_inline();
   // This queue's worker (null on host threads, and on workers of another
   // scheduler, which spawn here as host threads do).
   WorkerState* const w = from_host ? nullptr : q->local();
-  void* mem = q->allocate_record(w, bytes);
+  // (Two calls, so that the untraced one keeps a constant size class.)
+  void* mem = traced ? q->allocate_record(w, task_bytes + trace::kIdBytes) : q->allocate_record(w, task_bytes);
   if (!mem) [[unlikely]] {
     q->count_failed_spawn();
     if (!from_host) return Future();
@@ -546,6 +569,8 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor) {
   t->alloc_bytes = static_cast<std::uint32_t>(bytes);
   t->refs.store(1, std::memory_order_relaxed);  // the future
   t->dep = dep;
+  if (traced) [[unlikely]]
+    trace::on_spawn(t, policy.impl_dependence());
   TaskQueueBase::retain(dep);
   TaskQueueBase::HostSpawning host_spawning(w == nullptr ? q : nullptr);
   q->count_spawn(w, false);
@@ -603,6 +628,8 @@ inline bool request_respawn(TaskBase* t, TaskBase* dep, TaskPriority p, bool ado
   if (pi < 0 || pi > 2) throw_bad_respawn("tessera::respawn: priority " + std::to_string(pi) + " is not valid");
   // In a team task only rank 0's call counts, so every rank may call it.
   if (t_worker.team_rank != 0) return false;
+  if (t->queue->traced()) [[unlikely]]
+    trace::on_respawn(t, dep);
   if (dep && TaskQueueBase::is_ready_record(dep)) dep = nullptr;  // complete, and not reference-counted
   TaskBase* old = t->dep;
   if (!adopt) TaskQueueBase::retain(dep);

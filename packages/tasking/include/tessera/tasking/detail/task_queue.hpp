@@ -55,6 +55,7 @@
 //    completed as failed, and its record freed with its last reference.
 #include <tessera/mempool.hpp>
 #include <tessera/tasking/detail/task_base.hpp>
+#include <tessera/tasking/detail/task_trace.hpp>
 #include <tessera/tasking/detail/work_deque.hpp>
 #include <tessera/tasking/statistics.hpp>
 
@@ -204,7 +205,8 @@ class TaskQueueBase {
   static constexpr std::int64_t kWaitBias = std::int64_t(1) << 48;
 
   TaskQueueBase(int nqueues, int default_team_size)
-      : m_nqueues(std::max(nqueues, 1)),
+      : m_traced(profiling::trace_active()),
+        m_nqueues(std::max(nqueues, 1)),
         m_queues(new ReadyQueues[std::size_t(m_nqueues)]),
         m_default_team_size(default_team_size) {
     m_workers.resize(std::size_t(m_nqueues));
@@ -243,6 +245,12 @@ class TaskQueueBase {
   static bool is_ready_record(const TaskBase* t) noexcept { return t->alloc_bytes == 0; }
 
   WorkerState* local() noexcept { return t_worker.queue == this ? t_worker.state : nullptr; }
+
+  // Whether this scheduler records task timelines (it was made while a
+  // trace was being recorded; task_trace.hpp). Its records then carry an id
+  // in record_extra_bytes() more bytes.
+  bool traced() const noexcept { return m_traced; }
+  std::size_t record_extra_bytes() const noexcept { return m_traced ? trace::kIdBytes : 0; }
 
   // A block for a record: from the worker's cache (w: this queue's worker
   // running the caller, null on other threads), else from the pool. The
@@ -837,6 +845,7 @@ class TaskQueueBase {
     if (held != 0) release_n(d, held);
   }
 
+  bool m_traced;
   int m_nqueues;
   std::unique_ptr<ReadyQueues[]> m_queues;
   AggregateTask m_ready;  // see ready_record()
@@ -1203,6 +1212,10 @@ class TaskQueue final : public TaskQueueBase {
 
   // Calls t's functor on this thread as team rank `rank`.
   [[gnu::always_inline]] void run_functor(TaskBase* t, void* member, int rank) {
+    if (m_traced) [[unlikely]] {
+      run_functor_traced(t, member, rank);
+      return;
+    }
     WorkerContext& ctx = t_worker;
     TaskBase* saved = ctx.current;
     const int saved_rank = ctx.team_rank;
@@ -1213,6 +1226,23 @@ class TaskQueue final : public TaskQueueBase {
     } catch (...) {
       record_error(t, std::current_exception());
     }
+    ctx.current = saved;
+    ctx.team_rank = saved_rank;
+  }
+
+  [[gnu::noinline]] void run_functor_traced(TaskBase* t, void* member, int rank) {
+    WorkerContext& ctx = t_worker;
+    TaskBase* saved = ctx.current;
+    const int saved_rank = ctx.team_rank;
+    ctx.current = t;
+    ctx.team_rank = rank;
+    trace::run(t, rank, 1, [&] {
+      try {
+        t->vt->run(t, member);
+      } catch (...) {
+        record_error(t, std::current_exception());
+      }
+    });
     ctx.current = saved;
     ctx.team_rank = saved_rank;
   }
@@ -1272,7 +1302,10 @@ class TaskQueue final : public TaskQueueBase {
     ctx.current = t;
     ctx.team_rank = rank;
     try {
-      t->vt->run(t, &member);
+      if (m_traced) [[unlikely]]
+        trace::run(t, rank, team.team_size(), [&] { t->vt->run(t, &member); });
+      else
+        t->vt->run(t, &member);
       team.barrier();  // the lead completes the task only after every member is done
     } catch (const HostTeamAborted&) {
       // Another member threw first; its exception is the one reported.

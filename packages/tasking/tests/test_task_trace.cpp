@@ -1,0 +1,508 @@
+// Task timelines in the trace file: a DAG of known shape run under
+// profiling::start_trace gives one slice per task run (named by functor
+// type, with priority and task number), one per respawn (marked), and one
+// flow arrow per respawn and per task waited on (spawn dependence, when_all
+// input, respawn dependence), each binding to task slices on real tracks.
+// The expected counts come from the DAG's shape (a recursion over the
+// Fibonacci tree), not from the tracer. Also: a scheduler made before the
+// trace started is not traced, the event budget, and bad trace files.
+#include "tasking_test_util.hpp"
+
+#include <tessera/core/trace_sink.hpp>
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+// ---- a minimal JSON reader (values, with numbers kept as written) ------------
+
+struct Json {
+  enum Type { Null, Bool, Number, String, Array, Object } type = Null;
+  std::string text;  // String: the unescaped text; Number: as written
+  bool flag = false;
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> members;
+
+  const Json* get(const std::string& key) const {
+    for (const auto& [k, v] : members)
+      if (k == key) return &v;
+    return nullptr;
+  }
+  std::string str(const std::string& key) const {
+    const Json* v = get(key);
+    return v && (v->type == String || v->type == Number) ? v->text : std::string();
+  }
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(const std::string& s) : m_s(s) {}
+  // The document, or an error naming the offset.
+  bool document(Json& out, std::string& error) {
+    if (!value(out)) {
+      error = "invalid JSON at offset " + std::to_string(m_i);
+      return false;
+    }
+    ws();
+    if (m_i != m_s.size()) {
+      error = "trailing characters at offset " + std::to_string(m_i);
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  void ws() {
+    while (m_i < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_i]))) ++m_i;
+  }
+  bool literal(const char* word) {
+    const std::string w = word;
+    if (m_s.compare(m_i, w.size(), w) != 0) return false;
+    m_i += w.size();
+    return true;
+  }
+  bool value(Json& v) {
+    ws();
+    if (m_i >= m_s.size()) return false;
+    const char c = m_s[m_i];
+    if (c == '{') return object(v);
+    if (c == '[') return array(v);
+    if (c == '"') {
+      v.type = Json::String;
+      return string(v.text);
+    }
+    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return number(v);
+    if (literal("true")) return v.type = Json::Bool, v.flag = true, true;
+    if (literal("false")) return v.type = Json::Bool, true;
+    if (literal("null")) return true;
+    return false;
+  }
+  bool object(Json& v) {
+    v.type = Json::Object;
+    ++m_i;
+    ws();
+    if (m_i < m_s.size() && m_s[m_i] == '}') return ++m_i, true;
+    for (;;) {
+      ws();
+      std::string key;
+      if (!string(key)) return false;
+      ws();
+      if (m_i >= m_s.size() || m_s[m_i++] != ':') return false;
+      Json member;
+      if (!value(member)) return false;
+      v.members.emplace_back(std::move(key), std::move(member));
+      ws();
+      if (m_i < m_s.size() && m_s[m_i] == ',') {
+        ++m_i;
+        continue;
+      }
+      return m_i < m_s.size() && m_s[m_i++] == '}';
+    }
+  }
+  bool array(Json& v) {
+    v.type = Json::Array;
+    ++m_i;
+    ws();
+    if (m_i < m_s.size() && m_s[m_i] == ']') return ++m_i, true;
+    for (;;) {
+      Json item;
+      if (!value(item)) return false;
+      v.items.push_back(std::move(item));
+      ws();
+      if (m_i < m_s.size() && m_s[m_i] == ',') {
+        ++m_i;
+        continue;
+      }
+      return m_i < m_s.size() && m_s[m_i++] == ']';
+    }
+  }
+  bool string(std::string& out) {
+    if (m_i >= m_s.size() || m_s[m_i] != '"') return false;
+    for (++m_i; m_i < m_s.size(); ++m_i) {
+      const char c = m_s[m_i];
+      if (c == '"') return ++m_i, true;
+      if (static_cast<unsigned char>(c) < 0x20) return false;
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (++m_i >= m_s.size()) return false;
+      const char e = m_s[m_i];
+      if (e == 'u') {
+        if (m_i + 4 >= m_s.size()) return false;
+        out += '?';  // the tests compare ASCII names only
+        m_i += 4;
+      } else if (std::string("\"\\/bfnrt").find(e) != std::string::npos) {
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      } else {
+        return false;
+      }
+    }
+    return false;
+  }
+  bool number(Json& v) {
+    const std::size_t start = m_i;
+    if (m_s[m_i] == '-') ++m_i;
+    while (m_i < m_s.size() && (std::isdigit(static_cast<unsigned char>(m_s[m_i])) || m_s[m_i] == '.' ||
+                                m_s[m_i] == 'e' || m_s[m_i] == 'E' || m_s[m_i] == '+' || m_s[m_i] == '-'))
+      ++m_i;
+    v.type = Json::Number;
+    v.text = m_s.substr(start, m_i - start);
+    return m_i > start + (m_s[start] == '-' ? 1 : 0);
+  }
+
+  const std::string& m_s;
+  std::size_t m_i = 0;
+};
+
+// "12.345" microseconds (as the trace writes them: at most 3 decimals) in
+// nanoseconds, exactly.
+std::int64_t micros_to_ns(const std::string& text) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::string t = negative ? text.substr(1) : text;
+  const std::size_t dot = t.find('.');
+  std::int64_t ns = std::stoll(t.substr(0, dot)) * 1000;
+  if (dot != std::string::npos) {
+    std::string frac = t.substr(dot + 1);
+    EXPECT_LE(frac.size(), 3u) << "timestamp " << text << " has more than nanosecond digits";
+    frac.resize(3, '0');
+    ns += std::stoll(frac);
+  }
+  return negative ? -ns : ns;
+}
+
+// ---- the trace, read back --------------------------------------------------------
+
+struct Slice {
+  std::string name, cat;
+  int tid = 0;
+  std::int64_t start = 0, end = 0;
+  const Json* args = nullptr;
+  bool is_task() const { return cat == "task" || cat == "task,respawn"; }
+};
+struct FlowEnd {
+  std::string name, phase, bp;
+  int tid = 0;
+  std::int64_t ts = 0;
+};
+
+struct Trace {
+  Json doc;
+  std::vector<Slice> slices;
+  std::map<std::string, std::vector<FlowEnd>> flows;  // by id
+
+  std::size_t task_slices(const std::string& name_part, bool respawns_only = false) const {
+    std::size_t n = 0;
+    for (const Slice& s : slices)
+      if (s.is_task() && s.name.find(name_part) != std::string::npos && (!respawns_only || s.cat == "task,respawn"))
+        ++n;
+    return n;
+  }
+  std::size_t flow_pairs(const std::string& name) const {
+    std::size_t n = 0;
+    for (const auto& [id, ends] : flows)
+      if (!ends.empty() && ends[0].name == name) ++n;
+    return n;
+  }
+  // The innermost slice of track tid that encloses ts.
+  const Slice* enclosing(int tid, std::int64_t ts) const {
+    const Slice* best = nullptr;
+    for (const Slice& s : slices)
+      if (s.tid == tid && s.start <= ts && ts <= s.end && (!best || s.end - s.start < best->end - best->start))
+        best = &s;
+    return best;
+  }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+// Parses the file and collects slices and flow ends (failing the test on a
+// malformed file or event).
+std::unique_ptr<Trace> read_trace(const std::string& path) {
+  auto trace = std::make_unique<Trace>();
+  const std::string text = read_file(path);
+  std::string error;
+  JsonReader reader(text);
+  if (!reader.document(trace->doc, error)) {
+    ADD_FAILURE() << path << ": " << error;
+    return nullptr;
+  }
+  const Json* events = trace->doc.get("traceEvents");
+  if (!events || events->type != Json::Array) {
+    ADD_FAILURE() << path << ": no traceEvents array";
+    return nullptr;
+  }
+  for (const Json& e : events->items) {
+    const std::string ph = e.str("ph");
+    const int tid = std::stoi(e.str("tid").empty() ? "-1" : e.str("tid"));
+    if (ph == "X") {
+      Slice s;
+      s.name = e.str("name");
+      s.cat = e.str("cat");
+      s.tid = tid;
+      s.start = micros_to_ns(e.str("ts"));
+      s.end = s.start + micros_to_ns(e.str("dur"));
+      s.args = e.get("args");
+      trace->slices.push_back(s);
+    } else if (ph == "s" || ph == "f") {
+      FlowEnd f{e.str("name"), ph, e.str("bp"), tid, micros_to_ns(e.str("ts"))};
+      EXPECT_FALSE(e.str("id").empty()) << "a flow event without id";
+      trace->flows[e.str("id")].push_back(f);
+    }
+  }
+  return trace;
+}
+
+std::string trace_path(const char* what) {
+  return ::testing::TempDir() + "tessera_task_trace_" + what + "_" + std::to_string(getpid()) + ".json";
+}
+
+// ---- the DAG -----------------------------------------------------------------
+
+// Fibonacci on the DAG: fib(n) for n >= 2 spawns fib(n-1), fib(n-2), respawns
+// on their when_all and adds on its second run.
+template <class Sched>
+struct TraceFib {
+  using value_type = std::int64_t;
+  Sched sched;
+  int n;
+  tessera::BasicFuture<std::int64_t, Sched> f1, f2;
+  TraceFib(const Sched& s, int n_) : sched(s), n(n_) {}
+  void operator()(typename Sched::member_type&, std::int64_t& result) {
+    if (n < 2) {
+      result = n;
+      return;
+    }
+    if (!f1.is_null()) {
+      result = f1.get() + f2.get();
+      return;
+    }
+    f1 = tessera::task_spawn(tessera::TaskSingle(sched), TraceFib(sched, n - 1));
+    f2 = tessera::task_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), TraceFib(sched, n - 2));
+    if (f1.is_null() || f2.is_null()) throw std::runtime_error("the test's pool is too small");
+    tessera::respawn(this, sched.when_all(f1, f2));
+  }
+};
+
+// Tasks of the fib(n) tree, and those among them that respawn (n >= 2):
+// counted by walking the tree, independently of the scheduler.
+void fib_shape(int n, int& tasks, int& inner) {
+  ++tasks;
+  if (n < 2) return;
+  ++inner;
+  fib_shape(n - 1, tasks, inner);
+  fib_shape(n - 2, tasks, inner);
+}
+
+template <class Sched>
+struct TraceLeaf {
+  using value_type = int;
+  int v;
+  void operator()(typename Sched::member_type&, int& r) const { r = v; }
+};
+template <class Sched>
+struct TraceJoin {
+  void operator()(typename Sched::member_type&) const {}
+};
+// Respawns itself `left` times without a dependence.
+template <class Sched>
+struct TraceRepeat {
+  Sched sched;
+  int left;
+  void operator()(typename Sched::member_type&) {
+    if (left-- > 0) tessera::respawn(this, sched, tessera::TaskPriority::Low);
+  }
+};
+template <class Sched>
+struct TraceTeam {
+  void operator()(typename Sched::member_type& m) const { m.team_barrier(); }
+};
+
+}  // namespace
+
+template <class Space>
+class TaskTrace : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(TaskTrace, tessera::test::TaskSpaces, tessera::test::SpaceNames);
+
+TYPED_TEST(TaskTrace, SlicesAndFlowsMatchTheDag) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  const std::string path = trace_path("dag");
+  ASSERT_TRUE(tessera::profiling::start_trace(path));
+  Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
+  constexpr int kFib = 7;
+  constexpr int kRepeats = 3;
+  auto fib = tessera::host_spawn(tessera::TaskSingle(sched), TraceFib<Sched>(sched, kFib));
+  // A chain a -> b -> c with priorities, and d after all three.
+  auto a = tessera::host_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), TraceLeaf<Sched>{1});
+  auto b = tessera::host_spawn(tessera::TaskSingle(a, tessera::TaskPriority::Low), TraceLeaf<Sched>{2});
+  auto c = tessera::host_spawn(tessera::TaskSingle(b), TraceLeaf<Sched>{3});
+  auto d = tessera::host_spawn(tessera::TaskSingle(sched.when_all(a, b, c)), TraceJoin<Sched>{});
+  tessera::host_spawn(tessera::TaskSingle(sched), TraceRepeat<Sched>{sched, kRepeats});
+  tessera::host_spawn(tessera::TaskTeam(sched).set_team_size(2), TraceTeam<Sched>{});
+  tessera::wait(sched);
+  const int threads = sched.statistics().threads;
+  tessera::profiling::stop_trace();
+  ASSERT_EQ(fib.get(), tessera::test::fibonacci_closed_form(kFib));
+  ASSERT_TRUE(d.is_ready());
+
+  auto trace = read_trace(path);
+  ASSERT_NE(trace, nullptr);
+  int fib_tasks = 0, fib_inner = 0;
+  fib_shape(kFib, fib_tasks, fib_inner);
+  // Slices: one per run, named by functor type; respawns marked.
+  EXPECT_EQ(trace->task_slices("TraceFib"), std::size_t(fib_tasks + fib_inner));
+  EXPECT_EQ(trace->task_slices("TraceFib", true), std::size_t(fib_inner));
+  EXPECT_EQ(trace->task_slices("TraceLeaf"), 3u);
+  EXPECT_EQ(trace->task_slices("TraceJoin"), 1u);
+  EXPECT_EQ(trace->task_slices("TraceRepeat"), std::size_t(1 + kRepeats));
+  EXPECT_EQ(trace->task_slices("TraceRepeat", true), std::size_t(kRepeats));
+  EXPECT_EQ(trace->task_slices("TraceTeam"), std::size_t(std::min(2, threads))) << "one slice per team member";
+  std::size_t task_slices = 0;
+  for (const Slice& s : trace->slices) task_slices += s.is_task();
+  EXPECT_EQ(task_slices, std::size_t(fib_tasks + fib_inner + 3 + 1 + 1 + kRepeats + std::min(2, threads)));
+  // Flows: a respawn arrow per rerun; a dependence arrow per task waited on
+  // (two children per inner fib; b <- a, c <- b, d <- a, b, c).
+  EXPECT_EQ(trace->flow_pairs("respawn"), std::size_t(fib_inner + kRepeats));
+  EXPECT_EQ(trace->flow_pairs("dependence"), std::size_t(2 * fib_inner + 5));
+
+  // Every slice says which task, which run and at which priority.
+  std::set<std::string> tasks;
+  for (const Slice& s : trace->slices) {
+    if (!s.is_task()) continue;
+    ASSERT_NE(s.args, nullptr) << s.name;
+    EXPECT_FALSE(s.args->str("task").empty()) << s.name;
+    EXPECT_EQ(s.args->str("run") != "0", s.cat == "task,respawn") << s.name;
+    EXPECT_TRUE(s.args->str("functor").find(s.name.substr(0, s.name.find('<'))) != std::string::npos)
+        << "the full type name " << s.args->str("functor") << " contains the slice name " << s.name;
+    const std::string p = s.args->str("priority");
+    EXPECT_TRUE(p == "High" || p == "Regular" || p == "Low") << p;
+    if (s.name.find("TraceLeaf") != std::string::npos) tasks.insert(p);
+    if (s.name.find("TraceRepeat") != std::string::npos) {
+      EXPECT_EQ(p, s.cat == "task" ? "Regular" : "Low") << "a respawn runs at the priority it asked for";
+    }
+    if (s.name.find("TraceTeam") != std::string::npos && threads > 1) {
+      EXPECT_EQ(s.args->str("team_size"), "2");
+    }
+  }
+  EXPECT_EQ(tasks, (std::set<std::string>{"High", "Low", "Regular"}));
+
+  // Every arrow: one start, one finish (binding point "e"), later than its
+  // start, each inside a task slice on a track that has slices; a respawn
+  // arrow joins two runs of one task, a dependence arrow two tasks.
+  for (const auto& [id, ends] : trace->flows) {
+    ASSERT_EQ(ends.size(), 2u) << "flow id " << id << " is not unique or lacks an end";
+    const FlowEnd& s = ends[0].phase == "s" ? ends[0] : ends[1];
+    const FlowEnd& f = ends[0].phase == "s" ? ends[1] : ends[0];
+    ASSERT_EQ(s.phase, "s") << "flow " << id;
+    ASSERT_EQ(f.phase, "f") << "flow " << id;
+    EXPECT_EQ(f.bp, "e") << "flow " << id;
+    EXPECT_LT(s.ts, f.ts) << "flow " << id;
+    const Slice* from = trace->enclosing(s.tid, s.ts);
+    const Slice* to = trace->enclosing(f.tid, f.ts);
+    ASSERT_TRUE(from && from->is_task()) << "flow " << id << " starts outside a task slice (tid " << s.tid << ")";
+    ASSERT_TRUE(to && to->is_task()) << "flow " << id << " ends outside a task slice (tid " << f.tid << ")";
+    if (s.name == "respawn") {
+      EXPECT_EQ(from->args->str("task"), to->args->str("task")) << "flow " << id;
+      EXPECT_EQ(std::stoi(to->args->str("run")), std::stoi(from->args->str("run")) + 1) << "flow " << id;
+    } else {
+      EXPECT_NE(from->args->str("task"), to->args->str("task")) << "flow " << id;
+      if (to->name.find("TraceFib") != std::string::npos) {
+        EXPECT_EQ(to->args->str("run"), "1") << "a fib waits on its children in its second run";
+        EXPECT_EQ(from->name, to->name);
+      }
+    }
+  }
+  std::remove(path.c_str());
+}
+
+TYPED_TEST(TaskTrace, SchedulerMadeBeforeTheTraceIsNotTraced) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
+  const std::string path = trace_path("untraced");
+  ASSERT_TRUE(tessera::profiling::start_trace(path));
+  auto f = tessera::host_spawn(tessera::TaskSingle(sched), TraceFib<Sched>(sched, 5));
+  tessera::wait(sched);
+  tessera::profiling::stop_trace();
+  EXPECT_EQ(f.get(), 5);
+  auto trace = read_trace(path);
+  ASSERT_NE(trace, nullptr);
+  EXPECT_EQ(trace->task_slices("TraceFib"), 0u);
+  EXPECT_TRUE(trace->flows.empty());
+  // Its records have no id: they are the size of the task.
+  EXPECT_EQ(sched.template spawn_allocation_size<TraceFib<Sched>>(),
+            sched.memory().allocate_block_size(sizeof(tessera::detail::tasking::Task<
+                                                      typename Sched::member_type, TraceFib<Sched>>)));
+  std::remove(path.c_str());
+}
+
+TYPED_TEST(TaskTrace, EventsBeyondTheBudgetAreDroppedWithAMessage) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  const std::string path = trace_path("budget");
+  // The budget is read when a trace closes, for the next one: one trace
+  // with a task in it makes sure the setting is in force.
+  setenv("TESSERA_TRACE_MAX_EVENTS", "4096", 1);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(tessera::profiling::start_trace(path));
+    Sched sched(typename Sched::memory_space(), std::size_t(8) << 20);
+    auto f = tessera::host_spawn(tessera::TaskSingle(sched), TraceFib<Sched>(sched, round == 0 ? 2 : 17));
+    tessera::wait(sched);
+    ::testing::internal::CaptureStderr();
+    tessera::profiling::stop_trace();
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(f.get(), tessera::test::fibonacci_closed_form(round == 0 ? 2 : 17));
+    if (round == 1) {
+      // fib(17): 5167 tasks, 2583 of them respawned: far more than 4096 events.
+      EXPECT_NE(err.find("kept the first 4096 task events and dropped"), std::string::npos) << err;
+      EXPECT_NE(err.find("TESSERA_TRACE_MAX_EVENTS"), std::string::npos) << err;
+      auto trace = read_trace(path);
+      ASSERT_NE(trace, nullptr) << "the file stays valid";
+      EXPECT_GT(trace->task_slices("TraceFib"), 0u);
+      EXPECT_LE(trace->task_slices("TraceFib"), 4096u);
+    }
+  }
+  unsetenv("TESSERA_TRACE_MAX_EVENTS");
+  ASSERT_TRUE(tessera::profiling::start_trace(path));  // and back to the default for the next test
+  {
+    Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
+    tessera::host_spawn(tessera::TaskSingle(sched), TraceJoin<Sched>{});
+    tessera::wait(sched);
+  }
+  tessera::profiling::stop_trace();
+  std::remove(path.c_str());
+}
+
+TEST(TaskTraceFile, BadFileAndSecondTraceAreRefused) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(tessera::profiling::start_trace("/nonexistent-dir/trace.json"));
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("/nonexistent-dir/trace.json"), std::string::npos) << err;
+  EXPECT_FALSE(tessera::profiling::trace_active());
+  const std::string path = trace_path("twice");
+  ASSERT_TRUE(tessera::profiling::start_trace(path));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(tessera::profiling::start_trace(path + ".second"));
+  err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("already being recorded"), std::string::npos) << err;
+  tessera::profiling::stop_trace();
+  tessera::profiling::stop_trace();  // nothing open: nothing happens
+  auto trace = read_trace(path);
+  ASSERT_NE(trace, nullptr);
+  EXPECT_TRUE(trace->slices.empty());
+  std::remove(path.c_str());
+}
