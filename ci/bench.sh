@@ -16,6 +16,7 @@
 #   mempool          mempool    bench_mempool                glibc, mimalloc, jemalloc, TBB scalable_malloc
 #   task_overhead    tasking    bench_task_overhead          oneTBB, Taskflow, OpenMP tasks (libgomp)
 #   tiled_cholesky   tasking    bench_tiled_cholesky         threaded OpenBLAS dpotrf
+#   task_trace       tasking    bench_task_trace             the same DAG untraced (cost of TESSERA_TRACE task timelines)
 #   graph            graph      tessera_bench_graph          gapbs, SuiteSparse:GraphBLAS
 #   sparse_cholesky  sparse     bench_cholesky               CHOLMOD, Tacho, MUMPS (+ OpenBLAS dgemm ceiling)
 #   fem_assembly     sparse     bench_fem_assembly           a serial element loop (ScatterView, colouring, element map)
@@ -51,7 +52,7 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky graph sparse_cholesky fem_assembly minitri)
+all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace graph sparse_cholesky fem_assembly minitri)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
@@ -62,6 +63,7 @@ where_of() {
     mempool) echo "bench_mempool|packages/mempool/benchmarks/bench_mempool" ;;
     task_overhead) echo "bench_task_overhead|packages/tasking/benchmarks/bench_task_overhead" ;;
     tiled_cholesky) echo "bench_tiled_cholesky|packages/tasking/benchmarks/bench_tiled_cholesky" ;;
+    task_trace) echo "bench_task_trace|packages/tasking/benchmarks/bench_task_trace" ;;
     graph) echo "tessera_bench_graph|packages/graph/benchmarks/tessera_bench_graph" ;;
     sparse_cholesky) echo "bench_cholesky|packages/sparse/benchmarks/bench_cholesky" ;;
     fem_assembly) echo "bench_fem_assembly|packages/sparse/benchmarks/bench_fem_assembly" ;;
@@ -72,7 +74,7 @@ where_of() {
 args_of() {  # args_of <bench> <threads>: the arguments of one run (before <BENCH>_ARGS)
   local t="$2"
   case "$1" in
-    stream | dispatch | spmv | stencil | struct_layout | task_overhead | tiled_cholesky | fem_assembly)
+    stream | dispatch | spmv | stencil | struct_layout | task_overhead | tiled_cholesky | task_trace | fem_assembly)
       echo "--repeats $REPEATS --tessera-num-threads=$t" ;;
     mempool) echo "--threads $t --repeats $REPEATS --workloads abc" ;;
     graph)
