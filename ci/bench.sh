@@ -18,6 +18,7 @@
 #   tiled_cholesky   tasking    bench_tiled_cholesky         threaded OpenBLAS dpotrf
 #   task_trace       tasking    bench_task_trace             the same DAG untraced (cost of TESSERA_TRACE task timelines)
 #   graph            graph      tessera_bench_graph          gapbs, SuiteSparse:GraphBLAS
+#   graph_jobs       graph      tessera_bench_graph_jobs     the same jobs one after another (fused job sets)
 #   sparse_cholesky  sparse     bench_cholesky               CHOLMOD, Tacho, MUMPS (+ OpenBLAS dgemm ceiling)
 #   fem_assembly     sparse     bench_fem_assembly           a serial element loop (ScatterView, colouring, element map)
 #   minitri          analytics  tessera_bench_minitri        SuiteSparse:GraphBLAS
@@ -52,7 +53,7 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace graph sparse_cholesky fem_assembly minitri)
+all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace graph graph_jobs sparse_cholesky fem_assembly minitri)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
@@ -65,6 +66,7 @@ where_of() {
     tiled_cholesky) echo "bench_tiled_cholesky|packages/tasking/benchmarks/bench_tiled_cholesky" ;;
     task_trace) echo "bench_task_trace|packages/tasking/benchmarks/bench_task_trace" ;;
     graph) echo "tessera_bench_graph|packages/graph/benchmarks/tessera_bench_graph" ;;
+    graph_jobs) echo "tessera_bench_graph_jobs|packages/graph/benchmarks/tessera_bench_graph_jobs" ;;
     sparse_cholesky) echo "bench_cholesky|packages/sparse/benchmarks/bench_cholesky" ;;
     fem_assembly) echo "bench_fem_assembly|packages/sparse/benchmarks/bench_fem_assembly" ;;
     minitri) echo "tessera_bench_minitri|packages/analytics/benchmarks/tessera_bench_minitri" ;;
@@ -81,6 +83,8 @@ args_of() {  # args_of <bench> <threads>: the arguments of one run (before <BENC
       local files=""
       for f in ${GRAPH_FILES:-}; do files+=" --file $f"; done
       echo "--threads $t --repeats $REPEATS --tessera-num-threads=$t$files" ;;
+    # At most 5 repeats: 64 jobs one after another take about a minute on Kronecker 18.
+    graph_jobs) echo "--repeats $((REPEATS < 5 ? REPEATS : 5)) --per-kind --tessera-num-threads=$t" ;;
     sparse_cholesky) echo "--threads $t --repeats $REPEATS" ;;
     minitri) echo "--threads $t --repeats $REPEATS --tessera-num-threads=$t" ;;
   esac

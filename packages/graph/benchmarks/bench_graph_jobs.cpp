@@ -151,8 +151,8 @@ int main(int argc, char* argv[]) {
       check_same(tg::run_jobs(g, jobs, w, fused), tg::run_jobs(g, jobs, w, alone), pr_tol);
       std::vector<tessera::bench::Contender> cs;
       const auto ran = [&] { return threads; };
-      cs.push_back({"one after another", [&] { tg::run_jobs(g, jobs, w, alone); }, ran});
-      cs.push_back({"fused job set", [&] { tg::run_jobs(g, jobs, w, fused); }, ran, 0});
+      cs.push_back({"tessera, one job after another", [&] { tg::run_jobs(g, jobs, w, alone); }, ran});
+      cs.push_back({"tessera, fused job set", [&] { tg::run_jobs(g, jobs, w, fused); }, ran, 0});
       report.add(name, per_job_set, cs, tessera::bench::run_interleaved(cs, opt));
     };
     for (int c : counts) {
