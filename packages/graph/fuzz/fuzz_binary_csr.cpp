@@ -16,12 +16,14 @@ void check_rows(const G& g) {
   const auto rows = tg::detail::to_host_vector(g.row_map());
   const auto entries = tg::detail::to_host_vector(g.entries());
   const std::int64_t n = g.num_vertices();
-  if (n > 0 && (std::int64_t(rows.size()) != n + 1 || rows[0] != 0 || rows[std::size_t(n)] != std::int64_t(entries.size())))
+  if (n > 0 && (std::int64_t(rows.size()) != n + 1 || rows[0] != 0 ||
+                rows[std::size_t(n)] != std::int64_t(entries.size())))
     tessera_fuzz::finding("row map does not span the entries");
   for (std::int64_t u = 0; u < n; ++u) {
     if (rows[std::size_t(u)] > rows[std::size_t(u + 1)]) tessera_fuzz::finding("row offsets decrease");
     for (auto j = rows[std::size_t(u)]; j < rows[std::size_t(u + 1)]; ++j)
-      if (entries[std::size_t(j)] < 0 || entries[std::size_t(j)] >= n) tessera_fuzz::finding("target outside [0, n)");
+      if (entries[std::size_t(j)] < 0 || entries[std::size_t(j)] >= n)
+        tessera_fuzz::finding("target outside [0, n)");
   }
 }
 

@@ -6,7 +6,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tessera_fuzz::start_runtime();
   const std::string& path = tessera_fuzz::input_file::instance().hold(data, size);
   tessera_fuzz::read_text_both_ways(
-      [](const std::string& p, const tessera::graph::read_options& o) { return tessera::graph::read_snap(p, o); }, path,
-      std::int64_t(1 + size % 16));
+      [](const std::string& p, const tessera::graph::read_options& o) {
+        return tessera::graph::read_snap(p, o);
+      },
+      path, std::int64_t(1 + size % 16));
   return 0;
 }

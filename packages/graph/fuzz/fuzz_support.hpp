@@ -99,8 +99,8 @@ inline void check_edge_list(const tg::edge_list& el) {
   if (el.num_vertices < 0) finding("negative vertex count");
   for (std::size_t i = 0; i < el.src.size(); ++i)
     if (el.src[i] < 0 || el.src[i] >= el.num_vertices || el.dst[i] < 0 || el.dst[i] >= el.num_vertices)
-      finding("edge " + std::to_string(i) + " (" + std::to_string(el.src[i]) + ", " + std::to_string(el.dst[i]) +
-              ") outside [0, " + std::to_string(el.num_vertices) + ")");
+      finding("edge " + std::to_string(i) + " (" + std::to_string(el.src[i]) + ", " +
+              std::to_string(el.dst[i]) + ") outside [0, " + std::to_string(el.num_vertices) + ")");
 }
 
 // What one text read gave: the edges, or the error message.

@@ -27,12 +27,15 @@ struct regression {
 };
 
 const regression kCases[] = {
-    {"matrix_market/entry_of_20_digits.mtx", 3, "a real entry needs 3 fields (row column value), found 1: '37922337203685471818'",
+    {"matrix_market/entry_of_20_digits.mtx", 3,
+     "a real entry needs 3 fields (row column value), found 1: '37922337203685471818'",
      "signed overflow (UBSan) while the one-pass line scanner accumulated a run of more than 18 digits"},
     {"snap/target_of_19_digits.txt", 1, "target '9999949999999999999' is not a vertex id",
      "the same signed overflow, reached through a SNAP edge line"},
-    {"binary_csr/negative_row_offset.tgb", 0, "row offset 2 (byte 56) is 30722: beyond the 5 entries of the file",
-     "a row whose offsets decrease to a negative start let the CSR check read entries before the array (ASan SEGV)"},
+    {"binary_csr/negative_row_offset.tgb", 0,
+     "row offset 2 (byte 56) is 30722: beyond the 5 entries of the file",
+     "a row whose offsets decrease to a negative start let the CSR check read entries before the array (ASan "
+     "SEGV)"},
 };
 
 std::string message_of(const std::function<void()>& read) {
@@ -47,7 +50,8 @@ std::string message_of(const std::function<void()>& read) {
 void expect_clear_error(const regression& r, const std::string& msg) {
   const std::string path = regressions_dir() + "/" + r.file;
   const std::string prefix = path + ":" + std::to_string(r.line) + ": ";
-  EXPECT_EQ(msg.rfind(prefix, 0), 0u) << "want '" << prefix << "' first in: " << msg << "\n(defect: " << r.defect << ")";
+  EXPECT_EQ(msg.rfind(prefix, 0), 0u)
+      << "want '" << prefix << "' first in: " << msg << "\n(defect: " << r.defect << ")";
   EXPECT_NE(msg.find(r.problem), std::string::npos) << "want '" << r.problem << "' in: " << msg;
 }
 
@@ -74,11 +78,13 @@ TEST(FuzzRegressions, TextInputsGetTheirErrorAtEveryChunkSize) {
     if (ends_with(path, ".tgb")) continue;
     SCOPED_TRACE(path);
     const bool mm = ends_with(path, ".mtx");
-    for (std::int64_t chunk : {std::int64_t(0), std::int64_t(1), std::int64_t(2), std::int64_t(7), std::int64_t(1) << 40}) {
+    for (std::int64_t chunk :
+         {std::int64_t(0), std::int64_t(1), std::int64_t(2), std::int64_t(7), std::int64_t(1) << 40}) {
       SCOPED_TRACE(chunk);
       tg::read_options opts;
       opts.chunk_bytes = chunk;
-      expect_clear_error(r, message_of([&] { mm ? tg::read_matrix_market(path, opts) : tg::read_snap(path, opts); }));
+      expect_clear_error(
+          r, message_of([&] { mm ? tg::read_matrix_market(path, opts) : tg::read_snap(path, opts); }));
     }
     // The reader chosen by extension gives the same.
     expect_clear_error(r, message_of([&] { tg::read_edge_list(path); }));
@@ -96,10 +102,14 @@ TYPED_TEST(FuzzRegressionsOn, BinaryInputsAreRefusedForEveryGraphKind) {
     SCOPED_TRACE(path);
     // The file says bidirectionalS: the directed kinds read it, the
     // undirected one refuses the category first.
-    expect_clear_error(r, message_of([&] { tg::read_binary_csr<tg::compressed_sparse_row_graph<tg::directedS, TypeParam>>(path); }));
     expect_clear_error(r, message_of([&] {
-                         tg::read_binary_csr<tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam, std::int64_t>>(path);
+                         tg::read_binary_csr<tg::compressed_sparse_row_graph<tg::directedS, TypeParam>>(path);
                        }));
+    expect_clear_error(
+        r, message_of([&] {
+          tg::read_binary_csr<tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam, std::int64_t>>(
+              path);
+        }));
   }
 }
 
@@ -109,7 +119,8 @@ TYPED_TEST(FuzzRegressionsOn, BinaryInputsAreRefusedForEveryGraphKind) {
 // its negative start; an undirected row's reverse lookup did the same in
 // its neighbour's row. Both must now be refused, not read out of bounds.
 TYPED_TEST(FuzzRegressionsOn, CsrArraysWithARowStartingBelowZeroAreRefused) {
-  auto refused = [](auto graph_kind, const std::vector<std::int64_t>& offsets, const std::vector<int>& targets) {
+  auto refused = [](auto graph_kind, const std::vector<std::int64_t>& offsets,
+                    const std::vector<int>& targets) {
     using G = decltype(graph_kind);
     auto rm = tg::detail::to_space<std::int64_t, TypeParam>("rm", offsets);
     auto en = tg::detail::to_space<std::int32_t, TypeParam>("en", targets);
@@ -117,7 +128,8 @@ TYPED_TEST(FuzzRegressionsOn, CsrArraysWithARowStartingBelowZeroAreRefused) {
       G g(tg::csr_arrays_t{}, std::int64_t(offsets.size()) - 1, rm, en);
       ADD_FAILURE() << "bad offsets accepted";
     } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find(" is invalid (offsets must start at 0"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(" is invalid (offsets must start at 0"), std::string::npos)
+          << e.what();
     }
   };
   // The fuzzer's arrays: row 3 runs from -2^59 + 3 up to 4.
@@ -126,5 +138,6 @@ TYPED_TEST(FuzzRegressionsOn, CsrArraysWithARowStartingBelowZeroAreRefused) {
   refused(tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>(), fuzzed, {1, 2, 3, 4, 0});
   // Row 0 = {3} is fine by itself; row 3 runs from -4 to 5, so the check of
   // edge 0-3 looked for 0 in entries [-4, 5).
-  refused(tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>(), {0, 1, 1, -4, 5, 5}, {3, 0, 0, 0, 0});
+  refused(tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>(), {0, 1, 1, -4, 5, 5},
+          {3, 0, 0, 0, 0});
 }
