@@ -1,14 +1,16 @@
 // A View on the default execution space, filled by parallel_for, summed by
 // parallel_reduce, copied back to the host with deep_copy; every result is
 // checked against its closed form and the program exits nonzero if one is wrong.
+// In a CUDA build on a machine without a GPU it says so and runs on the host.
 #include <tessera/core.hpp>
+#include <tessera/core/host_fallback.hpp>
 
 #include <cstdint>
 #include <cstdio>
 
-int main(int argc, char* argv[]) {
-  tessera::ScopeGuard guard(argc, argv);
-  using Space = tessera::DefaultExecutionSpace;
+// Space: the default execution space, or the host's when it cannot run here.
+template <class Space>
+int run() {
   const std::int64_t n = 1 << 20;
   int failures = 0;
 
@@ -43,4 +45,10 @@ int main(int argc, char* argv[]) {
   std::printf("%s: dot(x, y) over %lld elements = %.6e (expected %.6e) -> %s\n", Space::name(),
               static_cast<long long>(n), dot, expected, failures == 0 ? "pass" : "FAIL");
   return failures == 0 ? 0 : 1;
+}
+
+int main(int argc, char* argv[]) {
+  tessera::ScopeGuard guard(argc, argv);
+  return tessera::run_on_usable_default_space("core_view_reduce",
+                                              [&]<class Space>() { return run<Space>(); });
 }

@@ -1,7 +1,9 @@
 // tessera::MemoryPool in a kernel: every iteration builds a variable-length
 // list from pool blocks, sums it, and gives the blocks back. Shows how to
 // size a pool, how to react to nullptr (here: count it and fall back to a
-// slower path), and the usage statistics.
+// slower path), and the usage statistics. In a CUDA build on a machine
+// without a GPU it says so and runs on the host.
+#include <tessera/core/host_fallback.hpp>
 #include <tessera/mempool.hpp>
 
 #include <cstdio>
@@ -15,9 +17,9 @@ struct Node {
 constexpr int kMaxNodes = 100;
 }  // namespace
 
-int main(int argc, char* argv[]) {
-  tessera::ScopeGuard guard(argc, argv);
-  using Space = tessera::DefaultExecutionSpace;
+// Space: the default execution space, or the host's when it cannot run here.
+template <class Space>
+int run() {
   using Pool = tessera::MemoryPool<Space>;
 
   // Sizing: at most `concurrency` iterations run at once, each holds at most
@@ -67,7 +69,7 @@ int main(int argc, char* argv[]) {
     expected += len * (len - 1) / 2;
   }
   auto hf = tessera::create_mirror_view_and_copy(tessera::HostSpace(), fallbacks);
-  Pool::usage_statistics st;
+  typename Pool::usage_statistics st;
   pool.get_usage_statistics(st);
   std::printf("sum %ld (expected %ld), fallbacks %d, pool %zu bytes in %zu superblocks, high water %zu superblocks, "
               "in use %zu blocks, failed allocations %zu\n",
@@ -76,4 +78,9 @@ int main(int argc, char* argv[]) {
   const bool ok = total == expected && pool.is_empty() && st.bad_deallocations == 0;
   if (!ok) pool.print_state(std::cout);
   return ok ? 0 : 1;
+}
+
+int main(int argc, char* argv[]) {
+  tessera::ScopeGuard guard(argc, argv);
+  return tessera::run_on_usable_default_space("mempool_basic", [&]<class Space>() { return run<Space>(); });
 }

@@ -7,6 +7,8 @@
 #include "demo.hpp"
 #include "demo_packages.hpp"  // generated: TESSERA_DEMO_FOR_EACH_PACKAGE(X), the packages built
 
+#include <tessera/core/host_fallback.hpp>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdlib>
@@ -119,10 +121,10 @@ int main(int argc, char* argv[]) {
   std::printf("\n");
   tessera::print_configuration(std::cout);
   std::cout.flush();
-#if TESSERA_ENABLE_CUDA
-  if (!tessera::Cuda::impl_is_available())
-    std::printf("Cuda rows skipped: %s\n", tessera::Cuda::impl_unavailable_reason().c_str());
-#endif
+  // The rows run on every usable space; without a GPU the Cuda ones are skipped (on stderr, in the words of
+  // every Tessera program).
+  if (!tessera::default_execution_space_usable())
+    std::fprintf(stderr, "%s\n", tessera::no_device_notice("tessera-demo", "Cuda rows skipped").c_str());
   std::printf("data: %s\n\n", ctx.have_data() ? ctx.data_dir.c_str() : "(none: generated data only)");
 
   tessera_demo::Report report;

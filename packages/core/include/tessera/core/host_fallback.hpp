@@ -62,7 +62,9 @@ inline std::string no_device_notice(std::string_view program, std::string_view i
 // space>") on stderr and calls f.template operator()<DefaultHostExecutionSpace>().
 // Call it after initialize(). Both calls must return the same type; its value
 // is returned. Kernels (device lambdas) belong in a named function template
-// that f calls: nvcc refuses them directly inside a generic lambda.
+// that f calls: nvcc refuses them directly inside a generic lambda. Give f a
+// capture ([&]<class Space>() {...}): for a capture-less template lambda nvcc
+// warns (#445-D) about its conversion to a function pointer.
 template <class F>
 decltype(auto) run_on_usable_default_space(std::string_view program, F&& f) {
 #if TESSERA_ENABLE_CUDA
