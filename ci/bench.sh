@@ -17,6 +17,7 @@
 #   task_overhead    tasking    bench_task_overhead          oneTBB, Taskflow, OpenMP tasks (libgomp)
 #   tiled_cholesky   tasking    bench_tiled_cholesky         threaded OpenBLAS dpotrf
 #   task_trace       tasking    bench_task_trace             the same DAG untraced (cost of TESSERA_TRACE task timelines)
+#   kernel_graph     tasking    bench_kernel_graph           the same kernels as parallel_for + fence (KernelGraph, 1/2/4 partitions)
 #   graph            graph      tessera_bench_graph          gapbs, SuiteSparse:GraphBLAS
 #   graph_jobs       graph      tessera_bench_graph_jobs     the same jobs one after another (fused job sets)
 #   sparse_cholesky  sparse     bench_cholesky               CHOLMOD, Tacho, MUMPS (+ OpenBLAS dgemm ceiling)
@@ -53,7 +54,7 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace graph graph_jobs sparse_cholesky fem_assembly minitri)
+all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace kernel_graph graph graph_jobs sparse_cholesky fem_assembly minitri)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
@@ -65,6 +66,7 @@ where_of() {
     task_overhead) echo "bench_task_overhead|packages/tasking/benchmarks/bench_task_overhead" ;;
     tiled_cholesky) echo "bench_tiled_cholesky|packages/tasking/benchmarks/bench_tiled_cholesky" ;;
     task_trace) echo "bench_task_trace|packages/tasking/benchmarks/bench_task_trace" ;;
+    kernel_graph) echo "bench_kernel_graph|packages/tasking/benchmarks/bench_kernel_graph" ;;
     graph) echo "tessera_bench_graph|packages/graph/benchmarks/tessera_bench_graph" ;;
     graph_jobs) echo "tessera_bench_graph_jobs|packages/graph/benchmarks/tessera_bench_graph_jobs" ;;
     sparse_cholesky) echo "bench_cholesky|packages/sparse/benchmarks/bench_cholesky" ;;
@@ -76,7 +78,7 @@ where_of() {
 args_of() {  # args_of <bench> <threads>: the arguments of one run (before <BENCH>_ARGS)
   local t="$2"
   case "$1" in
-    stream | dispatch | spmv | stencil | struct_layout | task_overhead | tiled_cholesky | task_trace | fem_assembly)
+    stream | dispatch | spmv | stencil | struct_layout | task_overhead | tiled_cholesky | task_trace | kernel_graph | fem_assembly)
       echo "--repeats $REPEATS --tessera-num-threads=$t" ;;
     mempool) echo "--threads $t --repeats $REPEATS --workloads abc" ;;
     graph)
