@@ -201,3 +201,36 @@ TYPED_TEST(PartitionedViews, ScatterOfAWrongShapeNamesBothViews) {
     EXPECT_NE(m.find("'wrong' has extent 5 in dimension 1"), std::string::npos) << m;
   }
 }
+
+// The example of docs/partitioned-views.md: a three-point average over four
+// partitions equals the same average over one array (zero outside).
+TYPED_TEST(PartitionedViews, ManualExampleThreePointAverage) {
+  using S = TypeParam;
+  const std::int64_t n = 1000;
+  const tessera::Partitioning<1> parts({n}, {4}, {1});
+  tessera::PartitionedView<double*, S> u("u", parts), avg("avg", parts);
+  tessera::View<double*, tessera::HostSpace> global("global", n);
+  for (std::int64_t i = 0; i < n; ++i) global(i) = double(i * i);
+  u.scatter(global);
+  u.exchange_halos();
+  for (int p = 0; p < parts.size(); ++p) {
+    const auto in = u.view(p);
+    const auto out = avg.view(p);
+    const auto o = u.origin(p)[0];
+    const auto own = parts.owned(p);
+    tessera::parallel_for(tessera::RangePolicy<S>(u.instance(p), own.lo[0], own.hi[0]),
+                          TESSERA_LAMBDA(std::int64_t i) {
+                            const auto k = i - o;
+                            out(k) = (in(k - 1) + in(k) + in(k + 1)) / 3;
+                          });
+  }
+  tessera::fence();
+  tessera::View<double*, tessera::HostSpace> result("result", n);
+  avg.gather(result);
+  EXPECT_EQ(u.view(1).extent(0), 252u);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double left = i > 0 ? double((i - 1) * (i - 1)) : 0.0;
+    const double right = i + 1 < n ? double((i + 1) * (i + 1)) : 0.0;
+    ASSERT_EQ(result(i), (left + double(i * i) + right) / 3) << "cell " << i;
+  }
+}
