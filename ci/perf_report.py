@@ -91,6 +91,14 @@ def favours_tessera(row):
     return r >= 1 if is_tessera(row["contender"]) and not is_tessera(row["reference"]) else r <= 1
 
 
+def bar_colour(row):
+    """Blue: good news for Tessera; orange: not; grey: two Tessera variants
+    (tasks against data, the pool without its thread cache), neither side a peer."""
+    if is_tessera(row["contender"]) and is_tessera(row["reference"]):
+        return "#9a9a9a"
+    return "#3b7dd8" if favours_tessera(row) else "#d8603b"
+
+
 def scaling_key(case):
     """A case's name without its thread-count token (" 2T"), so that the
     same case at several thread counts is one line of a scaling plot."""
@@ -177,15 +185,14 @@ def figures(bench, rows, write, folder):
         lo = [r["ratio_median"] - r["ratio_min"] for r in ratio_rows]
         hi = [r["ratio_max"] - r["ratio_median"] for r in ratio_rows]
         fig, ax = plt.subplots(figsize=(min(40, max(6, 0.5 * len(ratio_rows))), 5.5))
-        # Blue: the row is good news for Tessera (see favours_tessera); orange: it is not.
-        colors = ["#3b7dd8" if favours_tessera(r) else "#d8603b" for r in ratio_rows]
+        colors = [bar_colour(r) for r in ratio_rows]
         ax.bar(range(len(med)), med, yerr=[lo, hi], color=colors, capsize=3)
         ax.set_yscale("log")  # ratios of 0.1 and 10 are equally far from parity
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(med)), labels, fontsize=6, rotation=90)
         ax.set_ylabel("reference time / contender time")
         ax.set_title(f"{bench}: time ratio to the reference (bars: median, whiskers: min-max;\n"
-                     "blue: in Tessera's favour)", fontsize=9)
+                     "blue: in Tessera's favour, orange: not, grey: Tessera against Tessera)", fontsize=9)
         fig.tight_layout()
         name = f"{bench}-ratios.svg"
         if write:
