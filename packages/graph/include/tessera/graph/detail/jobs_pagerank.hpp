@@ -58,6 +58,15 @@ TESSERA_INLINE_FUNCTION void lane_sums(const R& range, const C& c, double (&s)[W
   }
 }
 
+// The per-lane constants a PageRank sweep reads. At namespace scope: nvcc
+// refuses a type local to a function in a variable its device lambdas capture.
+template <int W>
+struct pagerank_lane_consts {
+  double d[W];      // damping
+  double scale[W];  // (1 - d) + d * dangling: times p_k(v) gives the teleport term
+  int write[W];     // 1: the lane is a live job whose ranks are still updated
+};
+
 // One batch: jobs col0 .. col0+count-1 of the rank matrix (n x P), count <= W.
 // damping[k], teleport (n x W, column k = p_k) given per lane; returns the
 // iterations each lane ran in iterations[k].
@@ -80,12 +89,7 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
   tessera::View<double**, tessera::LayoutRight, SS> partial("graph::jobs::pagerank::partial", nblocks, 2 * W);
   auto partial_h = tessera::create_mirror_view(tessera::HostSpace(), partial);
 
-  struct lane_consts {
-    double d[W];       // damping
-    double scale[W];   // (1 - d) + d * dangling: times p_k(v) gives the teleport term
-    int write[W];      // 1: the lane is a live job whose ranks are still updated
-  };
-  lane_consts lc{};
+  pagerank_lane_consts<W> lc{};
   for (int k = 0; k < W; ++k) {
     lc.d[k] = k < count ? damping[std::size_t(k)] : 0.0;
     lc.write[k] = k < count ? 1 : 0;
@@ -108,7 +112,7 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
   int live = count;
   for (int it = 1; it <= max_iterations && live > 0; ++it) {
     for (int k = 0; k < W; ++k) lc.scale[k] = (1.0 - lc.d[k]) + lc.d[k] * dangling[k];
-    const lane_consts c = lc;
+    const pagerank_lane_consts<W> c = lc;
     if constexpr (graph_traits<G>::has_in_edges) {
       tessera::parallel_for(
           "graph::jobs::pagerank::pull", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nblocks, 1),
