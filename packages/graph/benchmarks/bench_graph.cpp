@@ -46,7 +46,8 @@
 //  bfs   Tessera: breadth_first_search with bfs_parents_visitor (gapbs's BFS
 //        output is a parent array too); gapbs bfs -r SOURCE; GraphBLAS:
 //        parents by direction-optimizing masked vxm (push) / mxv (pull),
-//        see gb_bfs. Checked: reached count and levels against a serial
+//        see gb_bfs, and the same giving levels only (gb_bfs_levels, its
+//        fastest form: less output than parents). Checked: reached count and levels against a serial
 //        BFS, both parent trees, gapbs's "BFS Tree has N nodes".
 //  cc    connected_components (Afforest) vs gapbs cc (Afforest); component
 //        count and largest component against union-find and gapbs's output.
@@ -360,13 +361,14 @@ struct gb_graph {
   GrB_Matrix L = nullptr;   // strict lower triangle (BOOL)
   GrB_Vector dout = nullptr;
   GrB_Vector parent = nullptr, frontier = nullptr;      // BFS: INT64 parents, the frontier with its parents
+  GrB_Vector level = nullptr, reached = nullptr;        // BFS giving levels: INT32 levels, BOOL frontier
   GrB_Descriptor push = nullptr, pull = nullptr;        // BFS: replace, complemented structural mask; saxpy / dot
   GrB_Vector rank = nullptr, scaled = nullptr, kept = nullptr;  // PageRank: r, r ./ dout, r where dout exists
   ~gb_graph() {
     GrB_Matrix_free(&A);
     GrB_Matrix_free(&Af);
     GrB_Matrix_free(&L);
-    for (GrB_Vector* v : {&dout, &parent, &frontier, &rank, &scaled, &kept}) GrB_Vector_free(v);
+    for (GrB_Vector* v : {&dout, &parent, &frontier, &level, &reached, &rank, &scaled, &kept}) GrB_Vector_free(v);
     GrB_Descriptor_free(&push);
     GrB_Descriptor_free(&pull);
   }
@@ -391,6 +393,8 @@ void gb_build(const host_csr& g, gb_graph& gb) {
   GB_CHECK(GrB_Matrix_wait(gb.Af, GrB_MATERIALIZE));
   GB_CHECK(GrB_Matrix_wait(gb.L, GrB_MATERIALIZE));
   for (GrB_Vector* v : {&gb.parent, &gb.frontier}) GB_CHECK(GrB_Vector_new(v, GrB_INT64, g.n));
+  GB_CHECK(GrB_Vector_new(&gb.level, GrB_INT32, g.n));
+  GB_CHECK(GrB_Vector_new(&gb.reached, GrB_BOOL, g.n));
   for (GrB_Vector* v : {&gb.rank, &gb.scaled, &gb.kept}) GB_CHECK(GrB_Vector_new(v, GrB_FP64, g.n));
   for (auto [d, method] : {std::pair{&gb.push, GxB_AxB_SAXPY}, std::pair{&gb.pull, GxB_AxB_DOT}}) {
     GB_CHECK(GrB_Descriptor_new(d));
@@ -442,6 +446,43 @@ std::vector<std::int64_t> gb_bfs(const gb_graph& gb, std::int64_t n, std::int64_
     }
   }
   return parents;
+}
+
+// The same direction-optimizing BFS giving levels only (less output than
+// parents: the frontier is BOOL, found by ANY_PAIR, and a level is assigned
+// per vertex): GraphBLAS's fastest BFS here, a second peer row.
+std::vector<int> gb_bfs_levels(const gb_graph& gb, std::int64_t n, std::int64_t s, bool want = false) {
+  GB_CHECK(GrB_Vector_clear(gb.level));
+  GB_CHECK(GrB_Vector_clear(gb.reached));
+  GB_CHECK(GrB_Vector_setElement_INT32(gb.level, 0, GrB_Index(s)));
+  GB_CHECK(GrB_Vector_setElement_BOOL(gb.reached, true, GrB_Index(s)));
+  GrB_Index nq = 1, visited = 1, previous = 0;
+  bool pull = false;
+  for (int depth = 1;; ++depth) {
+    if (!pull) pull = double(nq) > double(GrB_Index(n) - visited) / 14.0;
+    else if (double(nq) < double(n) / 24.0 && nq < previous) pull = false;
+    if (pull) {
+      GB_CHECK(GxB_Vector_Option_set(gb.reached, GxB_SPARSITY_CONTROL, GxB_BITMAP));
+      GB_CHECK(GrB_mxv(gb.reached, gb.level, nullptr, GxB_ANY_PAIR_BOOL, gb.A, gb.reached, gb.pull));
+    } else {
+      GB_CHECK(GxB_Vector_Option_set(gb.reached, GxB_SPARSITY_CONTROL, GxB_SPARSE));
+      GB_CHECK(GrB_vxm(gb.reached, gb.level, nullptr, GxB_ANY_PAIR_BOOL, gb.reached, gb.A, gb.push));
+    }
+    previous = nq;
+    GB_CHECK(GrB_Vector_nvals(&nq, gb.reached));
+    if (nq == 0) break;
+    visited += nq;
+    GB_CHECK(GrB_Vector_assign_INT32(gb.level, gb.reached, nullptr, depth, GrB_ALL, GrB_Index(n), GrB_DESC_S));
+  }
+  std::vector<int> levels;
+  if (want) {
+    levels.assign(n, -1);
+    for (std::int64_t i = 0; i < n; ++i) {
+      int x = 0;
+      if (GrB_Vector_extractElement_INT32(&x, gb.level, GrB_Index(i)) == GrB_SUCCESS) levels[i] = x;
+    }
+  }
+  return levels;
 }
 
 // PageRank by vxm, 20 iterations; its vectors are gb_build's (no allocation
@@ -678,6 +719,9 @@ class runner {
         if (!ok) mismatch(case_name("bfs", t) + ": GraphBLAS parent of " + std::to_string(v) + " is " + std::to_string(q));
       }
       cs.add("graphblas push/pull (parents)", [&] { gb_bfs(*m_gb, hc.n, a.source); }, [] { return gb_threads_now(); });
+      if (gb_bfs_levels(*m_gb, hc.n, a.source, true) != a.levels) mismatch(case_name("bfs", t) + ": GraphBLAS levels");
+      cs.add("graphblas push/pull (levels)", [&] { gb_bfs_levels(*m_gb, hc.n, a.source); },
+             [] { return gb_threads_now(); });
     }
 #endif
     const auto rs = cs.run(opts(m_cfg.repeats));
