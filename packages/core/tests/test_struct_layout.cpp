@@ -246,6 +246,20 @@ TYPED_TEST(StructLayout, SubviewOfARangeSharesTheElements) {
   EXPECT_EQ(col(1).u()[0], 13.0);
   EXPECT_EQ(block(1, 2).u()[0], 24.0);
   EXPECT_FALSE(block.span_is_contiguous());
+  // Rank 5: row-major numbering, integers drop dimensions.
+  tessera::View<Mixed*****, tessera::LayoutSoA, tessera::HostSpace> v5("v5", 2, 3, 2, 4, 3);
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 2; ++c)
+        for (int d = 0; d < 4; ++d)
+          for (int e = 0; e < 3; ++e) v5(a, b, c, d, e).i() = (((a * 3 + b) * 2 + c) * 4 + d) * 3 + e;
+  auto s3 = tessera::subview(v5, 1, tessera::ALL, 0, std::make_pair(1, 3), tessera::ALL);
+  static_assert(decltype(s3)::rank == 3);
+  EXPECT_EQ(s3.extent(0), 3u);
+  EXPECT_EQ(s3.extent(1), 2u);
+  EXPECT_EQ(s3(2, 1, 2).i(), (((1 * 3 + 2) * 2 + 0) * 4 + 2) * 3 + 2);
+  EXPECT_EQ(v5.template member_data<&Mixed::i>()[71], 71) << "element k of member i is at i[k]";
+
   tessera::View<State3**, tessera::LayoutSoA, tessera::HostSpace> copy("copy", 2, 3);
   tessera::deep_copy(copy, block);  // strided AoS -> compact SoA
   EXPECT_EQ(copy(0, 0).u()[0], 12.0);

@@ -347,6 +347,30 @@ template <class D, class... P, TESSERA_IMPL_SV_T(0), TESSERA_IMPL_SV_T(1), TESSE
 auto subview(const View<D, P...>& v, A0 a0, A1 a1, A2 a2, A3 a3) {
   return detail::struct_subview_impl(v, a0, a1, a2, a3);
 }
+template <class D, class... P, TESSERA_IMPL_SV_T(0), TESSERA_IMPL_SV_T(1), TESSERA_IMPL_SV_T(2), TESSERA_IMPL_SV_T(3),
+          TESSERA_IMPL_SV_T(4)>
+  requires detail::struct_view_args<D, P...>
+auto subview(const View<D, P...>& v, A0 a0, A1 a1, A2 a2, A3 a3, A4 a4) {
+  return detail::struct_subview_impl(v, a0, a1, a2, a3, a4);
+}
+template <class D, class... P, TESSERA_IMPL_SV_T(0), TESSERA_IMPL_SV_T(1), TESSERA_IMPL_SV_T(2), TESSERA_IMPL_SV_T(3),
+          TESSERA_IMPL_SV_T(4), TESSERA_IMPL_SV_T(5)>
+  requires detail::struct_view_args<D, P...>
+auto subview(const View<D, P...>& v, A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5) {
+  return detail::struct_subview_impl(v, a0, a1, a2, a3, a4, a5);
+}
+template <class D, class... P, TESSERA_IMPL_SV_T(0), TESSERA_IMPL_SV_T(1), TESSERA_IMPL_SV_T(2), TESSERA_IMPL_SV_T(3),
+          TESSERA_IMPL_SV_T(4), TESSERA_IMPL_SV_T(5), TESSERA_IMPL_SV_T(6)>
+  requires detail::struct_view_args<D, P...>
+auto subview(const View<D, P...>& v, A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6) {
+  return detail::struct_subview_impl(v, a0, a1, a2, a3, a4, a5, a6);
+}
+template <class D, class... P, TESSERA_IMPL_SV_T(0), TESSERA_IMPL_SV_T(1), TESSERA_IMPL_SV_T(2), TESSERA_IMPL_SV_T(3),
+          TESSERA_IMPL_SV_T(4), TESSERA_IMPL_SV_T(5), TESSERA_IMPL_SV_T(6), TESSERA_IMPL_SV_T(7)>
+  requires detail::struct_view_args<D, P...>
+auto subview(const View<D, P...>& v, A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7) {
+  return detail::struct_subview_impl(v, a0, a1, a2, a3, a4, a5, a6, a7);
+}
 #undef TESSERA_IMPL_SV_T
 
 // --- deep_copy ----------------------------------------------------------------
