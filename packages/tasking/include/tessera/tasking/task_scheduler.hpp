@@ -240,23 +240,34 @@ class TaskScheduler {
     std::swap(m_counted, o.m_counted);
   }
 
-  std::size_t when_all_fanout() const {
+  // Inputs one node holds (traced: its id takes room too).
+  std::size_t when_all_fanout(bool traced) const {
     const std::size_t max = memory().max_block_size();
-    return (max - sizeof(detail::tasking::AggregateTask) - m_queue->record_extra_bytes()) /
-           sizeof(detail::tasking::TaskBase*);
+    return (max - node_request(0, traced)) / sizeof(detail::tasking::TaskBase*);
   }
+  std::size_t when_all_fanout() const { return when_all_fanout(m_queue->traced()); }
   // Bytes asked of the pool for a node of `count` inputs, and the block it takes.
-  std::size_t node_request(std::size_t count) const {
+  static constexpr std::size_t node_request(std::size_t count, bool traced) {
     return sizeof(detail::tasking::AggregateTask) + count * sizeof(detail::tasking::TaskBase*) +
-           m_queue->record_extra_bytes();
+           (traced ? detail::tasking::trace::kIdBytes : 0);
   }
-  std::size_t node_bytes(std::size_t count) const { return memory().allocate_block_size(node_request(count)); }
+  std::size_t node_bytes(std::size_t count) const {
+    return memory().allocate_block_size(node_request(count, m_queue->traced()));
+  }
 
   // when_all over input(0), ..., input(n - 1) (tasks, null for null futures).
+  // Two instantiations: the untraced one knows at compile time that records
+  // carry no id (it is what it was before tracing existed).
   template <class Input>
   future_type<void> when_all_of(std::size_t n, const Input& input) const {
+    if (queue("when_all").traced()) [[unlikely]]
+      return when_all_as<true>(n, input);
+    return when_all_as<false>(n, input);
+  }
+  template <bool Traced, class Input>
+  future_type<void> when_all_as(std::size_t n, const Input& input) const {
     using namespace detail::tasking;
-    Queue& q = queue("when_all");
+    Queue& q = *m_queue;
     // One pass over the inputs checks them and finds the first incomplete
     // one (a large when_all reads each record once here).
     std::size_t live = 0, first = n;
@@ -284,15 +295,15 @@ class TaskScheduler {
       if (TaskBase* t = input(i); t && !t->is_complete()) ++pending;
     // (A traced scheduler makes a complete node instead, which has an id:
     // the trace draws the arrows from the inputs to whoever waits on it.)
-    if (pending == 0 && !q.traced()) {
+    if (pending == 0 && !Traced) {
       WorkerState* w = in_task ? q.local() : nullptr;
       q.count_spawn(w, true);
       q.count_completed(w);
       return future_type<void>::impl_ready(&q);
     }
-    if (pending <= when_all_fanout()) {
+    if (pending <= when_all_fanout(Traced)) {
       // The common case: one node, no temporary storage.
-      const std::size_t bytes = node_request(pending);
+      const std::size_t bytes = node_request(pending, Traced);
       void* mem = q.allocate_record(bytes);
       if (!mem) return when_all_failed(q, live);
       auto* a = new (mem) AggregateTask;
@@ -305,8 +316,7 @@ class TaskScheduler {
           a->deps()[k++] = t;
         }
       init_node(a, bytes, k);
-      if (q.traced()) [[unlikely]]
-        trace_inputs(a, n, input);
+      if constexpr (Traced) trace_inputs(a, n, input);
       q.count_spawn(true);
       if (k == 0) return complete_node(q, a);
       q.continue_aggregate(a);
@@ -316,9 +326,9 @@ class TaskScheduler {
     items.reserve(pending);
     for (std::size_t i = first; i < n; ++i)
       if (TaskBase* t = input(i); t && !t->is_complete()) items.push_back(t);
-    future_type<void> all = make_when_all(items);
-    if (q.traced() && !all.is_null()) [[unlikely]]
-      trace_inputs(all.impl_task(), n, input);
+    future_type<void> all = make_when_all(items, Traced);
+    if constexpr (Traced)
+      if (!all.is_null()) trace_inputs(all.impl_task(), n, input);
     return all;
   }
 
@@ -333,10 +343,10 @@ class TaskScheduler {
   // A when_all node over `items`, or a tree of nodes when they do not fit
   // one pool block. Every block is obtained before anything is built, so a
   // full pool leaves nothing behind.
-  future_type<void> make_when_all(const std::vector<detail::tasking::TaskBase*>& items) const {
+  future_type<void> make_when_all(const std::vector<detail::tasking::TaskBase*>& items, bool traced) const {
     using namespace detail::tasking;
     Queue& q = queue("when_all");
-    const std::size_t cap = when_all_fanout();
+    const std::size_t cap = when_all_fanout(traced);
     // Child counts of the nodes, level by level (leaves first).
     std::vector<std::size_t> counts;
     for (std::size_t n = items.size();;) {
@@ -347,9 +357,9 @@ class TaskScheduler {
     }
     std::vector<void*> blocks(counts.size(), nullptr);
     for (std::size_t i = 0; i < counts.size(); ++i) {
-      blocks[i] = q.allocate_record(node_request(counts[i]));
+      blocks[i] = q.allocate_record(node_request(counts[i], traced));
       if (blocks[i] == nullptr) {
-        for (std::size_t j = 0; j < i; ++j) q.free_raw(blocks[j], node_request(counts[j]));
+        for (std::size_t j = 0; j < i; ++j) q.free_raw(blocks[j], node_request(counts[j], traced));
         return when_all_failed(q, items.size());
       }
     }
@@ -364,7 +374,7 @@ class TaskScheduler {
       for (std::size_t b = 0; b < level.size(); b += cap, ++node) {
         const std::size_t n = counts[node];
         auto* a = new (blocks[node]) AggregateTask;
-        init_node(a, node_request(n), n);
+        init_node(a, node_request(n, traced), n);
         for (std::size_t i = 0; i < n; ++i) {
           if (leaves) TaskQueueBase::retain(level[b + i]);  // inner nodes adopt their children's reference
           a->deps()[i] = level[b + i];
@@ -499,8 +509,9 @@ TaskPolicy<E> TaskTeam(const BasicFuture<T, TaskScheduler<E>>& dep, TaskPriority
 
 namespace detail::tasking {
 
-template <bool from_host, class E, class F>
-auto spawn(const TaskPolicy<E>& policy, F&& functor) {
+// traced: the scheduler records task timelines (its records carry an id).
+template <bool from_host, bool traced, class E, class F>
+auto spawn_as(const TaskPolicy<E>& policy, F&& functor) {
   using Functor = std::decay_t<F>;
   using Scheduler = TaskScheduler<E>;
   using Member = typename Scheduler::member_type;
@@ -531,17 +542,14 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor) {
     throw_bad_policy(std::string(where) + ": the dependence belongs to another scheduler");
   if (dep && dep->is_complete()) dep = nullptr;  // nothing to wait for (and no reference to take)
   // A traced scheduler's records hold their id after the task (task_trace.hpp).
-  constexpr std::size_t task_bytes = sizeof(TaskT);
-  const bool traced = q->traced();
-  const std::size_t bytes = traced ? task_bytes + trace::kIdBytes : task_bytes;
+  constexpr std::size_t bytes = sizeof(TaskT) + (traced ? trace::kIdBytes : 0);
   if (bytes > q->pool_max_block()) [[unlikely]]
     throw_task_too_large(where, demangle(typeid(Functor)), bytes, q->pool_max_block());
   if (!from_host) q->run_ready_inline();
   // This queue's worker (null on host threads, and on workers of another
   // scheduler, which spawn here as host threads do).
   WorkerState* const w = from_host ? nullptr : q->local();
-  // (Two calls, so that the untraced one keeps a constant size class.)
-  void* mem = traced ? q->allocate_record(w, task_bytes + trace::kIdBytes) : q->allocate_record(w, task_bytes);
+  void* mem = q->allocate_record(w, bytes);
   if (!mem) [[unlikely]] {
     q->count_failed_spawn();
     if (!from_host) return Future();
@@ -569,13 +577,26 @@ auto spawn(const TaskPolicy<E>& policy, F&& functor) {
   t->alloc_bytes = static_cast<std::uint32_t>(bytes);
   t->refs.store(1, std::memory_order_relaxed);  // the future
   t->dep = dep;
-  if (traced) [[unlikely]]
-    trace::on_spawn(t, policy.impl_dependence());
+  if constexpr (traced) trace::on_spawn(t, policy.impl_dependence());
   TaskQueueBase::retain(dep);
   TaskQueueBase::HostSpawning host_spawning(w == nullptr ? q : nullptr);
   q->count_spawn(w, false);
   q->schedule(w, t);
   return Future(t, adopt_t{});
+}
+
+template <bool from_host, class E, class F>
+[[gnu::noinline]] auto spawn_traced(const TaskPolicy<E>& policy, F&& functor) {
+  return spawn_as<from_host, true>(policy, std::forward<F>(functor));
+}
+
+// Two instantiations: the untraced one is what spawn was before tracing
+// existed (a record size known at compile time); one branch chooses.
+template <bool from_host, class E, class F>
+auto spawn(const TaskPolicy<E>& policy, F&& functor) {
+  if (policy.impl_queue()->traced()) [[unlikely]]
+    return spawn_traced<from_host>(policy, std::forward<F>(functor));
+  return spawn_as<from_host, false>(policy, std::forward<F>(functor));
 }
 
 }  // namespace detail::tasking
