@@ -90,40 +90,51 @@ TYPED_TEST(FemAssemblyTest, StrategiesAgreeWithASerialLoop) {
       ASSERT_EQ(A.values()[k], (ref.at({i, A.col_idx()[k]}))) << "element map, entry " << i << ", " << A.col_idx()[k];
   }
 
-  // (b) colouring sums in colour order (elements of a colour in element
-  // order): the serial loop over that order, bit for bit.
-  assembler.assemble(kernel, fem::AssemblyStrategy::Colouring);
-  EXPECT_GT(assembler.num_colours(), 1);
-  std::vector<std::int64_t> colour_order;
-  {
-    // The same greedy rule, written out here: smallest colour unused by any
-    // earlier element sharing a node.
-    std::vector<int> colour(std::size_t(mesh.num_elements()));
-    std::vector<std::set<std::int64_t>> at_node(std::size_t(mesh.num_nodes()));
+  // (b) colouring sums in colour order (blocks of a colour in block order,
+  // elements of a block in element order): the serial loop over that order,
+  // bit for bit. Blocks of 64 (the host default), single elements (the
+  // device default) and 7 (a last block shorter than the others).
+  EXPECT_EQ(assembler.colouring_block(), tessera::is_host_execution_space<Space>::value ? 64 : 1);
+  for (std::int64_t B : {std::int64_t(64), std::int64_t(1), std::int64_t(7)}) {
+    assembler.set_colouring_block(B);
+    assembler.assemble(kernel, fem::AssemblyStrategy::Colouring);
+    // The same greedy rule, written out here: a block takes the smallest
+    // colour unused by any earlier block sharing a node with it.
+    const std::int64_t nblocks = (mesh.num_elements() + B - 1) / B;
+    auto colour = std::vector<int>(std::size_t(nblocks));
+    std::vector<std::set<std::int64_t>> at_node(std::size_t(mesh.num_nodes()));  // earlier blocks at a node
     int ncol = 0;
-    for (std::int64_t e = 0; e < mesh.num_elements(); ++e) {
+    for (std::int64_t k = 0; k < nblocks; ++k) {
       std::set<int> used;
-      for (int a = 0; a < mesh.nodes_per_element(); ++a)
-        for (std::int64_t f : at_node[std::size_t(mesh.elements(e, a))]) used.insert(colour[std::size_t(f)]);
+      for (std::int64_t e = k * B; e < std::min(mesh.num_elements(), (k + 1) * B); ++e)
+        for (int a = 0; a < mesh.nodes_per_element(); ++a)
+          for (std::int64_t j : at_node[std::size_t(mesh.elements(e, a))]) used.insert(colour[std::size_t(j)]);
       int c = 0;
       while (used.count(c)) ++c;
-      colour[std::size_t(e)] = c;
+      colour[std::size_t(k)] = c;
       ncol = std::max(ncol, c + 1);
-      for (int a = 0; a < mesh.nodes_per_element(); ++a) at_node[std::size_t(mesh.elements(e, a))].insert(e);
+      for (std::int64_t e = k * B; e < std::min(mesh.num_elements(), (k + 1) * B); ++e)
+        for (int a = 0; a < mesh.nodes_per_element(); ++a) at_node[std::size_t(mesh.elements(e, a))].insert(k);
     }
-    EXPECT_EQ(assembler.num_colours(), ncol);
+    EXPECT_EQ(assembler.num_colours(), ncol) << "block " << B;
+    if (B == 1) {
+      EXPECT_GT(ncol, 10);
+    }
+    std::vector<std::int64_t> colour_order;
     for (int c = 0; c < ncol; ++c)
-      for (std::int64_t e = 0; e < mesh.num_elements(); ++e)
-        if (colour[std::size_t(e)] == c) colour_order.push_back(e);
-  }
-  std::vector<double> col_rhs;
-  const auto col_ref = serial_reference(mesh, kernel, colour_order, col_rhs);
-  A = assembler.matrix();
-  b = assembler.rhs();
-  for (std::int64_t i = 0; i < A.num_rows(); ++i) {
-    EXPECT_EQ(b(i), col_rhs[std::size_t(i)]) << "rhs " << i;
-    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k)
-      ASSERT_EQ(A.values()[k], (col_ref.at({i, A.col_idx()[k]}))) << "colouring, entry " << i << ", " << A.col_idx()[k];
+      for (std::int64_t k = 0; k < nblocks; ++k)
+        if (colour[std::size_t(k)] == c)
+          for (std::int64_t e = k * B; e < std::min(mesh.num_elements(), (k + 1) * B); ++e) colour_order.push_back(e);
+    std::vector<double> col_rhs;
+    const auto col_ref = serial_reference(mesh, kernel, colour_order, col_rhs);
+    A = assembler.matrix();
+    b = assembler.rhs();
+    for (std::int64_t i = 0; i < A.num_rows(); ++i) {
+      ASSERT_EQ(b(i), col_rhs[std::size_t(i)]) << "rhs " << i << ", block " << B;
+      for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k)
+        ASSERT_EQ(A.values()[k], (col_ref.at({i, A.col_idx()[k]})))
+            << "colouring, entry " << i << ", " << A.col_idx()[k] << ", block " << B;
+    }
   }
 
   // (a) ScatterView: thread-dependent order, equal to rounding.

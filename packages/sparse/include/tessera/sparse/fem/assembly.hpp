@@ -19,10 +19,12 @@
 //    binary search in its row and added through a tessera::ScatterView
 //    (per-thread copies on Threads/OpenMP, atomics on CUDA, plain on
 //    Serial). Sums in a thread-dependent order: equal to rounding.
-//  - Colouring: elements coloured greedily so that no two elements of one
-//    colour share a node; one parallel loop per colour, plain '+='. No
-//    atomics; every value sums its contributions in colour order, so the
-//    result is the same bits on every back-end and thread count.
+//  - Colouring: blocks of consecutive elements (64 on host spaces, single
+//    elements on devices) coloured greedily so that no two blocks of one
+//    colour share a node; one parallel loop per colour over its blocks,
+//    plain '+='. No atomics; every value sums its contributions in colour
+//    order (element order inside a block), so the result is the same bits
+//    on every back-end and thread count.
 //  - ElementMap: the element-to-value map (for each element entry, its
 //    position in values) precomputed and inverted once; assembly computes
 //    all element matrices in parallel into a buffer, then each value gathers
@@ -140,6 +142,13 @@ class Assembler {
   std::int64_t num_elements() const { return m_nelem; }
   int dofs_per_node() const { return m_dpn; }
   int num_colours() const { return int(m_colour_begin.size()) - 1; }
+  // Consecutive elements coloured as one (64 on host spaces, 1 on devices).
+  std::int64_t colouring_block() const { return m_colour_block; }
+  void set_colouring_block(std::int64_t elements) {
+    if (elements < 1) throw sparse_error("fem::Assembler::set_colouring_block: " + std::to_string(elements));
+    if (elements != m_colour_block) m_colour_begin.clear();  // recoloured on next use
+    m_colour_block = elements;
+  }
   const Mesh& mesh() const { return m_mesh; }
 
   // The arrays on Exec (values and right-hand side as last assembled).
@@ -148,12 +157,15 @@ class Assembler {
   values_view values() const { return m_values; }
   values_view rhs_view() const { return m_rhs; }
 
+  // Steps of the constructor and of prepare(). Public only because nvcc's
+  // extended lambdas may not live in private member functions; not API.
+  void build_pattern();
+  void build_element_map();
+
  private:
   template <class Kernel>
   void check_kernel() const;
-  void build_pattern();
   void build_colouring();
-  void build_element_map();
 
   Mesh m_mesh;
   int m_dpn = 1, m_npe = 0, m_dim = 0;
@@ -165,9 +177,11 @@ class Assembler {
   row_map_view m_row_map;
   index_view m_col_idx;
   values_view m_values, m_rhs;
-  // Colouring: elements of colour c are m_colour_elems[m_colour_begin[c] .. m_colour_begin[c+1]).
+  // Colouring: the blocks of colour c are m_colour_blocks[m_colour_begin[c] .. m_colour_begin[c+1]);
+  // block k holds elements [k * m_colour_block, (k + 1) * m_colour_block).
+  std::int64_t m_colour_block = is_host_execution_space<Exec>::value ? 64 : 1;
   std::vector<std::int64_t> m_colour_begin;
-  View<std::int32_t*, Exec> m_colour_elems;
+  View<std::int32_t*, Exec> m_colour_blocks;
   // Element map, inverted: value k sums m_ke(m_contrib(m_contrib_ptr(k) .. m_contrib_ptr(k+1))).
   View<std::int64_t*, Exec> m_contrib_ptr, m_contrib;
   View<double*, Exec> m_ke, m_fe;
@@ -267,8 +281,13 @@ void Assembler<Exec>::build_pattern() {
   m_col_idx = ci;
 }
 
-// Greedy colouring in element order on the host (setup, run once): an
-// element takes the smallest colour none of its node-neighbours holds.
+// Greedy colouring on the host (setup, run once) of blocks of
+// colouring_block() consecutive elements: a block takes the smallest colour
+// that no block sharing a node with it holds. A colour's loop gives each
+// thread whole blocks, so neighbouring elements (numbered together, as the
+// generators and most mesh files do) are assembled together and the values
+// they share stay in cache; colouring single elements instead scatters each
+// colour over the whole mesh, and every colour re-reads the values array.
 template <class Exec>
 void Assembler<Exec>::build_colouring() {
   auto elems = create_mirror_view(m_elements);
@@ -277,33 +296,35 @@ void Assembler<Exec>::build_colouring() {
   deep_copy(ptr, m_node_elem_ptr);
   auto list = create_mirror_view(m_node_elem);
   deep_copy(list, m_node_elem);
-  std::vector<int> colour(std::size_t(m_nelem), -1);
-  std::vector<std::int64_t> taken;  // taken[c] == e: colour c is used by a neighbour of e
+  const std::int64_t B = m_colour_block, nblocks = (m_nelem + B - 1) / B;
+  std::vector<int> colour(std::size_t(nblocks), -1);
+  std::vector<std::int64_t> taken;  // taken[c] == k: colour c is held by a neighbour of block k
   int ncolours = 0;
-  for (std::int64_t e = 0; e < m_nelem; ++e) {
-    for (int a = 0; a < m_npe; ++a) {
-      const std::int32_t node = elems(e, a);
-      for (std::int64_t k = ptr(node); k < ptr(node + 1); ++k) {
-        const int c = colour[std::size_t(list(k))];
-        if (c >= 0) taken[std::size_t(c)] = e;
+  for (std::int64_t k = 0; k < nblocks; ++k) {
+    for (std::int64_t e = k * B; e < std::min(m_nelem, (k + 1) * B); ++e)
+      for (int a = 0; a < m_npe; ++a) {
+        const std::int32_t node = elems(e, a);
+        for (std::int64_t j = ptr(node); j < ptr(node + 1); ++j) {
+          const int c = colour[std::size_t(list(j) / B)];
+          if (c >= 0) taken[std::size_t(c)] = k;
+        }
       }
-    }
     int c = 0;
-    while (c < ncolours && taken[std::size_t(c)] == e) ++c;
+    while (c < ncolours && taken[std::size_t(c)] == k) ++c;
     if (c == ncolours) {
       ++ncolours;
       taken.push_back(-1);
     }
-    colour[std::size_t(e)] = c;
+    colour[std::size_t(k)] = c;
   }
   m_colour_begin.assign(std::size_t(ncolours) + 1, 0);
   for (int c : colour) ++m_colour_begin[std::size_t(c) + 1];
   for (int c = 0; c < ncolours; ++c) m_colour_begin[std::size_t(c) + 1] += m_colour_begin[std::size_t(c)];
-  View<std::int32_t*, HostSpace> sorted("fem::colour_elements", m_nelem);
+  View<std::int32_t*, HostSpace> sorted("fem::colour_blocks", nblocks);
   std::vector<std::int64_t> pos(m_colour_begin.begin(), m_colour_begin.end() - 1);
-  for (std::int64_t e = 0; e < m_nelem; ++e) sorted(pos[std::size_t(colour[std::size_t(e)])]++) = std::int32_t(e);
-  m_colour_elems = View<std::int32_t*, Exec>("fem::colour_elements", m_nelem);
-  deep_copy(m_colour_elems, sorted);
+  for (std::int64_t k = 0; k < nblocks; ++k) sorted(pos[std::size_t(colour[std::size_t(k)])]++) = std::int32_t(k);
+  m_colour_blocks = View<std::int32_t*, Exec>("fem::colour_blocks", nblocks);
+  deep_copy(m_colour_blocks, sorted);
 }
 
 // The element-to-value map (entry (e, A, B) -> its position in values),
@@ -410,22 +431,26 @@ void Assembler<Exec>::assemble(const Kernel& kernel, AssemblyStrategy strategy) 
   } else if (strategy == AssemblyStrategy::Colouring) {
     deep_copy(Exec(), m_values, 0.0);
     deep_copy(Exec(), m_rhs, 0.0);
-    const auto order = m_colour_elems;
+    const auto blocks = m_colour_blocks;
+    const std::int64_t B = m_colour_block, nelem = m_nelem;
     for (std::size_t c = 0; c + 1 < m_colour_begin.size(); ++c)
       parallel_for(
           "fem::assemble_colour", RangePolicy<Exec>(m_colour_begin[c], m_colour_begin[c + 1]),
           TESSERA_LAMBDA(std::int64_t k) {
-            const std::int64_t e = order(k);
-            double x[n * D], Ke[m * m], fe[m];
-            detail::gather_coordinates<n, D>(coords, elems, e, x);
-            kernel(x, Ke, fe);
-            for (int A = 0; A < m; ++A) {
-              const std::int32_t row = elems(e, A / dpn) * dpn + A % dpn;
-              rhs(row) += fe[A];
-              double* rv = vals.data();
-              for (int B = 0; B < m; ++B) {
-                const std::int32_t col = elems(e, B / dpn) * dpn + B % dpn;
-                rv[detail::find_column(ci.data(), rm(row), rm(row + 1), col)] += Ke[A * m + B];
+            const std::int64_t first = std::int64_t(blocks(k)) * B;
+            const std::int64_t last = first + B < nelem ? first + B : nelem;
+            for (std::int64_t e = first; e < last; ++e) {
+              double x[n * D], Ke[m * m], fe[m];
+              detail::gather_coordinates<n, D>(coords, elems, e, x);
+              kernel(x, Ke, fe);
+              for (int A = 0; A < m; ++A) {
+                const std::int32_t row = elems(e, A / dpn) * dpn + A % dpn;
+                rhs(row) += fe[A];
+                double* rv = vals.data();
+                for (int Bc = 0; Bc < m; ++Bc) {
+                  const std::int32_t col = elems(e, Bc / dpn) * dpn + Bc % dpn;
+                  rv[detail::find_column(ci.data(), rm(row), rm(row + 1), col)] += Ke[A * m + Bc];
+                }
               }
             }
           });
