@@ -5,10 +5,11 @@
 //  * flux difference over a 2-D shallow-water state (h, hu, hv and a
 //    validity flag) on an nx x nx grid: out = u - cx (F(E) - F(W)) - cy (G(N) - G(S)).
 // Contenders per kernel and back-end:
-//  - separate Views: one View per member, the kernel written against them
+//  - "separate Views": one View per member, the kernel written against them
 //    (the reference: a LayoutSoA View must cost nothing over it);
-//  - View<S*, LayoutSoA> and View<S*, LayoutAoS>: one kernel, written once;
-//  - plain View<S*>: an array of structs with the kernel on its members.
+//  - "LayoutSoA View", "LayoutAoS View": View<S*, LayoutSoA> and
+//    View<S*, LayoutAoS>, one kernel written once for both;
+//  - "plain View of structs": View<S*>, the kernel on the struct's members.
 // Ratio column: the separate Views' time / the row's time per repetition
 // (1: as fast as hand-written separate Views). Every contender's answer is
 // checked after the runs (closed form for the push; the reference's values
@@ -314,9 +315,9 @@ void bench_space(const tessera::bench::Report& report, const tessera::bench::Int
     PushCase<Exec> c(n, steps);
     std::vector<Contender> cs;
     cs.push_back({"separate Views", [&] { c.push_separate(); }, threads});
-    cs.push_back({"View<Particle*, LayoutSoA>", [&] { c.push_struct(c.soa); }, threads, 0});
-    cs.push_back({"View<Particle*, LayoutAoS>", [&] { c.push_struct(c.aos); }, threads, 0});
-    cs.push_back({"plain View<Particle*>", [&] { c.push_plain(); }, threads, 0});
+    cs.push_back({"LayoutSoA View", [&] { c.push_struct(c.soa); }, threads, 0});
+    cs.push_back({"LayoutAoS View", [&] { c.push_struct(c.aos); }, threads, 0});
+    cs.push_back({"plain View of structs", [&] { c.push_plain(); }, threads, 0});
     auto results = tessera::bench::run_interleaved(cs, opt);
     c.check(opt.warmup + opt.repeats);
     // ns per particle step
@@ -327,9 +328,9 @@ void bench_space(const tessera::bench::Report& report, const tessera::bench::Int
     StencilCase<Exec> c(nx);
     std::vector<Contender> cs;
     cs.push_back({"separate Views", [&] { c.run_separate(); }, threads});
-    cs.push_back({"View<State*, LayoutSoA>", [&] { c.run_struct(c.soa, c.soa_out); }, threads, 0});
-    cs.push_back({"View<State*, LayoutAoS>", [&] { c.run_struct(c.aos, c.aos_out); }, threads, 0});
-    cs.push_back({"plain View<State*>", [&] { c.run_plain(); }, threads, 0});
+    cs.push_back({"LayoutSoA View", [&] { c.run_struct(c.soa, c.soa_out); }, threads, 0});
+    cs.push_back({"LayoutAoS View", [&] { c.run_struct(c.aos, c.aos_out); }, threads, 0});
+    cs.push_back({"plain View of structs", [&] { c.run_plain(); }, threads, 0});
     auto results = tessera::bench::run_interleaved(cs, opt);
     c.check();
     const double cells = double(nx - 2) * double(nx - 2);
