@@ -4,6 +4,7 @@
 #include <tessera/tasking/detail/task_queue.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -34,6 +35,7 @@ struct Registry {
   std::mutex mutex;
   std::vector<std::unique_ptr<OwnedLog>> logs;  // of the current generation
   std::atomic<std::int64_t> budget{0};          // events that may still be kept
+  std::int64_t ticks0 = 0, ns0 = 0;             // the clock when the generation's first log was made
   std::int64_t max_events = kDefaultMaxEvents;
   Registry() { reset_budget(); }
   void reset_budget() {
@@ -60,9 +62,26 @@ void flush(profiling::TraceWriter& out);
 
 }  // namespace
 
+// Whether Linux keeps time with the TSC (see "Clock" in task_trace.hpp).
+bool kernel_clock_is_tsc() {
+#if defined(__x86_64__)
+  std::FILE* f = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (!f) return false;
+  char name[32] = {};
+  const bool tsc = std::fgets(name, sizeof name, f) && std::string(name) == "tsc\n";
+  std::fclose(f);
+  return tsc;
+#else
+  return false;
+#endif
+}
+
 ThreadLog* new_thread_log() {
   static std::once_flag registered;
-  std::call_once(registered, [] { profiling::add_trace_flush(&flush); });
+  std::call_once(registered, [] {
+    g_use_tsc = kernel_clock_is_tsc() && !std::getenv("TESSERA_TRACE_NO_TSC");
+    profiling::add_trace_flush(&flush);
+  });
   Registry& r = registry();
   auto owned = std::make_unique<OwnedLog>();
   owned->tid = profiling::trace_thread_id();
@@ -70,6 +89,10 @@ ThreadLog* new_thread_log() {
   {
     std::lock_guard<std::mutex> lock(r.mutex);
     log->next_id = std::uint64_t(r.logs.size() + 1) << kIdCounterBits;
+    if (r.logs.empty()) {
+      r.ns0 = profiling::trace_clock_ns();
+      r.ticks0 = now();
+    }
     r.logs.push_back(std::move(owned));
   }
   t_log_generation = g_generation.load(std::memory_order_relaxed);
@@ -185,6 +208,12 @@ void flush(profiling::TraceWriter& out) {
   g_generation.fetch_add(1, std::memory_order_relaxed);
   const std::int64_t max_events = r.max_events;
   r.reset_budget();
+  // Ticks to nanoseconds (the identity without the TSC).
+  const std::int64_t ticks1 = now(), ns1 = profiling::trace_clock_ns();
+  const long double ns_per_tick =
+      g_use_tsc && ticks1 > r.ticks0 ? (long double)(ns1 - r.ns0) / (long double)(ticks1 - r.ticks0) : 1.0L;
+  const std::int64_t ticks0 = g_use_tsc ? r.ticks0 : 0, ns0 = g_use_tsc ? r.ns0 : 0;
+  auto to_ns = [&](std::int64_t t) { return ns0 + std::int64_t(std::llround((long double)(t - ticks0) * ns_per_tick)); };
 
   // Sorted vectors and binary searches, not hash maps: a flush may handle
   // millions of events.
@@ -202,7 +231,7 @@ void flush(profiling::TraceWriter& out) {
       for (const Event* e = begin; e != end; ++e) {
         switch (e->kind) {
           case EventKind::Run:
-            runs.push_back(Run{e->start, e->end, e->id, reinterpret_cast<const std::type_info*>(e->other), log->tid,
+            runs.push_back(Run{to_ns(e->start), to_ns(e->end), e->id, reinterpret_cast<const std::type_info*>(e->other), log->tid,
                                e->team_rank, e->team_size, e->priority});
             break;
           case EventKind::Wait: waits.push_back(*e); break;
@@ -306,7 +335,7 @@ void flush(profiling::TraceWriter& out) {
   for (const Event& w : waits) {
     const TaskRuns* waiter = find_task(w.id);
     if (waiter == nullptr) continue;  // cancelled, or ran after the trace
-    const Run* to = next_run(*waiter, w.start);
+    const Run* to = next_run(*waiter, w.start == 0 ? 0 : to_ns(w.start));
     if (to == nullptr) continue;
     stack.assign(1, w.other);
     named.clear();

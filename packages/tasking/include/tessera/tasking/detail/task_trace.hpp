@@ -17,12 +17,21 @@
 //    dependence is flattened through when_all Inputs to tasks, and each such
 //    task's last run is where the arrow starts.
 // Ids: the thread's log number in the high bits, a counter in the low ones.
+// Clock: reading the time is most of what a traced run costs. Where Linux
+// itself keeps time with the TSC (its clocksource is "tsc": the counters of
+// all cores run at one rate and agree, which the kernel checks at boot), a
+// run reads the TSC (rdtsc) and the flush converts ticks to the trace's
+// nanoseconds from two (ticks, ns) pairs taken when the first log was made
+// and when the trace closes; elsewhere it reads profiling::trace_clock_ns().
 #include <tessera/core/trace_sink.hpp>
 #include <tessera/tasking/detail/task_base.hpp>
 
 #include <cstdint>
 #include <new>
 #include <typeinfo>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 namespace tessera::detail::tasking::trace {
 
@@ -34,8 +43,8 @@ enum class EventKind : std::uint8_t { Run, Wait, Input };
 struct Event {
   std::uint64_t id;     // Run: the task; Wait: the waiting task; Input: the when_all
   std::uint64_t other;  // Run: its functor's std::type_info*; Wait: the dependence; Input: one input
-  std::int64_t start;   // Run: start (ns); Wait: start of the declaring run of the waiter (0: its spawn)
-  std::int64_t end;     // Run: end (ns)
+  std::int64_t start;   // Run: start (now()); Wait: start of the declaring run of the waiter (0: its spawn)
+  std::int64_t end;     // Run: end
   EventKind kind;
   std::uint8_t priority;  // Run: the priority it ran at
   std::uint16_t team_rank, team_size;  // Run: member of a team task (0, 1 for single tasks)
@@ -51,6 +60,15 @@ struct ThreadLog {
   std::uint64_t next_id = 0;    // (log number << kIdCounterBits) + counter
   std::int64_t run_start = 0;   // start of the run this thread is inside (0: none)
 };
+
+// Whether events carry TSC ticks (set once, before the first event).
+inline bool g_use_tsc = false;
+inline std::int64_t now() noexcept {
+#if defined(__x86_64__)
+  if (g_use_tsc) return static_cast<std::int64_t>(__rdtsc());
+#endif
+  return profiling::trace_clock_ns();
+}
 
 // Trace generations: a log belongs to the trace that was open when it was
 // made; a thread whose t_log_generation is stale asks for a new one.
@@ -113,7 +131,7 @@ void run(TaskBase* t, int rank, int team_size, Call&& call) {
   ThreadLog& l = log();
   const std::uint8_t priority = t->priority;  // a respawn may change it while the functor runs
   const std::int64_t saved = l.run_start;
-  const std::int64_t start = profiling::trace_clock_ns();
+  const std::int64_t start = now();
   l.run_start = start;
   // Recorded however the functor ends (a team member may leave by an exception).
   struct Record {
@@ -123,7 +141,7 @@ void run(TaskBase* t, int rank, int team_size, Call&& call) {
     int rank, team_size;
     std::uint8_t priority;
     ~Record() {
-      const std::int64_t end = profiling::trace_clock_ns();
+      const std::int64_t end = now();
       l.run_start = saved;
       next_event(l) = Event{id_of(t),
                             reinterpret_cast<std::uintptr_t>(t->vt->functor_type),
