@@ -461,3 +461,33 @@ TYPED_TEST(GraphAlgorithms, DeltaSteppingMatchesDijkstra) {
   run(G(), true, 0.3);
   run(D(), false, 5.0);
 }
+
+// Large enough that rounds run in parallel (frontiers of thousands of edges)
+// and workers drain their own bins of the current bucket; bucket widths from
+// below the smallest weight to above the largest distance (one bucket).
+TYPED_TEST(GraphAlgorithms, DeltaSteppingOnALargeGraphMatchesDijkstraForEveryBucketWidth) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  const std::int64_t n = 20000;
+  auto el = random_edges(n, 160000, 77);
+  for (std::int64_t i = 0; i < el.size(); ++i) el.weights.push_back(double(1 + (i * 7919) % 255));
+  tessera::View<std::int64_t*, typename G::space_type> origin;
+  G g(el, tg::build_options::simple(), &origin);
+  tg::edge_property_map<G, double> w(g);
+  auto hw = tg::detail::to_space<double, typename G::space_type>("w", el.weights);
+  gather_weights<TypeParam>(w.size(), w.view(), hw, origin);
+  std::vector<std::vector<std::pair<std::int64_t, double>>> a(static_cast<std::size_t>(n));
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  for (std::int64_t i = 0; i < el.size(); ++i) {
+    auto u = el.src[i], v = el.dst[i];
+    if (u == v || !seen.insert({std::min(u, v), std::max(u, v)}).second) continue;
+    a[u].push_back({v, el.weights[i]});
+    a[v].push_back({u, el.weights[i]});
+  }
+  const auto want = graph_ref::dijkstra(a, 5);
+  for (double delta : {0.5, 1.0, 16.0, 255.0, 1e9}) {
+    tg::vertex_property_map<G, double> dist(g);
+    tg::delta_stepping_shortest_paths(g, 5, w, dist, delta);
+    const auto got = tg::detail::to_host_vector(dist.view());
+    for (std::size_t v = 0; v < want.size(); ++v) ASSERT_EQ(got[v], want[v]) << "vertex " << v << ", delta " << delta;
+  }
+}

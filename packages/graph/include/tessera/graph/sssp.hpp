@@ -16,11 +16,16 @@
 //
 // Host spaces work on frontiers: a round relaxes only the vertices queued for
 // the current bucket, and each improved vertex is queued in the bin of its
-// new bucket, one set of bins per pool thread (no shared counter), so a round
-// costs its frontier's edges, not a pass over all vertices; the next round
-// takes the lowest non-empty bin of all threads (gapbs's sssp does the same).
-// Rounds with few edges run on the calling thread. Device spaces keep the
-// vertex-parallel form: every pass checks every vertex's active flag.
+// new bucket, one set of bins per worker (no shared counter), so a round
+// costs its frontier's edges, not a pass over all vertices. A worker that
+// has finished its share of the round goes on with its own bin of the
+// current bucket while that bin is small, without waiting for the others
+// (the relaxations are monotone atomic minima, so the order does not change
+// the distances); the next round takes the lowest non-empty bin of all
+// workers, which become its frontier in place (no copy). gapbs's sssp works
+// the same way. Rounds with few edges run on the calling thread. Device
+// spaces keep the vertex-parallel form: every pass checks every vertex's
+// active flag.
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
@@ -29,6 +34,7 @@
 #include <string>
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 namespace tessera::graph {
@@ -48,60 +54,94 @@ void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descr
   const Exec exec;
   tessera::parallel_for("graph::sssp::init", tessera::RangePolicy<Exec>(0, n), [=](std::int64_t v) { dist[v] = inf; });
   dist[source] = T(0);
-  // bins[t][b]: vertices thread t queued for bucket b (duplicates allowed;
-  // an entry is stale when its vertex has since settled in a lower bucket).
-  const int nt = exec.concurrency();
-  std::vector<std::vector<std::vector<V>>> bins(static_cast<std::size_t>(nt));
-  std::vector<V> frontier{source};
-  std::size_t b = 0;  // the current bucket
+  // One worker per pool thread; worker w owns bins[w] (bins[w][k]: vertices
+  // it queued for bucket k; duplicates allowed, an entry is stale when its
+  // vertex has since settled in a lower bucket) and frontier[w], its part of
+  // the current round's frontier.
+  const int nw = exec.concurrency() > 0 ? exec.concurrency() : 1;
+  std::vector<std::vector<std::vector<V>>> bins(static_cast<std::size_t>(nw));
+  std::vector<std::vector<V>> frontier(static_cast<std::size_t>(nw));
+  std::vector<std::size_t> lowest(static_cast<std::size_t>(nw));  // each worker's lowest non-empty bin
+  frontier[0].push_back(source);
   const double inv_delta = 1.0 / double(delta);
   auto bucket_of = [inv_delta](T d) { return std::size_t(double(d) * inv_delta); };
+  constexpr std::size_t none = std::size_t(-1);
+  // A worker drains its own bin of the current bucket while it holds fewer
+  // vertices than this; a larger bin waits for the next round, where all
+  // workers share it.
+  constexpr std::size_t drain_limit = 1000;
   // A round whose frontier is expected to hold fewer edges than this runs on
   // the calling thread (road-like graphs have thousands of small rounds).
   const double mean_degree = n > 0 ? double(2 * std::int64_t(num_edges(g))) / double(n) : 0.0;
   constexpr double inline_edges = 1024;
-  while (!frontier.empty()) {
-    const V* fr = frontier.data();
-    // One work item: relax the edges of frontier[i], unless it settled in an
-    // earlier bucket since it was queued.
-    auto relax = [&, fr, b](std::int64_t i, int tid) {
-      const V v = fr[i];
+  std::size_t b = 0;  // the current bucket
+  for (;;) {
+    std::vector<std::int64_t> start(static_cast<std::size_t>(nw) + 1, 0);
+    for (int w = 0; w < nw; ++w) start[std::size_t(w) + 1] = start[std::size_t(w)] + std::int64_t(frontier[std::size_t(w)].size());
+    const std::int64_t fsize = start.back();
+    // Relaxes the edges of v for worker w, unless v settled in an earlier
+    // bucket since it was queued.
+    auto relax = [&, b](V v, int w) {
       const T dv = load_relaxed(&dist[v]);
       if (bucket_of(dv) < b) return;
+      auto& wb = bins[std::size_t(w)];
       for (const auto& e : out_edges(v, g)) {
         const T nd = T(dv + weights[e]);
         const V t = target(e, g);
         if (nd < load_relaxed(&dist[t]) && nd < tessera::atomic_fetch_min(&dist[t], nd)) {
-          auto& tb = bins[std::size_t(tid) % bins.size()];
           const std::size_t k = bucket_of(nd);
-          if (k >= tb.size()) tb.resize(k + 1);
-          tb[k].push_back(t);
+          if (k >= wb.size()) wb.resize(k + 1);
+          wb[k].push_back(t);
         }
       }
     };
-    const std::int64_t fsize = std::int64_t(frontier.size());
-    if (double(fsize) * mean_degree < inline_edges) {
-      for (std::int64_t i = 0; i < fsize; ++i) relax(i, 0);
-    } else {
-      tessera::parallel_for("graph::sssp::relax", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, fsize, 64),
-                            [&](std::int64_t i) { relax(i, Exec::impl_thread_pool_rank()); });
-    }
-    // The next bucket: the lowest non-empty bin of any thread (>= b: relaxing
-    // bucket b never produces a smaller distance).
-    std::size_t next = std::size_t(-1);
-    for (auto& tb : bins)
-      for (std::size_t k = b; k < tb.size() && k < next; ++k)
-        if (!tb[k].empty()) {
-          next = k;
-          break;
+    std::atomic<std::int64_t> next_chunk{0};
+    constexpr std::int64_t chunk = 64;
+    // Worker w: chunks of the shared frontier, then its own small bin of
+    // bucket b, then its lowest non-empty bin.
+    auto work = [&](std::int64_t wi) {
+      const int w = int(wi);
+      std::size_t seg = 0;
+      for (;;) {
+        const std::int64_t c = next_chunk.fetch_add(chunk, std::memory_order_relaxed);
+        if (c >= fsize) break;
+        const std::int64_t e = c + chunk < fsize ? c + chunk : fsize;
+        for (std::int64_t i = c; i < e; ++i) {
+          while (start[seg + 1] <= i) ++seg;  // chunks are claimed in increasing order
+          relax(frontier[seg][std::size_t(i - start[seg])], w);
         }
-    frontier.clear();
-    if (next == std::size_t(-1)) break;
-    for (auto& tb : bins)
-      if (next < tb.size()) {
-        frontier.insert(frontier.end(), tb[next].begin(), tb[next].end());
-        tb[next].clear();
       }
+      auto& wb = bins[std::size_t(w)];
+      std::vector<V> mine;
+      while (b < wb.size() && !wb[b].empty() && wb[b].size() < drain_limit) {
+        mine.clear();
+        mine.swap(wb[b]);
+        for (const V v : mine) relax(v, w);
+      }
+      std::size_t k = b;
+      while (k < wb.size() && wb[k].empty()) ++k;
+      lowest[std::size_t(w)] = k < wb.size() ? k : none;
+    };
+    if (double(fsize) * mean_degree < inline_edges) {
+      // Every worker's share on the calling thread, one after another.
+      for (int w = 0; w < nw; ++w) work(w);
+    } else {
+      // One work item per worker, each on its own thread where the pool has
+      // them (items on one thread are still correct: they share the chunks).
+      tessera::parallel_for("graph::sssp::round", tessera::RangePolicy<Exec>(0, nw, 1), work);
+    }
+    // The next bucket: the lowest non-empty bin of any worker (>= b:
+    // relaxing bucket b never produces a smaller distance). Its bins become
+    // the next frontier.
+    std::size_t next = none;
+    for (auto k : lowest) next = k < next ? k : next;
+    if (next == none) break;
+    for (int w = 0; w < nw; ++w) {
+      auto& wb = bins[std::size_t(w)];
+      auto& f = frontier[std::size_t(w)];
+      f.clear();
+      if (next < wb.size()) f.swap(wb[next]);
+    }
     b = next;
   }
 }
