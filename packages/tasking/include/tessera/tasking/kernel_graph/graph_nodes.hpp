@@ -61,9 +61,9 @@ struct BodyTask {
 //
 // (Why the loop is driven from the host rather than by a task that
 // task_spawns the sub-graph and respawns on its when_all: that form hung
-// intermittently on Threads and OpenMP -- the respawned task was never
-// woken after its last pass -- and the only overlap it adds is of nodes
-// emplaced beside the loop.)
+// intermittently on Threads and OpenMP, the pool reporting double
+// deallocations of the loop task's 256-byte record; and the only overlap it
+// adds is of nodes emplaced beside the loop.)
 template <class Sched, class Member>
 void run_nodes(const RunContext<Sched>& ctx, const NodeList<Member>& nodes) {
   using Future = BasicFuture<void, Sched>;
