@@ -38,6 +38,7 @@
 #include <tessera/sparse/fem/mesh.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
