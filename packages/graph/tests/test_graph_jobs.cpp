@@ -90,7 +90,7 @@ void expect_references(const R& r, const graph_ref::adj_t& a, int pagerank_itera
     SCOPED_TRACE("job " + std::to_string(i) + ": " + j.text());
     switch (j.kind) {
       case tg::job_kind::bfs: {
-        const auto want = graph_ref::bfs_levels(a, {j.source});
+        const auto want = graph_ref::bfs_levels(a, std::vector<std::int64_t>{j.source});
         const auto got = r.levels(i);
         for (std::size_t v = 0; v < want.size(); ++v) ASSERT_EQ(got[v], want[v]) << "vertex " << v;
         break;
