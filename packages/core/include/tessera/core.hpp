@@ -21,6 +21,8 @@
 #include <tessera/core/pair.hpp>
 #include <tessera/core/printf.hpp>
 #include <tessera/core/parallel.hpp>
+#include <tessera/core/partitioned_view.hpp>
+#include <tessera/core/partitioning.hpp>
 #include <tessera/core/profiling.hpp>
 #include <tessera/core/random.hpp>
 #include <tessera/core/range_policy.hpp>

@@ -204,9 +204,12 @@ void delta_stepping_shortest_paths(const G& g, std::int64_t source, const edge_p
           "graph::sssp::relax", detail::make_vertex_policy(g, 64),
           TESSERA_LAMBDA(std::int64_t vi, std::int64_t & cnt) {
             if (!tessera::atomic_load(&active(vi))) return;
-            const T d = tessera::atomic_load(&dist(vi));
-            if (double(d) >= hi) return;
+            if (double(tessera::atomic_load(&dist(vi))) >= hi) return;
+            // Clear the flag before reading the distance relaxed from: a
+            // lower distance stored after the read sets the flag again (it
+            // would be lost if the flag were cleared after the read).
             tessera::atomic_store(&active(vi), std::uint8_t(0));
+            const T d = tessera::atomic_load(&dist(vi));
             ++cnt;
             for (const auto& e : out_edges(V(vi), g)) {
               const T nd = d + weights[e];
