@@ -31,6 +31,7 @@
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/blas_threads.hpp>
 #include <tessera/sparse/detail/supernodal_numeric.hpp>
+#include <tessera/sparse/detail/task_room.hpp>
 #include <tessera/sparse/ordering.hpp>
 #include <tessera/sparse/symbolic.hpp>
 #include <tessera/tasking.hpp>
@@ -270,26 +271,10 @@ struct Cholesky<T, Space>::Plan {
   std::int64_t op = -1;  // -1: the current blocked unit has not started
   std::vector<Op> ops;
   std::vector<Future> last;  // last writer of each block of the current blocked unit
-  std::int64_t tasks = 0, runs = 0;
-
-  // Tasks that ran to the end (spawned = tasks).
-  std::atomic<std::int64_t> completed{0};
-
-  // The pool is full. A complete task's memory returns to the pool only
-  // when the last future naming it goes, and the generator holds many
-  // (done, last): drop those of complete tasks. False when nothing can ever
-  // make room (no task outstanding and nothing to drop): the pool is too
-  // small for even one more task.
-  bool make_room() {
-    std::int64_t dropped = 0;
-    for (auto* list : {&done, &last})
-      for (auto& f : *list)
-        if (!f.is_null() && f.is_ready()) {
-          f = Future();
-          ++dropped;
-        }
-    return dropped > 0 || tasks > completed.load(std::memory_order_acquire);
-  }
+  std::int64_t runs = 0;
+  // Pool-full handling and the end of the run (detail/task_room.hpp).
+  detail::TaskRoom room;
+  bool make_room() { return room.template make_room<Future>({&done, &last}); }
 
   Future& last_at(std::int64_t i, std::int64_t j) { return last[std::size_t(i * std::int64_t(blocks_count) + j)]; }
   std::int64_t blocks_count = 0;
@@ -307,7 +292,7 @@ struct Cholesky<T, Space>::Plan {
   }
   template <class Body>
   Future spawn(const Future& dep, TaskPriority p, Body body) {
-    auto wrapped = [n = num, done = &completed, body](typename scheduler_type::member_type&) {
+    auto wrapped = [n = num, done = &room.completed, body](typename scheduler_type::member_type&) {
       if (!n->failed()) {
         try {
           body(*n);
@@ -321,7 +306,7 @@ struct Cholesky<T, Space>::Plan {
     };
     Future f = dep.is_null() ? Future(task_spawn(TaskSingle(sched, p), wrapped))
                              : Future(task_spawn(TaskSingle(dep, p), wrapped));
-    if (!f.is_null()) ++tasks;
+    if (!f.is_null()) ++room.spawned;
     return f;
   }
 };
@@ -337,13 +322,10 @@ struct Cholesky<T, Space>::Generator {
     int budget = P.window;
     // Out of budget: let other ready work run first.
     auto pause = [&] { respawn(this, P.sched, TaskPriority::Low); };
-    // A spawn or when_all found the pool full: retry later, once there is room.
+    // A spawn or when_all found the pool full: retry later, once there is
+    // room, or stop and let the host restart the run (TaskRoom).
     auto full = [&] {
-      if (P.make_room()) return pause();
-      P.num->record_exception("the task memory (Options::task_memory_bytes = " +
-                              std::to_string(P.sched.memory().capacity()) +
-                              " bytes) cannot hold one more task of the factorization: raise it");
-      P.unit = P.units.size();
+      if (P.make_room()) pause();
     };
     auto children_of = [&](std::int64_t s) {
       std::vector<typename Plan::Future> deps;
@@ -459,9 +441,15 @@ void Cholesky<T, Space>::run_tasks() {
       plan.units.push_back({Plan::Kind::Front, s});
     }
   }
-  host_spawn(TaskSingle(*m_sched, TaskPriority::Low), Generator{&plan});
-  wait(*m_sched);
-  m_stats.tasks = plan.tasks;
+  using Future = typename Plan::Future;
+  const bool fits = plan.room.template run<Future>(
+      {&plan.done, &plan.last}, [&] { host_spawn(TaskSingle(*m_sched, TaskPriority::Low), Generator{&plan}); },
+      [&] { wait(*m_sched); });
+  if (!fits)
+    m_num.record_exception("the task memory (Options::task_memory_bytes = " +
+                           std::to_string(m_sched->memory().capacity()) +
+                           " bytes) cannot hold one more task of the factorization: raise it");
+  m_stats.tasks = plan.room.spawned;
   m_stats.generator_runs = plan.runs;
 }
 
@@ -489,8 +477,7 @@ struct Cholesky<T, Space>::SolveGenerator {
     std::vector<std::pair<std::int64_t, bool>> units;  // (supernode, whole subtree?)
     std::vector<Future> fwd, bwd;
     std::size_t next = 0;  // units.size() forward steps, then as many backward
-    std::int64_t tasks = 0;
-    std::atomic<std::int64_t> completed{0};
+    detail::TaskRoom room;  // pool-full handling and the end of the run
     std::mutex error_mutex;
     std::string error;
   };
@@ -506,11 +493,11 @@ struct Cholesky<T, Space>::SolveGenerator {
         std::lock_guard<std::mutex> lock(S->error_mutex);
         if (S->error.empty()) S->error = e.what();
       }
-      S->completed.fetch_add(1, std::memory_order_release);
+      S->room.completed.fetch_add(1, std::memory_order_release);
     };
     Future f = dep.is_null() ? Future(task_spawn(TaskSingle(S->sched, TaskPriority::Regular), wrapped))
                              : Future(task_spawn(TaskSingle(dep, TaskPriority::Regular), wrapped));
-    if (!f.is_null()) ++S->tasks;
+    if (!f.is_null()) ++S->room.spawned;
     return f;
   }
 
@@ -518,19 +505,9 @@ struct Cholesky<T, Space>::SolveGenerator {
     State& S = *st;
     const SymbolicFactor& f = S.num->symbolic();
     int budget = S.window;
+    // The pool is full: retry later, or stop and let the host restart the run.
     auto full = [&] {
-      std::int64_t dropped = 0;
-      for (auto* list : {&S.fwd, &S.bwd})
-        for (auto& fu : *list)
-          if (!fu.is_null() && fu.is_ready()) {
-            fu = Future();
-            ++dropped;
-          }
-      if (dropped > 0 || S.tasks > S.completed.load(std::memory_order_acquire))
-        return respawn(this, S.sched, TaskPriority::Low);
-      std::lock_guard<std::mutex> lock(S.error_mutex);
-      S.error = "the task memory cannot hold one more task of the solve: raise Options::task_memory_bytes";
-      S.next = 2 * S.units.size();
+      if (S.room.template make_room<Future>({&S.fwd, &S.bwd})) respawn(this, S.sched, TaskPriority::Low);
     };
     const std::size_t nu = S.units.size();
     while (S.next < 2 * nu) {
@@ -603,8 +580,12 @@ void Cholesky<T, Space>::solve_tasks(double* xp, std::int64_t nrhs) {
   }
   st.fwd.resize(m_sym.nsuper);
   st.bwd.resize(m_sym.nsuper);
-  host_spawn(TaskSingle(*m_sched, TaskPriority::Low), SolveGenerator{&st});
-  wait(*m_sched);
+  using Future = typename SolveGenerator::Future;
+  if (!st.room.template run<Future>(
+          {&st.fwd, &st.bwd}, [&] { host_spawn(TaskSingle(*m_sched, TaskPriority::Low), SolveGenerator{&st}); },
+          [&] { wait(*m_sched); }))
+    st.error = "the task memory (Options::task_memory_bytes = " + std::to_string(m_sched->memory().capacity()) +
+               " bytes) cannot hold one more task of the solve: raise it";
   if (!st.error.empty()) throw sparse_error("solve failed: " + st.error);
 }
 
