@@ -105,9 +105,10 @@ double micros(const State& s, Clock::time_point t) {
   return std::chrono::duration<double, std::micro>(t - s.epoch).count();
 }
 
-std::string json_escape(const std::string& in) {
-  std::string out;
-  for (char c : in) {
+// Appends `text` as the inside of a JSON string (quotes, backslashes and
+// control characters escaped).
+void append_json_escaped(std::string& out, std::string_view text) {
+  for (char c : text) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
@@ -119,6 +120,10 @@ std::string json_escape(const std::string& in) {
       out += c;
     }
   }
+}
+std::string json_escape(std::string_view in) {
+  std::string out;
+  append_json_escaped(out, in);
   return out;
 }
 
@@ -188,26 +193,13 @@ void put_micros(std::string& out, std::int64_t ns) {
 }
 void put_string(std::string& out, std::string_view text) {
   out += '"';
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
+  append_json_escaped(out, text);
   out += '"';
 }
 }  // namespace
 
 std::string TraceWriter::escape(std::string_view text) {
-  std::string out;
-  put_string(out, text);
-  return out.substr(1, out.size() - 2);
+  return json_escape(text);
 }
 
 void TraceWriter::begin_event() {

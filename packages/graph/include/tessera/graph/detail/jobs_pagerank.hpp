@@ -67,6 +67,28 @@ struct pagerank_lane_consts {
   int write[W];     // 1: the lane is a live job whose ranks are still updated
 };
 
+// One vertex's new ranks from the sums s[k] of its in-neighbours'
+// contributions: its next contribution, its share of the dangling mass, and
+// (for the lanes still written) its rank and L1 change. Shared by the pull
+// sweep and the scatter's finishing pass.
+template <int W, class Teleport, class Lanes, class RankMatrix>
+TESSERA_INLINE_FUNCTION void finish_vertex(std::int64_t v, std::int64_t out_deg, const double (&s)[W],
+                                           const pagerank_lane_consts<W>& c, const Teleport& teleport,
+                                           const Lanes& contrib_next, const RankMatrix& ranks, std::int64_t col0,
+                                           double (&l1)[W], double (&dsum)[W]) {
+  const double inv_deg = 1.0 / double(out_deg > 0 ? out_deg : 1);
+  for (int k = 0; k < W; ++k) {
+    const double x = teleport(v, k) * c.scale[k] + c.d[k] * s[k];
+    contrib_next(v, k) = out_deg > 0 ? x * inv_deg : 0.0;
+    dsum[k] += out_deg > 0 ? 0.0 : x;
+    if (c.write[k]) {
+      const double old = ranks(v, col0 + k);
+      l1[k] += std::fabs(x - old);
+      ranks(v, col0 + k) = x;
+    }
+  }
+}
+
 // One batch: jobs col0 .. col0+count-1 of the rank matrix (n x P), count <= W.
 // damping[k], teleport (n x W, column k = p_k) given per lane; returns the
 // iterations each lane ran in iterations[k].
@@ -123,18 +145,7 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
             for (std::int64_t vi = bi * block; vi < hi; ++vi) {
               double s[W];
               lane_sums<W, graph_traits<G>::random_access_adjacency>(in_adjacent_vertices(V(vi), g), contrib, s);
-              const std::int64_t deg = out_degree(V(vi), g);
-              const double inv_deg = 1.0 / double(deg > 0 ? deg : 1);
-              for (int k = 0; k < W; ++k) {
-                const double x = teleport(vi, k) * c.scale[k] + c.d[k] * s[k];
-                contrib_next(vi, k) = deg > 0 ? x * inv_deg : 0.0;
-                dsum[k] += deg > 0 ? 0.0 : x;
-                if (c.write[k]) {
-                  const double old = ranks(vi, col0 + k);
-                  l1[k] += std::fabs(x - old);
-                  ranks(vi, col0 + k) = x;
-                }
-              }
+              finish_vertex<W>(vi, out_degree(V(vi), g), s, c, teleport, contrib_next, ranks, col0, l1, dsum);
             }
             for (int k = 0; k < W; ++k) {
               partial(bi, k) = l1[k];
@@ -162,18 +173,9 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
             for (int k = 0; k < W; ++k) l1[k] = dsum[k] = 0.0;
             const std::int64_t hi = (bi + 1) * block < n ? (bi + 1) * block : n;
             for (std::int64_t vi = bi * block; vi < hi; ++vi) {
-              const std::int64_t deg = out_degree(V(vi), g);
-              const double inv_deg = 1.0 / double(deg > 0 ? deg : 1);
-              for (int k = 0; k < W; ++k) {
-                const double x = teleport(vi, k) * c.scale[k] + c.d[k] * contrib_next(vi, k);
-                contrib_next(vi, k) = deg > 0 ? x * inv_deg : 0.0;
-                dsum[k] += deg > 0 ? 0.0 : x;
-                if (c.write[k]) {
-                  const double old = ranks(vi, col0 + k);
-                  l1[k] += std::fabs(x - old);
-                  ranks(vi, col0 + k) = x;
-                }
-              }
+              double s[W];  // the scattered sums, read before finish_vertex overwrites them
+              for (int k = 0; k < W; ++k) s[k] = contrib_next(vi, k);
+              finish_vertex<W>(vi, out_degree(V(vi), g), s, c, teleport, contrib_next, ranks, col0, l1, dsum);
             }
             for (int k = 0; k < W; ++k) {
               partial(bi, k) = l1[k];
