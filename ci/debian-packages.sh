@@ -10,6 +10,8 @@ pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libhwloc-dev)
 have() { [[ -f "$root/packages/$1/CMakeLists.txt" ]]; }
 # sparse: dense-block kernels and nested-dissection orderings.
 if have sparse; then pkgs+=(libopenblas-dev liblapacke-dev libscotch-dev libmetis-dev); fi
+# dist: Open MPI (compiler wrappers, headers and mpiexec).
+if have dist; then pkgs+=(libopenmpi-dev openmpi-bin); fi
 for extra in "$@"; do
   case "$extra" in
     # Peers compared against in the benchmarks (memory pools, task runtimes, graph and sparse libraries).

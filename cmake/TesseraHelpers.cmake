@@ -12,13 +12,14 @@ include(GNUInstallDirs)
 
 # The packages in dependency order, and what each one needs directly (the map
 # in ARCHITECTURE.md). Order matters: a package appears after its needs.
-set(TESSERA_KNOWN_PACKAGES core mempool tasking graph sparse analytics kokkos_compat)
+set(TESSERA_KNOWN_PACKAGES core mempool tasking graph sparse analytics dist kokkos_compat)
 set(TESSERA_DEPS_core "")
 set(TESSERA_DEPS_mempool core)
 set(TESSERA_DEPS_tasking mempool core)
 set(TESSERA_DEPS_graph core)
 set(TESSERA_DEPS_sparse tasking graph)
 set(TESSERA_DEPS_analytics graph tasking)
+set(TESSERA_DEPS_dist analytics sparse graph)
 set(TESSERA_DEPS_kokkos_compat core)
 set(TESSERA_BACKEND_OPTIONS SERIAL THREADS OPENMP CUDA BOUNDS_CHECK)
 
@@ -160,7 +161,20 @@ macro(tessera_resolve_packages)
   set(TESSERA_PRESENT_PACKAGES "")
   foreach(_p IN LISTS TESSERA_KNOWN_PACKAGES)
     string(TOUPPER ${_p} _P)
+    set(_present OFF)
     if(EXISTS ${PROJECT_SOURCE_DIR}/packages/${_p}/CMakeLists.txt)
+      set(_present ON)
+      # dist exists only where MPI does: without it the package is absent
+      # (no option), said in one line.
+      if(_p STREQUAL "dist")
+        find_package(MPI QUIET COMPONENTS CXX)
+        if(NOT MPI_CXX_FOUND)
+          set(_present OFF)
+          message(STATUS "Tessera: package 'dist' absent: no MPI found (Debian 12: apt-get install libopenmpi-dev openmpi-bin)")
+        endif()
+      endif()
+    endif()
+    if(_present)
       list(APPEND TESSERA_PRESENT_PACKAGES ${_p})
       set(Tessera_ENABLE_${_P} "" CACHE STRING
           "Build package ${_p}: ON, OFF, or empty to follow Tessera_ENABLE_ALL_PACKAGES")
@@ -559,4 +573,39 @@ function(tessera_add_test)
        "  set_tests_properties(\${${T_NAME}_TESTS} PROPERTIES LABELS \"${_labels}\" TIMEOUT ${T_TIMEOUT})\n"
        "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_props}")
+endfunction()
+
+# tessera_add_mpi_test(NAME n SOURCES ... LIBS ... [RANKS 1 2 4] [LABELS ...]):
+# one GoogleTest executable run by mpiexec once per rank count, each run one
+# ctest test (n_np<P>). More ranks than cores run oversubscribed; as root
+# (CI containers) Open MPI also needs --allow-run-as-root.
+function(tessera_add_mpi_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;RANKS" ${ARGN})
+  find_package(GTest REQUIRED)
+  find_package(MPI REQUIRED COMPONENTS CXX)
+  if(NOT T_RANKS)
+    set(T_RANKS 1 2 4)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest MPI::MPI_CXX)
+  tessera_target_defaults(${T_NAME})
+  set(_labels ${T_LABELS} mpi)
+  if(TESSERA_CURRENT_PACKAGE)
+    list(APPEND _labels ${TESSERA_CURRENT_PACKAGE})
+  endif()
+  set(_flags ${MPIEXEC_PREFLAGS} --oversubscribe)
+  execute_process(COMMAND id -u OUTPUT_VARIABLE _uid OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(_uid STREQUAL "0")
+    list(APPEND _flags --allow-run-as-root)
+  endif()
+  foreach(_np IN LISTS T_RANKS)
+    add_test(NAME ${T_NAME}_np${_np}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_np} ${_flags} $<TARGET_FILE:${T_NAME}>)
+    # Each rank's OpenMP/Threads pool gets one thread per core it can share.
+    set_tests_properties(${T_NAME}_np${_np} PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT} PROCESSORS ${_np}
+                         ENVIRONMENT "OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  endforeach()
 endfunction()
