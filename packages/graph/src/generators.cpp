@@ -11,9 +11,6 @@ namespace tessera::graph {
 
 namespace {
 [[noreturn]] void bad_arg(const std::string& what) { throw std::invalid_argument("tessera::graph: " + what); }
-
-// Uniform double in [0, 1) from 53 random bits.
-inline double unit(std::uint64_t x) { return double(x >> 11) * (1.0 / 9007199254740992.0); }
 }  // namespace
 
 edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronecker_parameters& p,
@@ -31,36 +28,17 @@ edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronec
   el.dst.resize(std::size_t(m));
   std::int64_t* src = el.src.data();
   std::int64_t* dst = el.dst.data();
-  const double a = p.a, ab = p.a + p.b, abc = p.a + p.b + p.c;
   using Exec = tessera::DefaultHostExecutionSpace;
   // In slices, so a long generation can report progress.
   const std::int64_t slice = std::max<std::int64_t>(std::int64_t(1) << 22, m / 64);
   for (std::int64_t lo = 0; lo < m; lo += slice) {
     const std::int64_t hi = std::min(m, lo + slice);
-    tessera::parallel_for("graph::kronecker", tessera::RangePolicy<Exec>(lo, hi), [=](std::int64_t i) {
-      std::uint64_t state = detail::mix64(seed ^ detail::mix64(std::uint64_t(i)));
-      std::int64_t u = 0, v = 0;
-      for (int level = 0; level < scale; ++level) {
-        state = detail::mix64(state);
-        const double r = unit(state);
-        const int q = r < a ? 0 : r < ab ? 1 : r < abc ? 2 : 3;
-        u = (u << 1) | (q >> 1);
-        v = (v << 1) | (q & 1);
-      }
-      src[i] = u;
-      dst[i] = v;
-    });
+    tessera::parallel_for("graph::kronecker", tessera::RangePolicy<Exec>(lo, hi),
+                          [=](std::int64_t i) { detail::kronecker_edge(scale, seed, p, i, src[i], dst[i]); });
     if (progress.progress) progress.progress("generating", hi, m, progress.progress_user);
   }
   if (p.permute_vertices) {
-    // A seeded Fisher-Yates permutation hides the R-MAT degree/id correlation.
-    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) perm[i] = i;
-    std::uint64_t s = detail::mix64(seed + 0x5eed);
-    for (std::int64_t i = n - 1; i > 0; --i) {
-      s = detail::mix64(s);
-      std::swap(perm[i], perm[std::int64_t(s % std::uint64_t(i + 1))]);
-    }
+    const std::vector<std::int64_t> perm = detail::kronecker_permutation(scale, seed);
     const std::int64_t* pp = perm.data();
     tessera::parallel_for("graph::kronecker::permute", tessera::RangePolicy<Exec>(0, m), [=](std::int64_t i) {
       src[i] = pp[src[i]];
@@ -69,6 +47,21 @@ edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronec
   }
   return el;
 }
+
+namespace detail {
+std::vector<std::int64_t> kronecker_permutation(int scale, std::uint64_t seed) {
+  // A seeded Fisher-Yates permutation hides the R-MAT degree/id correlation.
+  const std::int64_t n = std::int64_t(1) << scale;
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) perm[std::size_t(i)] = i;
+  std::uint64_t s = mix64(seed + 0x5eed);
+  for (std::int64_t i = n - 1; i > 0; --i) {
+    s = mix64(s);
+    std::swap(perm[std::size_t(i)], perm[std::size_t(s % std::uint64_t(i + 1))]);
+  }
+  return perm;
+}
+}  // namespace detail
 
 edge_list erdos_renyi(std::int64_t n, std::int64_t m, std::uint64_t seed) {
   if (n < 0) bad_arg("erdos_renyi: negative vertex count " + std::to_string(n));

@@ -12,6 +12,7 @@
 #include <tessera/graph/io.hpp>
 
 #include <cstdint>
+#include <vector>
 
 namespace tessera::graph {
 
@@ -34,6 +35,32 @@ inline std::uint64_t mix64(std::uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
+
+// Uniform double in [0, 1) from the top 53 bits of x.
+inline double unit_interval(std::uint64_t x) { return double(x >> 11) * (1.0 / 9007199254740992.0); }
+
+// The i-th edge of kronecker(scale, ., seed, p) before the vertex
+// permutation: each edge draws from its own stream, so any subset of the
+// edge indices (one MPI rank's share, say) can be generated alone.
+inline void kronecker_edge(int scale, std::uint64_t seed, const kronecker_parameters& p, std::int64_t i,
+                           std::int64_t& u, std::int64_t& v) {
+  const double a = p.a, ab = p.a + p.b, abc = p.a + p.b + p.c;
+  std::uint64_t state = mix64(seed ^ mix64(std::uint64_t(i)));
+  u = 0;
+  v = 0;
+  for (int level = 0; level < scale; ++level) {
+    state = mix64(state);
+    const double r = unit_interval(state);
+    const int q = r < a ? 0 : r < ab ? 1 : r < abc ? 2 : 3;
+    u = (u << 1) | (q >> 1);
+    v = (v << 1) | (q & 1);
+  }
+}
+
+// The vertex relabelling of kronecker (when p.permute_vertices): a seeded
+// Fisher-Yates permutation of [0, 2^scale), the edge (u, v) becoming
+// (perm[u], perm[v]).
+std::vector<std::int64_t> kronecker_permutation(int scale, std::uint64_t seed);
 }  // namespace detail
 
 }  // namespace tessera::graph
