@@ -127,9 +127,16 @@ row_cuda() {
   gpu_note
   # Header self-containment runs too (under nvcc, with the CUDA back-end
   # headers); the nested install/super-build checks are left to row (a).
-  cuda_configure "$b" -DTessera_ENABLE_EXAMPLES=ON &&
+  cuda_configure "$b" -DTessera_ENABLE_EXAMPLES=ON "-DCMAKE_INSTALL_PREFIX=$b/prefix" &&
     x cmake --build "$b" --parallel "$JOBS" &&
-    ctest_run "$b" --no-tests=error -LE "install|superbuild"
+    ctest_run "$b" --no-tests=error -LE "install|superbuild" &&
+    # A user's project against the CUDA install: the config enables CUDA
+    # (Tessera's architectures, nvcc's C++20 flag) and the kernels run on the
+    # GPU, or on the host with a notice where there is none.
+    x cmake --install "$b" &&
+    x cmake -S examples/core-view-reduce -B "$b/example" -G Ninja "-DCMAKE_PREFIX_PATH=$b/prefix" &&
+    x cmake --build "$b/example" &&
+    ctest_run "$b/example" --no-tests=error
 }
 row_cuda-quick() {
   local b="$BUILD_ROOT/cuda-quick"

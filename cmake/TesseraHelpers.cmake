@@ -470,11 +470,15 @@ function(tessera_core_config_code outvar)
                      "endif()\n")
   endif()
   if(Tessera_ENABLE_CUDA)
-    string(APPEND _c "find_dependency(CUDAToolkit)\n"
-                     "if(NOT CMAKE_CUDA_COMPILER_LOADED)\n"
-                     "  message(STATUS \"Tessera was built with CUDA: call enable_language(CUDA) and compile \"\n"
-                     "                 \"sources with Tessera kernels as CUDA (tessera_sources_as_cuda(...))\")\n"
-                     "endif()\n")
+    # A consumer compiles its kernels with nvcc as Tessera was: CUDA enabled
+    # here (the architectures Tessera was built for unless the project set
+    # its own, and nvcc's C++20 flag, which CMake 3.25 does not know).
+    string(APPEND _c "set(Tessera_CUDA_ARCHITECTURES \"${CMAKE_CUDA_ARCHITECTURES}\")\n"
+                     "if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)\n"
+                     "  set(CMAKE_CUDA_ARCHITECTURES \"\${Tessera_CUDA_ARCHITECTURES}\")\n"
+                     "endif()\n"
+                     "tessera_enable_cuda_language()\n"
+                     "find_dependency(CUDAToolkit)\n")
   endif()
   set(${outvar} "${_c}" PARENT_SCOPE)
 endfunction()
