@@ -3,3 +3,4 @@
 // packages/dist/docs/README.md).
 #include <tessera/dist/comm.hpp>
 #include <tessera/dist/partition.hpp>
+#include <tessera/dist/graph.hpp>

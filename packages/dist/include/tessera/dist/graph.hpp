@@ -1,0 +1,3 @@
+#pragma once
+// Distributed graphs (see packages/dist/docs/README.md, "Distributed graphs").
+#include <tessera/dist/graph/dist_graph.hpp>
