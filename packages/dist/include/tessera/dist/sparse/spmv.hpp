@@ -1,0 +1,72 @@
+#pragma once
+// y = A x for a row-distributed matrix, communication overlapped with the
+// interior product:
+//
+//   1. post the halo receives and sends (HaloPlan::start; the owned entries
+//      the neighbours need are packed first),
+//   2. multiply the interior rows (no ghost column) while the messages travel,
+//   3. wait (HaloPlan::finish),
+//   4. multiply the boundary rows, which read the ghosts.
+//
+// x and y are this rank's owned parts (num_owned() entries, host memory);
+// the loops run on the host execution space Space (Serial, Threads, OpenMP);
+// MPI is called by the calling thread only (MPI_THREAD_FUNNELED). Each row
+// sums its entries in increasing global column, as the node-level
+// CrsMatrix::multiply does, so the two agree to rounding (bit for bit
+// whenever the same compiler contracts the same way). The halo's bytes and
+// MPI seconds go to A.halo_volume().
+#include <tessera/core.hpp>
+#include <tessera/dist/sparse/dist_crs_matrix.hpp>
+
+namespace tessera::dist {
+
+namespace detail {
+// Packs x's entries that the neighbours need, in the plan's send order.
+template <class Space, class T>
+void pack_halo(const HaloPlan& plan, const T* x, T* packed) {
+  const std::int32_t* idx = plan.send_indices().data();
+  parallel_for("dist::halo_pack", RangePolicy<Space>(0, plan.num_sends()),
+               [=](std::int64_t k) { packed[k] = x[idx[k]]; });
+}
+}  // namespace detail
+
+template <class Space, class T>
+void multiply(const DistCrsMatrix<T>& A, const T* x, T* y) {
+  const HaloPlan& plan = A.halo();
+  CommVolume& volume = A.halo_volume();
+  T* packed = A.send_buffer().data();
+  T* ghosts = A.ghost_buffer().data();
+  const std::int64_t nloc = A.num_owned();
+  const std::int64_t* rm = A.row_map().data();
+  const std::int32_t* ci = A.col_idx().data();
+  const T* va = A.values().data();
+  detail::pack_halo<Space>(plan, x, packed);
+  plan.start(A.comm(), packed, ghosts, volume);
+  // Local column c reads x (owned) or the ghost buffer.
+  auto row_product = [=](std::int32_t i) {
+    T s = 0;
+    for (std::int64_t k = rm[i]; k < rm[i + 1]; ++k) {
+      const std::int32_t c = ci[k];
+      s += va[k] * (c < nloc ? x[c] : ghosts[c - nloc]);
+    }
+    y[i] = s;
+  };
+  const std::int32_t* interior = A.interior_rows().data();
+  const std::int32_t* boundary = A.boundary_rows().data();
+  parallel_for("dist::spmv_interior", RangePolicy<Space>(0, std::int64_t(A.interior_rows().size())),
+               [=](std::int64_t q) { row_product(interior[q]); });
+  plan.finish(volume);
+  parallel_for("dist::spmv_boundary", RangePolicy<Space>(0, std::int64_t(A.boundary_rows().size())),
+               [=](std::int64_t q) { row_product(boundary[q]); });
+}
+
+// Inner product of two distributed vectors (owned parts of n_local entries),
+// summed over the ranks through comm (counted in comm.volume()).
+template <class T>
+T dot(const Comm& comm, const T* a, const T* b, std::int64_t n_local) {
+  T s = 0;
+  for (std::int64_t i = 0; i < n_local; ++i) s += a[i] * b[i];
+  return comm.sum(s);
+}
+
+}  // namespace tessera::dist

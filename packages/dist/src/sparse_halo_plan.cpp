@@ -1,0 +1,71 @@
+#include <tessera/dist/sparse/halo_plan.hpp>
+
+namespace tessera::dist {
+
+HaloPlan::HaloPlan(const Comm& comm, const Partition& rows, const std::vector<std::int64_t>& ghosts) {
+  const int P = comm.size(), me = comm.rank();
+  // Group the ghosts by owner (contiguous since they are sorted), and ask
+  // each owner for its segment.
+  std::vector<std::int64_t> ask_offsets(std::size_t(P) + 1, 0);
+  for (std::size_t g = 0; g < ghosts.size(); ++g) {
+    if (g > 0 && ghosts[g] <= ghosts[g - 1])
+      throw dist_error("tessera::dist::HaloPlan: ghost indices must increase (index " + std::to_string(g) + ")");
+    const int q = rows.owner(ghosts[g]);
+    if (q == me) throw dist_error("tessera::dist::HaloPlan: ghost " + std::to_string(ghosts[g]) + " is owned here");
+    ++ask_offsets[std::size_t(q) + 1];
+  }
+  for (int q = 0; q < P; ++q) ask_offsets[std::size_t(q) + 1] += ask_offsets[std::size_t(q)];
+  for (int q = 0; q < P; ++q)
+    if (ask_offsets[std::size_t(q) + 1] > ask_offsets[std::size_t(q)]) {
+      m_recv_ranks.push_back(q);
+      m_recv_offsets.push_back(ask_offsets[std::size_t(q) + 1]);
+    }
+  std::vector<std::int64_t> asked_offsets;
+  const std::vector<std::int64_t> asked = comm.alltoallv(ghosts, ask_offsets, &asked_offsets);
+  const std::int64_t first = rows.begin(me);
+  for (int q = 0; q < P; ++q) {
+    const auto b = asked_offsets[std::size_t(q)], e = asked_offsets[std::size_t(q) + 1];
+    if (e == b) continue;
+    m_send_ranks.push_back(q);
+    for (auto k = b; k < e; ++k) m_send_indices.push_back(std::int32_t(asked[std::size_t(k)] - first));
+    m_send_offsets.push_back(std::int64_t(m_send_indices.size()));
+  }
+}
+
+void HaloPlan::post(const Comm& comm, void* packed, void* ghosts, std::size_t elem, bool reverse,
+                    CommVolume& volume) const {
+  const double t0 = MPI_Wtime();
+  m_requests.assign(m_recv_ranks.size() + m_send_ranks.size(), MPI_REQUEST_NULL);
+  auto* g = static_cast<char*>(ghosts);
+  auto* s = static_cast<char*>(packed);
+  std::size_t r = 0;
+  std::int64_t to_ghosts = 0, to_packed = 0;
+  // Receives first, so that a message never waits for its buffer.
+  for (std::size_t k = 0; k < m_recv_ranks.size(); ++k) {
+    const auto b = m_recv_offsets[k], n = m_recv_offsets[k + 1] - b;
+    const int bytes = Comm::count_of(std::size_t(n) * elem);
+    to_ghosts += bytes;
+    if (reverse) MPI_Isend(g + b * std::int64_t(elem), bytes, MPI_BYTE, m_recv_ranks[k], tag, comm.raw(), &m_requests[r++]);
+    else MPI_Irecv(g + b * std::int64_t(elem), bytes, MPI_BYTE, m_recv_ranks[k], tag, comm.raw(), &m_requests[r++]);
+  }
+  for (std::size_t k = 0; k < m_send_ranks.size(); ++k) {
+    const auto b = m_send_offsets[k], n = m_send_offsets[k + 1] - b;
+    const int bytes = Comm::count_of(std::size_t(n) * elem);
+    to_packed += bytes;
+    if (reverse) MPI_Irecv(s + b * std::int64_t(elem), bytes, MPI_BYTE, m_send_ranks[k], tag, comm.raw(), &m_requests[r++]);
+    else MPI_Isend(s + b * std::int64_t(elem), bytes, MPI_BYTE, m_send_ranks[k], tag, comm.raw(), &m_requests[r++]);
+  }
+  volume.bytes_sent += reverse ? to_ghosts : to_packed;
+  volume.bytes_received += reverse ? to_packed : to_ghosts;
+  ++volume.calls;
+  volume.seconds += MPI_Wtime() - t0;
+}
+
+void HaloPlan::finish(CommVolume& volume) const {
+  const double t0 = MPI_Wtime();
+  const int rc = MPI_Waitall(int(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
+  volume.seconds += MPI_Wtime() - t0;
+  if (rc != MPI_SUCCESS) throw dist_error("tessera::dist::HaloPlan: the halo exchange failed (MPI error " + std::to_string(rc) + ")");
+}
+
+}  // namespace tessera::dist
