@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,6 +50,43 @@ inline tg::edge_list share_of(const tg::edge_list& el, const td::Comm& comm) {
 template <class T>
 std::vector<T> gather(const td::DistGraph& g, const std::vector<T>& owned) {
   return g.comm().allgatherv(std::vector<T>(owned.begin(), owned.begin() + g.num_owned()));
+}
+
+// Compares g with the node-level graph built from the whole list.
+inline void expect_same_graph(const td::DistGraph& g, const tg::edge_list& whole) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, tessera::HostSpace>;
+  const G ref(whole, tg::build_options::simple());
+  ASSERT_EQ(g.num_vertices(), ref.num_vertices());
+  EXPECT_EQ(g.num_edges(), ref.num_edges());
+  const auto rm = tg::detail::to_host_vector(ref.row_map());
+  const auto ent = tg::detail::to_host_vector(ref.entries());
+  std::vector<std::int64_t> prefix(rm.begin(), rm.end());
+  EXPECT_EQ(g.partition().offsets(), td::Partition::balanced(prefix, g.comm().size()).offsets());
+  for (std::int64_t v = 0; v < g.num_owned(); ++v) {
+    const std::int64_t gv = g.owned_begin() + v;
+    std::vector<std::int64_t> mine;
+    for (auto k = g.row_map()[std::size_t(v)]; k < g.row_map()[std::size_t(v) + 1]; ++k)
+      mine.push_back(g.global_id(g.adjacency()[std::size_t(k)]));
+    const std::vector<std::int64_t> want(ent.begin() + rm[std::size_t(gv)], ent.begin() + rm[std::size_t(gv) + 1]);
+    ASSERT_EQ(mine, want) << "row of vertex " << gv << " on rank " << g.comm().rank();
+  }
+  // Ghosts: exactly the non-owned neighbours, increasing, grouped by owner.
+  std::vector<std::int64_t> ghosts;
+  for (auto x : g.adjacency())
+    if (x >= g.num_owned()) ghosts.push_back(g.global_id(x));
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  EXPECT_EQ(ghosts, g.ghosts());
+  for (int q = 0; q < g.comm().size(); ++q)
+    for (auto i = g.ghost_offsets()[std::size_t(q)]; i < g.ghost_offsets()[std::size_t(q) + 1]; ++i)
+      EXPECT_EQ(g.owner(g.ghosts()[std::size_t(i)]), q);
+  // The plan: owners send their vertices' values (here the global id * 3 + 1).
+  std::vector<std::int64_t> values(std::size_t(g.num_local()), -7);
+  for (std::int64_t v = 0; v < g.num_owned(); ++v) values[std::size_t(v)] = 3 * (g.owned_begin() + v) + 1;
+  g.update_ghosts(values);
+  for (std::int64_t i = 0; i < g.num_ghosts(); ++i)
+    EXPECT_EQ(values[std::size_t(g.num_owned() + i)], 3 * g.ghosts()[std::size_t(i)] + 1);
+  for (std::int64_t x = 0; x < g.num_local(); ++x) EXPECT_EQ(g.local_id(g.global_id(td::local_vertex(x))), x);
 }
 
 }  // namespace dist_graph_test

@@ -1,3 +1,5 @@
 #pragma once
 // Distributed graphs (see packages/dist/docs/README.md, "Distributed graphs").
 #include <tessera/dist/graph/dist_graph.hpp>
+#include <tessera/dist/graph/kronecker.hpp>
+#include <tessera/dist/graph/read.hpp>
