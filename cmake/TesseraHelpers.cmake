@@ -608,8 +608,10 @@ function(tessera_add_mpi_test)
   foreach(_np IN LISTS T_RANKS)
     add_test(NAME ${T_NAME}_np${_np}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_np} ${_flags} $<TARGET_FILE:${T_NAME}>)
-    # Each rank's OpenMP/Threads pool gets one thread per core it can share.
+    # Each rank's OpenMP/Threads pool gets one thread per core it can share
+    # (a Threads pool of one thread per core in each of 4 ranks on 2 cores
+    # spins at every fork/join: the dist solve suite took 110 s instead of 1).
     set_tests_properties(${T_NAME}_np${_np} PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT} PROCESSORS ${_np}
-                         ENVIRONMENT "OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+                         ENVIRONMENT "OMP_NUM_THREADS=1;TESSERA_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
   endforeach()
 endfunction()
