@@ -16,9 +16,10 @@
 //
 // The local solver is tessera::sparse::Cholesky (complete, supernodal, on
 // the task DAG of Space) or IncompleteCholesky IC(k). A factorization that
-// fails on any rank (a block that is not positive definite, a breakdown)
-// is a dist_error on EVERY rank naming the lowest failing rank, its rows and
-// the global column of the bad pivot; no rank is left waiting.
+// fails on any rank (a block that is not positive definite, an IC(k)
+// breakdown, which can happen on an SPD block that is not an M-matrix) is a
+// dist_error on EVERY rank naming the lowest failing rank, its rows and the
+// global column of the bad pivot; no rank is left waiting.
 #include <tessera/core.hpp>
 #include <tessera/dist/sparse/dist_crs_matrix.hpp>
 #include <tessera/sparse/cholesky.hpp>
@@ -123,8 +124,12 @@ std::string AdditiveSchwarz<T, Space>::describe_failure(const DistCrsMatrix<T>& 
   std::string what = m_opt.overlap == 0 ? "the diagonal block of rows " : "the overlapped block of rows ";
   what += std::to_string(A.row_begin() + 1) + ".." + std::to_string(A.row_end());
   if (m_opt.overlap == 1) what += " and " + std::to_string(A.num_ghosts()) + " ghost rows";
-  return A.origin() + ": " + what + " is not positive definite: " + solver + " pivot of global column " +
-         std::to_string(global + 1) + " is " + std::to_string(e.value()) + " (1-based)";
+  const std::string pivot = solver + " pivot of global column " + std::to_string(global + 1) + " is " +
+                            std::to_string(e.value()) + " (1-based)";
+  if (m_opt.local == LocalSolver::Cholesky) return A.origin() + ": " + what + " is not positive definite: " + pivot;
+  // An incomplete factorization can break down on a positive definite block.
+  return A.origin() + ": incomplete Cholesky broke down on " + what + ": " + pivot +
+         " (set SchwarzOptions::incomplete.diagonal_shift, a higher level, or the Cholesky local solver)";
 }
 
 template <class T, class Space>
