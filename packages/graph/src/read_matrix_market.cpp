@@ -116,6 +116,7 @@ mm_header read_header(const std::string& path, const detail::mapped_file& file, 
   }
   if (h.rows > std::int64_t(1) << 40 || h.cols > std::int64_t(1) << 40)
     throw size_err("too many vertices (" + shape.substr(14) + ")");
+  detail::check_vertex_count_fits(path, h.size_line, h.rows != h.cols ? h.rows + h.cols : h.rows, shape);
   if (symmetry != "general" && double(h.nnz) > double(h.rows) * double(h.rows + 1) / 2 + 1)
     throw size_err(std::to_string(h.nnz) + " entries cannot fit the lower triangle of a " + std::to_string(h.rows) + " x " +
                    std::to_string(h.rows) + " matrix");

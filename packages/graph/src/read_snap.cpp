@@ -54,7 +54,7 @@ edge_list read_snap(const std::string& path, const read_options& opts) {
     std::int64_t* src = el.src.data() + c.first_slot;
     std::int64_t* dst = el.dst.data() + c.first_slot;
     double* w = weighted ? el.weights.data() + c.first_slot : nullptr;
-    std::int64_t k = 0, max_id = -1;
+    std::int64_t k = 0, max_id = -1, max_id_line = 0;
     line_fields lf;
     auto bad = [&](std::string what) { return c.problem(line, std::move(what)); };
     // One edge whose ids are read (non-negative); false: stop the chunk.
@@ -70,7 +70,10 @@ edge_list read_snap(const std::string& path, const read_options& opts) {
       }
       src[k] = u;
       dst[k] = v;
-      max_id = std::max({max_id, u, v});
+      if (std::max(u, v) > max_id) {
+        max_id = std::max(u, v);
+        max_id_line = line;
+      }
       ++k;
       return true;
     };
@@ -101,11 +104,14 @@ edge_list read_snap(const std::string& path, const read_options& opts) {
     }
     c.entries = k;
     c.max_id = max_id;
+    c.max_id_line = max_id_line;
   });
   detail::throw_first_problems(path, chunks);
 
-  std::int64_t max_id = -1;
-  for (const auto& c : chunks) max_id = std::max(max_id, c.max_id);
+  std::int64_t max_id = -1, max_id_line = 0;
+  for (const auto& c : chunks)
+    if (c.max_id > max_id) max_id = c.max_id, max_id_line = c.max_id_line;
+  detail::check_vertex_count_fits(path, max_id_line, max_id + 1, "vertex id " + std::to_string(max_id));
   el.num_vertices = max_id + 1;
   detail::compact(el.src, chunks);
   detail::compact(el.dst, chunks);

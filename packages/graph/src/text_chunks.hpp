@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <unistd.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,7 @@ struct text_chunk {
   std::int64_t first_slot = 0;  // lines of the body before it: where its entries go
   std::int64_t entries = 0;     // entries parsed (set by the parser)
   std::int64_t max_id = -1;     // largest vertex id seen (SNAP)
+  std::int64_t max_id_line = 0; // the line it is on
   std::vector<line_problem> problems;  // the first few bad lines, in order
   static constexpr std::size_t max_problems = 3;
   // Records a problem; false once the chunk has seen enough to stop.
@@ -199,5 +201,24 @@ inline bool parse_int(std::string_view s, std::int64_t& v) {
 // too small for a normal double become denormals or zero; only a value too
 // large for a double fails, with overflow set.
 bool parse_real(std::string_view s, double& v, bool& overflow);
+
+// A graph of n vertices needs n + 1 row offsets of 8 bytes before any edge
+// is stored. A file whose declared size or largest id asks for more than this
+// machine's memory for that alone (a typo, a 64-bit hash used as an id) is
+// refused at the line that asks, instead of failing later in an allocation
+// of terabytes with no word of where the number came from.
+inline void check_vertex_count_fits(const std::string& path, std::int64_t line, std::int64_t n,
+                                    const std::string& what) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;  // unknown: let the allocation decide
+  const double memory = double(pages) * double(page);
+  const double need = (double(n) + 1.0) * 8.0;
+  if (need > memory)
+    throw io_error(path, line,
+                   what + ": " + std::to_string(n) + " vertices need " + std::to_string(std::int64_t(need / (1 << 30))) +
+                       " GiB for the row offsets alone, more than this machine's " +
+                       std::to_string(std::int64_t(memory / (1 << 30))) + " GiB of memory");
+}
 
 }  // namespace tessera::graph::detail

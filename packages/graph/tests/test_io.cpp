@@ -140,6 +140,17 @@ TEST(GraphIo, SnapErrorsAndWeights) {
   rejected(temp_file("mixed.txt", "0 1\n1 2 3.0\n"), ":2: this line has 3 fields, line 1 had 2");
   rejected(temp_file("word.txt", "0 x\n"), ":1: target 'x'");
   rejected(temp_file("one.txt", "0 1\n7\n"), ":2: an edge line holds");
+  // An id below the 2^40 limit whose row offsets alone (8 TB) exceed any
+  // memory: refused at its line, not in an allocation.
+  rejected(temp_file("huge_id.txt", "0 1\n1 2\n2 1000000000000\n3 4\n"), ":3: vertex id 1000000000000: ");
+  rejected(temp_file("huge_id2.txt", "0 1\n2 1000000000000\n"), "for the row offsets alone");
+}
+
+TEST(GraphIo, MatrixMarketSizeBeyondMemoryIsRefusedAtTheSizeLine) {
+  // 2^39 rows and one entry: a legal header whose CSR needs 4 TiB of row
+  // offsets (the physical memory of no machine this runs on).
+  expect_rejected(temp_file("huge.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n549755813888 549755813888 1\n1 1\n"),
+                  {":3:", "549755813888 vertices need", "for the row offsets alone"});
 }
 
 TEST(GraphIo, MatrixMarketWriteReadRoundTrip) {
