@@ -1,0 +1,222 @@
+#pragma once
+// Direction-optimizing breadth-first search on a DistGraph (Beamer,
+// Asanovic, Patterson, "Direction-Optimizing Breadth-First Search", SC 2012,
+// with gapbs's switching rule; the 1-D distribution follows Buluc and
+// Madduri, "Parallel Breadth-First Search on Distributed Memory Systems",
+// SC 2011).
+//
+//   tessera::dist::BfsResult r = tessera::dist::bfs<tessera::Threads>(g, source);
+//   r.level[v], r.parent[v]   for owned vertex v (local id), -1 when unreached
+//
+// Top-down levels: the frontier's owned vertices claim their unvisited owned
+// neighbours (compare-and-swap on the parent, on Exec) and name their ghost
+// neighbours to the owners in one alltoallv of (vertex, parent) pairs: a
+// sparse exchange, and each ghost is named at most once per search (a ghost
+// already named was discovered at that level or earlier). Bottom-up levels:
+// the frontier is a bitmap, allgathered (n/8 bytes per rank), and each
+// unvisited owned vertex scans its neighbours for one in it. Go bottom-up
+// when the frontier's edges exceed the unexplored edges / alpha; come back
+// when the frontier shrinks and holds fewer than n / beta vertices
+// (graph::bfs_options; direction top_down never switches). Levels equal the
+// node-level search's exactly; parents are valid BFS parents (the parent of
+// a vertex at level k is a neighbour at level k - 1), not always the same.
+#include <tessera/core.hpp>
+#include <tessera/dist/graph/dist_graph.hpp>
+#include <tessera/graph/bfs.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::dist {
+
+struct BfsResult {
+  std::vector<std::int32_t> level;   // per owned vertex: hops from the source, -1 unreached
+  std::vector<std::int64_t> parent;  // per owned vertex: global id of its parent (the source: itself), -1 unreached
+  std::int64_t visited = 0;          // global: vertices reached, the source included
+  int levels = 0;                    // global: non-empty levels
+  int bottom_up_levels = 0;          // levels run bottom-up
+};
+
+// Collective. source: a global vertex id (the same on every rank).
+template <class Exec = tessera::DefaultHostExecutionSpace>
+BfsResult bfs(const DistGraph& g, std::int64_t source, const graph::bfs_options& opts = {}) {
+  static_assert(tessera::is_host_execution_space<Exec>::value, "tessera::dist::bfs runs on a host execution space");
+  using V = local_vertex;
+  const Comm& comm = g.comm();
+  const std::int64_t n = g.num_vertices();
+  if (source < 0 || source >= n)
+    throw dist_error("tessera::dist::bfs: source " + std::to_string(source) + " outside [0, " + std::to_string(n) + ")");
+  const int P = comm.size(), me = comm.rank();
+  const std::int64_t owned = g.num_owned(), begin = g.owned_begin();
+  const std::int64_t* rm = g.row_map().data();
+  const V* adj = g.adjacency().data();
+  const std::int64_t* ghost_ids = g.ghosts().data();
+  BfsResult r;
+  r.level.assign(std::size_t(owned), -1);
+  r.parent.assign(std::size_t(owned), -1);
+  std::int32_t* level = r.level.data();
+  std::int64_t* parent = r.parent.data();
+
+  std::vector<V> frontier, next(static_cast<std::size_t>(owned));
+  std::vector<std::int32_t> ghost_named(std::size_t(g.num_ghosts()), 0);
+  std::vector<std::int64_t> out_ghost(std::size_t(g.num_ghosts())), out_parent(std::size_t(g.num_ghosts()));
+  if (g.is_owned(source)) {
+    const V s = V(source - begin);
+    level[s] = 0;
+    parent[s] = source;
+    frontier.push_back(s);
+  }
+  std::int64_t frontier_size = 1;
+  std::int64_t scout = comm.sum(g.is_owned(source) ? g.degree(V(source - begin)) : std::int64_t(0));
+  std::int64_t edges_to_check = 2 * g.num_edges();
+  std::int32_t depth = 0;  // level of the current frontier
+
+  // Bottom-up state: this rank's words of the frontier bitmap, and for every
+  // local vertex its bit in the allgathered bitmap (ranks' words side by side).
+  const std::int64_t words = (owned + 63) / 64;
+  std::vector<std::int64_t> bitpos;
+  auto prepare_bottom_up = [&] {
+    if (!bitpos.empty() || g.num_local() == 0) return;
+    std::vector<std::int64_t> woff(std::size_t(P) + 1, 0);
+    for (int q = 0; q < P; ++q) woff[std::size_t(q) + 1] = woff[std::size_t(q)] + (g.partition().count(q) + 63) / 64;
+    bitpos.resize(std::size_t(g.num_local()));
+    for (std::int64_t v = 0; v < owned; ++v) bitpos[std::size_t(v)] = 64 * woff[std::size_t(me)] + v;
+    for (int q = 0; q < P; ++q)
+      for (auto i = g.ghost_offsets()[std::size_t(q)]; i < g.ghost_offsets()[std::size_t(q) + 1]; ++i)
+        bitpos[std::size_t(owned + i)] = 64 * woff[std::size_t(q)] + (ghost_ids[i] - g.partition().begin(q));
+  };
+
+  while (frontier_size > 0) {
+    const bool go_bottom_up = opts.direction == graph::bfs_direction::automatic &&
+                              double(scout) > double(edges_to_check) / opts.alpha;
+    if (go_bottom_up) {
+      prepare_bottom_up();
+      std::vector<std::uint64_t> front(std::size_t(words), 0), curr(std::size_t(words), 0);
+      for (const V v : frontier) front[std::size_t(v) / 64] |= std::uint64_t(1) << (v % 64);
+      std::int64_t awake = frontier_size, old_awake = 0;
+      do {
+        old_awake = awake;
+        const std::vector<std::uint64_t> all = comm.allgatherv(front);
+        const std::uint64_t* bits = all.data();
+        const std::int64_t* pos = bitpos.data();
+        std::uint64_t* out = curr.data();
+        const std::int32_t next_level = depth + 1;
+        std::int64_t found = 0;
+        tessera::parallel_reduce(
+            "dist::bfs::bottom_up", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, words, 16),
+            [=](std::int64_t w, std::int64_t& cnt) {
+              std::uint64_t word = 0;
+              const std::int64_t hi = std::min<std::int64_t>(64, owned - 64 * w);
+              for (std::int64_t b = 0; b < hi; ++b) {
+                const std::int64_t v = 64 * w + b;
+                if (parent[v] != -1) continue;
+                for (std::int64_t k = rm[v]; k < rm[v + 1]; ++k) {
+                  const std::int64_t p = pos[adj[k]];
+                  if ((bits[p >> 6] >> (p & 63)) & 1) {
+                    const V x = adj[k];
+                    parent[v] = x < owned ? begin + x : ghost_ids[x - owned];
+                    level[v] = next_level;
+                    word |= std::uint64_t(1) << b;
+                    ++cnt;
+                    break;
+                  }
+                }
+              }
+              out[w] = word;
+            },
+            found);
+        front.swap(curr);
+        awake = comm.sum(found);
+        ++depth;
+        ++r.bottom_up_levels;
+      } while (awake > 0 && (awake >= old_awake || double(awake) > double(n) / opts.beta));
+      frontier.clear();
+      for (std::int64_t w = 0; w < words; ++w)
+        for (std::uint64_t x = front[std::size_t(w)]; x; x &= x - 1) frontier.push_back(V(64 * w + std::countr_zero(x)));
+      frontier_size = awake;
+      scout = 1;
+      continue;
+    }
+    // Top-down.
+    edges_to_check -= scout;
+    std::int64_t next_count = 0, out_count = 0;
+    {
+      const V* f = frontier.data();
+      V* nx = next.data();
+      std::int32_t* named = ghost_named.data();
+      std::int64_t* og = out_ghost.data();
+      std::int64_t* op = out_parent.data();
+      std::int64_t* nc = &next_count;
+      std::int64_t* oc = &out_count;
+      const std::int32_t next_level = depth + 1;
+      tessera::parallel_for(
+          "dist::bfs::top_down", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, std::int64_t(frontier.size()), 8),
+          [=](std::int64_t i) {
+            const V u = f[i];
+            const std::int64_t gu = begin + u;
+            for (std::int64_t k = rm[u]; k < rm[u + 1]; ++k) {
+              const V x = adj[k];
+              if (x < owned) {
+                if (tessera::atomic_load(&parent[x]) == -1 && tessera::atomic_compare_exchange(&parent[x], std::int64_t(-1), gu) == -1) {
+                  level[x] = next_level;
+                  nx[tessera::atomic_fetch_add(nc, std::int64_t(1))] = x;
+                }
+              } else if (tessera::atomic_load(&named[x - owned]) == 0 && tessera::atomic_exchange(&named[x - owned], 1) == 0) {
+                const std::int64_t slot = tessera::atomic_fetch_add(oc, std::int64_t(1));
+                og[slot] = x - owned;
+                op[slot] = gu;
+              }
+            }
+          });
+    }
+    // The named ghosts to their owners, grouped by owner (ghost order).
+    struct Claim {
+      std::int64_t vertex, parent;
+    };
+    std::vector<Claim> claims(static_cast<std::size_t>(out_count));
+    {
+      std::vector<std::int64_t> order(static_cast<std::size_t>(out_count));
+      for (std::int64_t i = 0; i < out_count; ++i) order[std::size_t(i)] = i;
+      std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return out_ghost[std::size_t(a)] < out_ghost[std::size_t(b)]; });
+      for (std::int64_t i = 0; i < out_count; ++i)
+        claims[std::size_t(i)] = {ghost_ids[out_ghost[std::size_t(order[std::size_t(i)])]], out_parent[std::size_t(order[std::size_t(i)])]};
+    }
+    std::vector<std::int64_t> offsets(std::size_t(P) + 1, 0);
+    for (int q = 0; q <= P; ++q) {
+      const std::int64_t first_ghost = g.ghost_offsets()[std::size_t(q)];
+      offsets[std::size_t(q)] = std::lower_bound(claims.begin(), claims.end(), first_ghost, [&](const Claim& c, std::int64_t gi) {
+                                  return c.vertex < (gi < g.num_ghosts() ? ghost_ids[gi] : std::int64_t(INT64_MAX));
+                                }) - claims.begin();
+    }
+    offsets[std::size_t(P)] = std::int64_t(claims.size());
+    // Received claims in rank order: the first for a vertex wins.
+    for (const Claim& c : comm.alltoallv(claims, offsets)) {
+      const std::int64_t v = c.vertex - begin;
+      if (parent[v] != -1) continue;
+      parent[v] = c.parent;
+      level[v] = depth + 1;
+      next[std::size_t(next_count++)] = V(v);
+    }
+    frontier.assign(next.begin(), next.begin() + next_count);
+    std::vector<std::int64_t> sizes{next_count, 0};
+    for (const V v : frontier) sizes[1] += g.degree(v);
+    comm.sum_in_place(sizes);
+    frontier_size = sizes[0];
+    scout = sizes[1];
+    ++depth;
+  }
+  std::int64_t visited = 0;
+  std::int32_t deepest = -1;
+  for (const std::int32_t l : r.level) {
+    visited += l >= 0 ? 1 : 0;
+    deepest = std::max(deepest, l);
+  }
+  r.visited = comm.sum(visited);
+  r.levels = comm.max(deepest) + 1;
+  return r;
+}
+
+}  // namespace tessera::dist
