@@ -51,12 +51,16 @@ OrientedLists oriented_lists(const DistGraph& g) {
     for (auto j = in_offsets[std::size_t(q)]; j < in_offsets[std::size_t(q) + 1]; ++j) {
       const std::int64_t v = incoming[std::size_t(j)] - begin;
       lengths[std::size_t(j)] = L.own_map[std::size_t(v) + 1] - L.own_map[std::size_t(v)];
-      lists.insert(lists.end(), L.own.begin() + L.own_map[std::size_t(v)], L.own.begin() + L.own_map[std::size_t(v) + 1]);
+      for (auto k = L.own_map[std::size_t(v)]; k < L.own_map[std::size_t(v) + 1]; ++k) {
+        lists.push_back(L.own[std::size_t(k)]);
+        L.sent_source.push_back(k);
+      }
     }
   }
   list_offsets[std::size_t(P)] = std::int64_t(lists.size());
   const std::vector<std::int64_t> my_lengths = comm.alltoallv(lengths, in_offsets);
-  L.fetched = comm.alltoallv(lists, list_offsets);
+  L.fetched = comm.alltoallv(lists, list_offsets, &L.fetched_offsets);
+  L.sent_offsets = std::move(list_offsets);
   L.ghost_begin.assign(std::size_t(g.num_ghosts()), 0);
   L.ghost_end.assign(std::size_t(g.num_ghosts()), 0);
   std::int64_t at = 0;

@@ -100,6 +100,19 @@ inline void expect_same_graph(const td::DistGraph& g, const tg::edge_list& whole
   for (std::int64_t i = 0; i < g.num_ghosts(); ++i)
     EXPECT_EQ(values[std::size_t(g.num_owned() + i)], 3 * g.ghosts()[std::size_t(i)] + 1);
   for (std::int64_t x = 0; x < g.num_local(); ++x) EXPECT_EQ(g.local_id(g.global_id(td::local_vertex(x))), x);
+  // The reverse: a 1 on every ghost adds up, at each owned vertex, to the
+  // number of other ranks that own one of its neighbours.
+  std::vector<std::int64_t> ones(std::size_t(g.num_local()), 1);
+  for (std::int64_t v = 0; v < g.num_owned(); ++v) ones[std::size_t(v)] = 0;
+  g.add_ghosts_to_owners(ones);
+  for (std::int64_t v = 0; v < g.num_owned(); ++v) {
+    const std::int64_t gv = g.owned_begin() + v;
+    std::vector<int> ranks;
+    for (auto k = rm[std::size_t(gv)]; k < rm[std::size_t(gv) + 1]; ++k)
+      if (g.owner(ent[std::size_t(k)]) != g.comm().rank()) ranks.push_back(g.owner(ent[std::size_t(k)]));
+    std::sort(ranks.begin(), ranks.end());
+    EXPECT_EQ(ones[std::size_t(v)], std::unique(ranks.begin(), ranks.end()) - ranks.begin()) << "vertex " << gv;
+  }
 }
 
 }  // namespace dist_graph_test

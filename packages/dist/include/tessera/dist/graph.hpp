@@ -7,3 +7,4 @@
 #include <tessera/dist/graph/components.hpp>
 #include <tessera/dist/graph/pagerank.hpp>
 #include <tessera/dist/graph/triangles.hpp>
+#include <tessera/dist/graph/minitri.hpp>

@@ -95,6 +95,10 @@ class DistGraph {
   // their owners' values of the owned entries.
   template <class T>
   void update_ghosts(std::vector<T>& values) const;
+  // Collective, the reverse of update_ghosts: each ghost entry of values is
+  // added to its owner's entry (ghost entries keep their values).
+  template <class T>
+  void add_ghosts_to_owners(std::vector<T>& values) const;
 
  private:
   Comm m_comm;
@@ -118,6 +122,17 @@ void DistGraph::update_ghosts(std::vector<T>& values) const {
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = values[std::size_t(m_send_ids[k])];
   const std::vector<T> in = m_comm.alltoallv(out, m_send_offsets);
   std::copy(in.begin(), in.end(), values.begin() + num_owned());
+}
+
+template <class T>
+void DistGraph::add_ghosts_to_owners(std::vector<T>& values) const {
+  if (std::int64_t(values.size()) != num_local())
+    throw dist_error("tessera::dist::DistGraph::add_ghosts_to_owners: " + std::to_string(values.size()) + " values for " +
+                     std::to_string(num_local()) + " local vertices on rank " + std::to_string(m_comm.rank()));
+  // Ghosts are grouped by owner in the order their owners' send_ids list them.
+  const std::vector<T> out(values.begin() + num_owned(), values.end());
+  const std::vector<T> in = m_comm.alltoallv(out, m_ghost_offsets);
+  for (std::size_t k = 0; k < in.size(); ++k) values[std::size_t(m_send_ids[k])] += in[k];
 }
 
 }  // namespace tessera::dist

@@ -40,6 +40,10 @@ struct OrientedLists {
   std::vector<local_vertex> own_local;             // the same entries as local ids
   std::vector<std::int64_t> ghost_begin, ghost_end;  // per ghost: its list in fetched ([0, 0) when not needed)
   std::vector<std::int64_t> fetched;
+  // The lists' way back (for per-edge data, as miniTri's): the own[] index
+  // of each entry this rank sent, per destination rank (sent_offsets), and
+  // where each source rank's lists lie in fetched (fetched_offsets).
+  std::vector<std::int64_t> sent_source, sent_offsets, fetched_offsets;
 };
 
 OrientedLists oriented_lists(const DistGraph& g);
