@@ -7,7 +7,8 @@
 //   c.component[v]   for owned vertex v (local id);   c.count, c.largest
 //
 // Two levels: first the components of each rank's owned subgraph (the edges
-// between owned vertices) by the node-level Afforest on Exec, so a label
+// between owned vertices) with the node-level Afforest link and compress on
+// Exec, so a label
 // crosses a whole local piece at once; then rounds of label propagation
 // across the ghost edges (Shiloach-Vishkin's hooking on the local pieces):
 // each round refreshes the ghosts' labels through the exchange plan, every
@@ -17,7 +18,6 @@
 #include <tessera/core.hpp>
 #include <tessera/dist/graph/dist_graph.hpp>
 #include <tessera/graph/components.hpp>
-#include <tessera/graph/csr_graph.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -39,31 +39,58 @@ ComponentsResult connected_components(const DistGraph& g) {
   static_assert(tessera::is_host_execution_space<Exec>::value,
                 "tessera::dist::connected_components runs on a host execution space");
   using V = local_vertex;
-  using Local = graph::compressed_sparse_row_graph<graph::undirectedS, Exec, V, std::int64_t>;
   const Comm& comm = g.comm();
   const std::int64_t owned = g.num_owned(), begin = g.owned_begin();
   const std::int64_t* rm = g.row_map().data();
   const V* adj = g.adjacency().data();
 
-  // 1. Components of the owned subgraph (rows keep their owned entries,
-  //    which are sorted: owned local ids follow the global order).
+  // 1. Components of the owned subgraph (its edges: the owned entries of
+  //    the rows) by the node-level Afforest steps: link along each vertex's
+  //    first two owned neighbours, compress, find the most frequent label
+  //    in a sample (the giant piece), link the other edges of the vertices
+  //    outside it, compress. Links hook the larger root under the smaller,
+  //    so each vertex ends at the smallest local id, hence the smallest
+  //    global id, of its piece.
   std::vector<V> root(static_cast<std::size_t>(owned));
-  {
-    typename Local::row_map_type lrm("dist::cc::row_map", owned + 1);
-    std::int64_t kept = 0;
-    for (std::int64_t v = 0; v < owned; ++v) {
-      for (std::int64_t k = rm[v]; k < rm[v + 1]; ++k) kept += adj[k] < owned ? 1 : 0;
-      lrm(v + 1) = kept;
+  if (owned > 0) {
+    tessera::View<V*, tessera::HostSpace> comp(tessera::view_alloc("dist::cc::local", tessera::WithoutInitializing), owned);
+    V* c = comp.data();
+    using Dyn = tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>;
+    constexpr int sampled = 2;
+    tessera::parallel_for("dist::cc::init", tessera::RangePolicy<Exec>(0, owned), [=](std::int64_t v) { c[v] = V(v); });
+    for (int round = 0; round < sampled; ++round) {
+      tessera::parallel_for("dist::cc::sample_link", Dyn(0, owned, 1024), [=](std::int64_t v) {
+        int seen = 0;
+        for (std::int64_t k = rm[v]; k < rm[v + 1]; ++k)
+          if (adj[k] < owned && seen++ == round) {
+            graph::detail::afforest_link(c, V(v), adj[k]);
+            break;
+          }
+      });
+      graph::detail::compress<Exec>(comp, owned);
     }
-    typename Local::entries_type lent(tessera::view_alloc("dist::cc::entries", tessera::WithoutInitializing), kept);
-    std::int64_t at = 0;
-    for (std::int64_t k = 0; k < g.num_local_entries(); ++k)
-      if (adj[k] < owned) lent(at++) = adj[k];
-    // Rows must be sorted for the CSR graph: owned entries of a row are.
-    const Local local(graph::csr_arrays_t{}, owned, lrm, lent);
-    graph::vertex_property_map<Local, V> comp(local);
-    graph::connected_components(local, comp);
-    for (std::int64_t v = 0; v < owned; ++v) root[std::size_t(v)] = comp[V(v)];
+    const std::int64_t ns = std::min<std::int64_t>(owned, 1024);
+    std::vector<V> sample(static_cast<std::size_t>(ns));
+    for (std::int64_t i = 0; i < ns; ++i)
+      sample[std::size_t(i)] = c[std::int64_t(((std::uint64_t(i) + 1) * 0x9e3779b97f4a7c15ULL >> 11) % std::uint64_t(owned))];
+    std::sort(sample.begin(), sample.end());
+    V giant = sample[0];
+    for (std::size_t i = 0, best_run = 0; i < sample.size();) {
+      std::size_t j = i;
+      while (j < sample.size() && sample[j] == sample[i]) ++j;
+      if (j - i > best_run) best_run = j - i, giant = sample[i];
+      i = j;
+    }
+    // Skipping the giant piece's vertices is safe: each owned-owned edge is
+    // seen from both ends.
+    tessera::parallel_for("dist::cc::finish_link", Dyn(0, owned, 1024), [=](std::int64_t v) {
+      if (graph::detail::load_relaxed(&c[v]) == giant) return;
+      int seen = 0;
+      for (std::int64_t k = rm[v]; k < rm[v + 1]; ++k)
+        if (adj[k] < owned && seen++ >= sampled) graph::detail::afforest_link(c, V(v), adj[k]);
+    });
+    graph::detail::compress<Exec>(comp, owned);
+    std::copy(c, c + owned, root.begin());
   }
 
   // 2. Labels across ghost edges. best[c]: the label of the local piece
@@ -126,7 +153,12 @@ ComponentsResult connected_components(const DistGraph& g) {
   struct Tally {
     std::int64_t label, count;
   };
-  std::vector<std::int64_t> sorted(r.component);
+  // Labels this rank owns are counted in place; the others are sorted.
+  std::vector<std::int64_t> size(static_cast<std::size_t>(owned), 0), sorted;
+  for (const std::int64_t x : r.component) {
+    if (x >= begin) ++size[std::size_t(x - begin)];  // a label is never above its vertex
+    else sorted.push_back(x);
+  }
   std::sort(sorted.begin(), sorted.end());
   std::vector<Tally> tallies;
   for (const std::int64_t x : sorted) {
@@ -139,7 +171,6 @@ ComponentsResult connected_components(const DistGraph& g) {
                                                [](const Tally& t, std::int64_t x) { return t.label < x; }) -
                               tallies.begin();
   offsets.back() = std::int64_t(tallies.size());
-  std::vector<std::int64_t> size(std::size_t(owned), 0);
   for (const Tally& t : comm.alltoallv(tallies, offsets)) size[std::size_t(t.label - begin)] += t.count;
   r.largest = comm.max(size.empty() ? std::int64_t(0) : *std::max_element(size.begin(), size.end()));
   return r;
