@@ -35,20 +35,20 @@ struct MiniTriResult {
 };
 
 namespace detail {
-// Calls f(kk, i, v_base, j) for every triangle found at owned u: kk the slot
-// of u -> v in own, i the slot of u -> w in own, and j the position of w in
-// v's list, whose first entry is own[v_base] (v owned) or fetched[v_base].
+// Calls f(kk, i, v_local, j) for every triangle u -> v -> w found at owned
+// u: kk the slot of u -> v in own, i the slot of u -> w in own, and j the
+// slot of v -> w in own (v owned) or in fetched.
 template <class F>
 TESSERA_INLINE_FUNCTION void for_each_triangle_at(const OrientedLists& L, std::int64_t owned, std::int64_t u, const F& f) {
   const std::int64_t* om = L.own_map.data();
-  const std::int64_t* o = L.own.data();
+  const local_vertex* o = L.own.data();
   for (std::int64_t kk = om[u]; kk < om[u + 1]; ++kk) {
-    const local_vertex v = L.own_local[std::size_t(kk)];
+    const local_vertex v = L.local_of[std::size_t(o[kk])];
     const bool local = v < owned;
     const std::int64_t vb = local ? om[v] : L.ghost_begin[std::size_t(v - owned)];
     const std::int64_t ve = local ? om[v + 1] : L.ghost_end[std::size_t(v - owned)];
-    const std::int64_t* list = local ? o : L.fetched.data();
-    std::int64_t i = om[u], j = vb;
+    const local_vertex* list = local ? o : L.fetched.data();
+    std::int64_t i = kk + 1, j = vb;  // out(v) lies after v
     while (i < om[u + 1] && j < ve) {
       if (o[i] < list[j]) ++i;
       else if (list[j] < o[i]) ++j;
@@ -66,24 +66,25 @@ MiniTriResult minitri(const DistGraph& g) {
   const detail::OrientedLists L = detail::oriented_lists(g);
   const detail::OrientedLists* lp = &L;
   const std::int64_t owned = g.num_owned();
-  std::vector<std::int64_t> tv(std::size_t(g.num_local()), 0), te(L.own.size(), 0), te_fetched(L.fetched.size(), 0);
+  std::vector<std::int64_t> tv(std::size_t(g.num_local()), 0), te(L.own.size(), 0), te_fetched(std::size_t(L.fetched_raw), 0);
   // 1. Counts.
   std::int64_t found = 0;
   {
     std::int64_t* ptv = tv.data();
     std::int64_t* pte = te.data();
     std::int64_t* ptf = te_fetched.data();
+    const std::int64_t* pos = L.fetched_pos.data();
     tessera::parallel_reduce(
         "dist::minitri::degrees", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
         [=](std::int64_t u, std::int64_t& cnt) {
           detail::for_each_triangle_at(*lp, owned, u, [&](std::int64_t kk, std::int64_t i, bool v_local, std::int64_t j) {
             ++cnt;
             tessera::atomic_add(&ptv[u], std::int64_t(1));
-            tessera::atomic_add(&ptv[lp->own_local[std::size_t(kk)]], std::int64_t(1));
-            tessera::atomic_add(&ptv[lp->own_local[std::size_t(i)]], std::int64_t(1));
+            tessera::atomic_add(&ptv[lp->local_of[std::size_t(lp->own[std::size_t(kk)])]], std::int64_t(1));
+            tessera::atomic_add(&ptv[lp->local_of[std::size_t(lp->own[std::size_t(i)])]], std::int64_t(1));
             tessera::atomic_add(&pte[kk], std::int64_t(1));
             tessera::atomic_add(&pte[i], std::int64_t(1));
-            tessera::atomic_add(v_local ? &pte[j] : &ptf[j], std::int64_t(1));
+            tessera::atomic_add(v_local ? &pte[j] : &ptf[pos[j]], std::int64_t(1));
           });
         },
         found);
@@ -109,13 +110,14 @@ MiniTriResult minitri(const DistGraph& g) {
     const std::int64_t* ptv = tv.data();
     const std::int64_t* pte = te.data();
     const std::int64_t* ptf = te_fetched.data();
+    const std::int64_t* pos = L.fetched_pos.data();
     std::int64_t* h = hist.data();
     tessera::parallel_for(
         "dist::minitri::histogram", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
         [=](std::int64_t u) {
           detail::for_each_triangle_at(*lp, owned, u, [&](std::int64_t kk, std::int64_t i, bool v_local, std::int64_t j) {
-            const std::int64_t a = ptv[u], b = ptv[lp->own_local[std::size_t(kk)]], c = ptv[lp->own_local[std::size_t(i)]];
-            const std::int64_t x = pte[kk], y = pte[i], z = v_local ? pte[j] : ptf[j];
+            const std::int64_t a = ptv[u], b = ptv[lp->local_of[std::size_t(lp->own[std::size_t(kk)])]], c = ptv[lp->local_of[std::size_t(lp->own[std::size_t(i)])]];
+            const std::int64_t x = pte[kk], y = pte[i], z = v_local ? pte[j] : ptf[pos[j]];
             const int k = analytics::clique_bound_k(std::min({a, b, c}), std::min({x, y, z}));
             tessera::atomic_add(&h[k], std::int64_t(1));
           });
