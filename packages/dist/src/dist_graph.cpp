@@ -78,9 +78,21 @@ DistGraph::DistGraph(const Comm& comm, const graph::edge_list& share) : m_comm(c
         arcs[std::size_t(at[std::size_t(owner_v[i])]++)] = {v, u};
       }
     }
-    const std::vector<Arc> mine = comm.alltoallv(arcs, offsets);
+    std::vector<Arc> mine = comm.alltoallv(arcs, offsets);
     arcs = {};
-    // Counting sort by row, then each row sorted and deduplicated.
+    // Rows with sorted targets. When the vertex count is within twice the
+    // arcs held here, two stable counting sorts (by target, then by row)
+    // cost O(arcs + n), as the node-level build does; otherwise each row is
+    // sorted on its own, keeping memory O(arcs).
+    const bool by_counting = n <= 2 * std::int64_t(mine.size());
+    if (by_counting) {
+      std::vector<std::int64_t> at(std::size_t(n) + 1, 0);
+      for (const Arc& a : mine) ++at[std::size_t(a.v) + 1];
+      for (std::int64_t v = 0; v < n; ++v) at[std::size_t(v) + 1] += at[std::size_t(v)];
+      std::vector<Arc> by_target(mine.size());
+      for (const Arc& a : mine) by_target[std::size_t(at[std::size_t(a.v)]++)] = a;
+      mine.swap(by_target);
+    }
     std::vector<std::int64_t> start(std::size_t(nu) + 1, 0);
     for (const Arc& a : mine) ++start[std::size_t(a.u - ub) + 1];
     for (std::int64_t r = 0; r < nu; ++r) start[std::size_t(r) + 1] += start[std::size_t(r)];
@@ -89,12 +101,13 @@ DistGraph::DistGraph(const Comm& comm, const graph::edge_list& share) : m_comm(c
       std::vector<std::int64_t> at(start.begin(), start.end() - 1);
       for (const Arc& a : mine) targets[std::size_t(at[std::size_t(a.u - ub)]++)] = a.v;
     }
+    mine = {};
     std::int64_t* t = targets.data();
     const std::int64_t* s = start.data();
     std::int64_t* deg = block_map.data() + 1;
     tessera::parallel_for("dist::graph::sort_rows", tessera::RangePolicy<Host, tessera::Schedule<tessera::Dynamic>>(0, nu, 64),
                           [=](std::int64_t r) {
-                            std::sort(t + s[r], t + s[r + 1]);
+                            if (!by_counting) std::sort(t + s[r], t + s[r + 1]);
                             deg[r] = std::unique(t + s[r], t + s[r + 1]) - (t + s[r]);
                           });
     for (std::int64_t r = 0; r < nu; ++r) block_map[std::size_t(r) + 1] += block_map[std::size_t(r)];
