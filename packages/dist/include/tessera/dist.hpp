@@ -4,3 +4,4 @@
 #include <tessera/dist/comm.hpp>
 #include <tessera/dist/partition.hpp>
 #include <tessera/dist/graph.hpp>
+#include <tessera/dist/sparse.hpp>
