@@ -460,6 +460,8 @@ graph::edge_list read_matrix_market(const Comm& comm, const std::string& path) {
 graph::edge_list read_edge_list(const Comm& comm, const std::string& path) {
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : lower(std::string_view(path).substr(dot));
+  if (ext == ".tgb")
+    throw dist_error(where(path, 0) + "a binary CSR file: the parallel readers take edge lists and Matrix Market files");
   return ext == ".mtx" ? read_matrix_market(comm, path) : read_snap(comm, path);
 }
 

@@ -118,6 +118,8 @@ TEST(DistGraphRead, ABadLineInAnyRanksRangeIsNamedOnEveryRank) {
   const std::string missing = ::testing::TempDir() + "/tessera_dist_no_such_file.txt";
   EXPECT_NE(agreed_message(comm, [&] { (void)td::read_snap(comm, missing); }).find(missing + ":0: cannot open"),
             std::string::npos);
+  EXPECT_NE(agreed_message(comm, [&] { (void)td::read_edge_list(comm, "g.tgb"); }).find("g.tgb:0: a binary CSR file"),
+            std::string::npos);
   if (comm.rank() == 0)
     for (const auto& p : {good, bad, more, fewer}) std::remove(p.c_str());
 }

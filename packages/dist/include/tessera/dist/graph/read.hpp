@@ -35,7 +35,8 @@ namespace tessera::dist {
 
 graph::edge_list read_snap(const Comm& comm, const std::string& path);
 graph::edge_list read_matrix_market(const Comm& comm, const std::string& path);
-// By extension, as graph::read_edge_list: ".mtx" Matrix Market, anything else SNAP.
+// By extension, as graph::read_edge_list: ".mtx" Matrix Market, ".tgb" (binary
+// CSR) refused, anything else SNAP.
 graph::edge_list read_edge_list(const Comm& comm, const std::string& path);
 
 }  // namespace tessera::dist
