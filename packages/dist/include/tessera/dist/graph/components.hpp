@@ -13,8 +13,12 @@
 // across the ghost edges (Shiloach-Vishkin's hooking on the local pieces):
 // each round refreshes the ghosts' labels through the exchange plan, every
 // local piece takes the smallest label seen across its ghost edges, and the
-// rounds stop when no label changed on any rank. Rounds are bounded by the
-// number of local pieces on a path, not by its length in vertices.
+// rounds stop when no label changed on any rank. As in Shiloach-Vishkin,
+// each round also hooks the labels themselves (a piece whose label L drops
+// to m tells L's owner, whose piece holding L drops to m) and jumps every
+// piece's label to that label's own label (asked of its owner), so chains
+// of pieces across the ranks collapse in far fewer rounds than a label
+// needs to walk them.
 #include <tessera/core.hpp>
 #include <tessera/dist/graph/dist_graph.hpp>
 #include <tessera/graph/components.hpp>
@@ -99,8 +103,10 @@ ComponentsResult connected_components(const DistGraph& g) {
   std::vector<std::int64_t> label(std::size_t(g.num_local()));
   std::vector<std::int64_t> best(static_cast<std::size_t>(owned));
   std::vector<V> boundary;  // owned vertices with a ghost neighbour
+  std::vector<V> pieces;    // the local pieces' smallest vertices
   for (std::int64_t v = 0; v < owned; ++v) {
     label[std::size_t(v)] = best[std::size_t(root[std::size_t(v)])] = begin + root[std::size_t(v)];
+    if (root[std::size_t(v)] == V(v)) pieces.push_back(V(v));
     for (std::int64_t k = rm[v]; k < rm[v + 1]; ++k)
       if (adj[k] >= owned) {
         boundary.push_back(V(v));
@@ -123,8 +129,31 @@ ComponentsResult connected_components(const DistGraph& g) {
         if (m < lab[v]) tessera::atomic_fetch_min(&b[rt[v]], m);
       });
     }
-    std::int64_t changed = 0;
+    // Hook the labels themselves (Shiloach-Vishkin's hooking of roots): a
+    // piece whose label L dropped to m tells L's owner, whose piece holding
+    // L drops to m too.
     {
+      struct Hook {
+        std::int64_t label, to;
+      };
+      std::vector<Hook> hooks;
+      for (const V c : pieces)
+        if (best[std::size_t(c)] < label[std::size_t(c)]) hooks.push_back({label[std::size_t(c)], best[std::size_t(c)]});
+      std::sort(hooks.begin(), hooks.end(), [](const Hook& a, const Hook& b) { return a.label < b.label; });
+      std::vector<std::int64_t> hook_offsets(std::size_t(comm.size()) + 1, 0);
+      for (int q = 0; q <= comm.size(); ++q)
+        hook_offsets[std::size_t(q)] =
+            std::lower_bound(hooks.begin(), hooks.end(), g.partition().offsets()[std::size_t(q)],
+                             [](const Hook& h, std::int64_t x) { return h.label < x; }) -
+            hooks.begin();
+      hook_offsets.back() = std::int64_t(hooks.size());
+      for (const Hook& h : comm.alltoallv(hooks, hook_offsets)) {
+        std::int64_t& b = best[std::size_t(root[std::size_t(h.label - begin)])];
+        b = std::min(b, h.to);
+      }
+    }
+    auto relabel = [&] {
+      std::int64_t changed = 0;
       std::int64_t* lab = label.data();
       const V* rt = root.data();
       const std::int64_t* b = best.data();
@@ -138,7 +167,39 @@ ComponentsResult connected_components(const DistGraph& g) {
             }
           },
           changed);
+      return changed;
+    };
+    std::int64_t changed = relabel();
+    // Shortcut (Shiloach-Vishkin's pointer jumping, across ranks): a piece's
+    // label L is a vertex whose own label may be smaller by now; ask L's
+    // owner. Labels stay ids of the component and only decrease, so the
+    // fixed point is its smallest id; this cuts the rounds on graphs whose
+    // pieces chain across the ranks.
+    {
+      std::vector<std::int64_t> asked;
+      for (const V c : pieces) {
+        const std::int64_t L = best[std::size_t(c)];
+        if (g.is_owned(L)) best[std::size_t(c)] = std::min(L, label[std::size_t(L - begin)]);
+        else asked.push_back(L);
+      }
+      std::sort(asked.begin(), asked.end());
+      asked.erase(std::unique(asked.begin(), asked.end()), asked.end());
+      std::vector<std::int64_t> ask_offsets(std::size_t(comm.size()) + 1, 0), in_offsets;
+      for (int q = 0; q <= comm.size(); ++q)
+        ask_offsets[std::size_t(q)] =
+            std::lower_bound(asked.begin(), asked.end(), g.partition().offsets()[std::size_t(q)]) - asked.begin();
+      ask_offsets.back() = std::int64_t(asked.size());
+      std::vector<std::int64_t> answers = comm.alltoallv(asked, ask_offsets, &in_offsets);
+      for (auto& x : answers) x = label[std::size_t(x - begin)];
+      const std::vector<std::int64_t> got = comm.alltoallv(answers, in_offsets);
+      for (const V c : pieces) {
+        const std::int64_t L = best[std::size_t(c)];
+        if (g.is_owned(L)) continue;
+        const auto at = std::lower_bound(asked.begin(), asked.end(), L) - asked.begin();
+        best[std::size_t(c)] = std::min(L, got[std::size_t(at)]);
+      }
     }
+    changed += relabel();
     if (comm.sum(changed) == 0) break;
   }
   label.resize(std::size_t(owned));
