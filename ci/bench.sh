@@ -23,9 +23,14 @@
 #   sparse_cholesky  sparse     bench_cholesky               CHOLMOD, Tacho, MUMPS (+ OpenBLAS dgemm ceiling)
 #   fem_assembly     sparse     bench_fem_assembly           a serial element loop (ScatterView, colouring, element map)
 #   minitri          analytics  tessera_bench_minitri        SuiteSparse:GraphBLAS
+#   dist_solve       dist       bench_dist_solve             PETSc CG + block Jacobi (ICC(0), Cholesky); node-level sparse::pcg at 1 rank
+#                                                            (an MPI program: run on RANKS ranks instead of THREADS threads)
 #
 # Environment:
 #   THREADS       thread counts, one run each (default "1 2")
+#   RANKS         MPI rank counts of the dist benchmarks, one run each, one
+#                 thread per rank (default "1 2 4"; above the cores they are
+#                 oversubscribed: cost, not speedup)
 #   REPEATS       repeats per case (default 9; the sparse and tiled Cholesky
 #                 and minitri runs take REPEATS too, each repeat is seconds long)
 #   JOBS          build jobs (default 2)
@@ -54,7 +59,7 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace kernel_graph graph graph_jobs sparse_cholesky fem_assembly minitri)
+all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace kernel_graph graph graph_jobs sparse_cholesky fem_assembly minitri dist_solve)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
@@ -72,6 +77,7 @@ where_of() {
     sparse_cholesky) echo "bench_cholesky|packages/sparse/benchmarks/bench_cholesky" ;;
     fem_assembly) echo "bench_fem_assembly|packages/sparse/benchmarks/bench_fem_assembly" ;;
     minitri) echo "tessera_bench_minitri|packages/analytics/benchmarks/tessera_bench_minitri" ;;
+    dist_solve) echo "bench_dist_solve|packages/dist/benchmarks/bench_dist_solve" ;;
     *) echo "bench.sh: unknown benchmark '$1' (known: ${all[*]})" >&2; return 2 ;;
   esac
 }
@@ -92,7 +98,19 @@ args_of() {  # args_of <bench> <threads>: the arguments of one run (before <BENC
     # data and tasks methods store 3.3 GB of triangles.
     minitri) echo "--threads $t --repeats $REPEATS --tessera-num-threads=$t" \
       "--graphs oregon1_010331.txt,facebook_combined.txt,kron:16:16" ;;
+    # t is the rank count here.
+    dist_solve) echo "--repeats $REPEATS --matrix lap3d:40" ;;
   esac
+}
+# MPI benchmarks run once per rank count under mpiexec, one thread per rank.
+is_mpi() { [[ "$1" == dist_* ]]; }
+counts_of() { if is_mpi "$1"; then echo "${RANKS:-1 2 4}"; else echo "$THREADS"; fi; }
+launcher_of() {  # launcher_of <bench> <ranks>: the command prefix of one run
+  if is_mpi "$1"; then
+    local root=""
+    [[ "$(id -u)" == 0 ]] && root="--allow-run-as-root"
+    echo "env TESSERA_NUM_THREADS=1 OMP_NUM_THREADS=1 mpiexec -n $2 --oversubscribe $root"
+  fi
 }
 
 for b in "${benches[@]}"; do where_of "$b" >/dev/null; done
@@ -114,11 +132,11 @@ for b in "${benches[@]}"; do
   out="$PERF_DIR/$b.jsonl"
   tmp="$(mktemp)"
   start=$SECONDS
-  for t in $THREADS; do
-    echo "---- $b at $t thread(s): load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  for t in $(counts_of "$b"); do
+    echo "---- $b at $t thread(s)$(is_mpi "$b" && echo " (MPI ranks)"): load average $(cut -d' ' -f1-3 /proc/loadavg)"
     # shellcheck disable=SC2046
     # The meta line gets the thread count this run asked for (the report groups by it).
-    "$program" --json $(args_of "$b" "$t") ${!own_var:-} | grep '^{' |
+    $(launcher_of "$b" "$t") "$program" --json $(args_of "$b" "$t") ${!own_var:-} | grep '^{' |
       sed "s/\"meta\":true,/\"meta\":true,\"threads_requested\":$t,/" >>"$tmp"
   done
   mv "$tmp" "$out"

@@ -42,22 +42,28 @@ void multiply(const DistCrsMatrix<T>& A, const T* x, T* y) {
   const T* va = A.values().data();
   detail::pack_halo<Space>(plan, x, packed);
   plan.start(A.comm(), packed, ghosts, volume);
-  // Local column c reads x (owned) or the ghost buffer.
-  auto row_product = [=](std::int32_t i) {
-    T s = 0;
-    for (std::int64_t k = rm[i]; k < rm[i + 1]; ++k) {
-      const std::int32_t c = ci[k];
-      s += va[k] * (c < nloc ? x[c] : ghosts[c - nloc]);
-    }
-    y[i] = s;
-  };
   const std::int32_t* interior = A.interior_rows().data();
   const std::int32_t* boundary = A.boundary_rows().data();
+  // Interior rows read only x (no test per entry).
   parallel_for("dist::spmv_interior", RangePolicy<Space>(0, std::int64_t(A.interior_rows().size())),
-               [=](std::int64_t q) { row_product(interior[q]); });
+               [=](std::int64_t q) {
+                 const std::int32_t i = interior[q];
+                 T s = 0;
+                 for (std::int64_t k = rm[i]; k < rm[i + 1]; ++k) s += va[k] * x[ci[k]];
+                 y[i] = s;
+               });
   plan.finish(volume);
+  // Boundary rows: local column c reads x (owned) or the ghost buffer.
   parallel_for("dist::spmv_boundary", RangePolicy<Space>(0, std::int64_t(A.boundary_rows().size())),
-               [=](std::int64_t q) { row_product(boundary[q]); });
+               [=](std::int64_t q) {
+                 const std::int32_t i = boundary[q];
+                 T s = 0;
+                 for (std::int64_t k = rm[i]; k < rm[i + 1]; ++k) {
+                   const std::int32_t c = ci[k];
+                   s += va[k] * (c < nloc ? x[c] : ghosts[c - nloc]);
+                 }
+                 y[i] = s;
+               });
 }
 
 // Inner product of two distributed vectors (owned parts of n_local entries),
