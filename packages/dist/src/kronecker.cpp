@@ -34,10 +34,11 @@ graph::edge_list kronecker(const Comm& comm, int scale, int edge_factor, std::ui
   if (p.permute_vertices) {
     const std::vector<std::int64_t> perm = graph::detail::kronecker_permutation(scale, seed);
     const std::int64_t* pp = perm.data();
-    tessera::parallel_for("dist::kronecker::permute", tessera::RangePolicy<Host>(0, count), [=](std::int64_t k) {
-      src[k] = pp[src[k]];
-      dst[k] = pp[dst[k]];
-    });
+    tessera::parallel_for("dist::kronecker::permute", tessera::RangePolicy<Host>(0, count),
+                          [=](std::int64_t k) {
+                            src[k] = pp[src[k]];
+                            dst[k] = pp[dst[k]];
+                          });
   }
   return el;
 }

@@ -23,18 +23,22 @@ namespace tessera::dist {
 
 namespace {
 
-std::string where(const std::string& path, std::int64_t line) { return path + ":" + std::to_string(line) + ": "; }
+std::string where(const std::string& path, std::int64_t line) {
+  return path + ":" + std::to_string(line) + ": ";
+}
 
 // A file read by ranges with pread; errors are "<path>:0: <problem>".
 class RangeFile {
  public:
   explicit RangeFile(const std::string& path) : m_path(path) {
     m_fd = ::open(path.c_str(), O_RDONLY);
-    if (m_fd < 0) throw std::runtime_error(where(path, 0) + "cannot open the file (" + std::strerror(errno) + ")");
+    if (m_fd < 0)
+      throw std::runtime_error(where(path, 0) + "cannot open the file (" + std::strerror(errno) + ")");
     struct stat st {};
     if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(m_fd);
-      throw std::runtime_error(where(path, 0) + "not a regular file: the parallel reader needs to read it by byte ranges");
+      throw std::runtime_error(where(path, 0) +
+                               "not a regular file: the parallel reader needs to read it by byte ranges");
     }
     m_size = std::int64_t(st.st_size);
   }
@@ -48,7 +52,9 @@ class RangeFile {
     while (got < s.size()) {
       const ssize_t r = ::pread(m_fd, s.data() + got, s.size() - got, off_t(begin + std::int64_t(got)));
       if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) throw std::runtime_error(where(m_path, 0) + "read failed (" + (r < 0 ? std::strerror(errno) : "file shrank") + ")");
+      if (r <= 0)
+        throw std::runtime_error(where(m_path, 0) + "read failed (" +
+                                 (r < 0 ? std::strerror(errno) : "file shrank") + ")");
       got += std::size_t(r);
     }
     return s;
@@ -209,26 +215,34 @@ MMHeader read_mm_header(const std::string& path) {
     Fields lf;
     auto err = [&](const std::string& what) { return std::runtime_error(where(path, line) + what); };
     auto complete = [&](std::size_t next) { return whole || (next > 0 && text[next - 1] == '\n'); };
-    if (text.empty()) throw std::runtime_error(where(path, 0) + "empty file: missing the %%MatrixMarket banner");
+    if (text.empty())
+      throw std::runtime_error(where(path, 0) + "empty file: missing the %%MatrixMarket banner");
     std::size_t next = next_line(text, p, lf);
     if (!complete(next)) continue;
     ++line;
     if (lf.count == 0 || lower(lf.field[0]) != "%%matrixmarket")
       throw err("missing the %%MatrixMarket banner (first line is " + shown(lf.line) + ")");
-    if (lf.count != 5) throw err("the banner needs 4 words (object format field symmetry), found " + std::to_string(lf.count - 1));
+    if (lf.count != 5)
+      throw err("the banner needs 4 words (object format field symmetry), found " +
+                std::to_string(lf.count - 1));
     const std::string object = lower(lf.field[1]), format = lower(lf.field[2]), field = lower(lf.field[3]),
                       symmetry = lower(lf.field[4]);
     if (object != "matrix") throw err("unknown object " + shown(lf.field[1]) + " (expected 'matrix')");
     if (format != "coordinate" && format != "array")
       throw err("unknown format " + shown(lf.field[2]) + " (expected 'coordinate' or 'array')");
-    if (field != "pattern" && field != "integer" && field != "real" && field != "double" && field != "complex")
+    if (field != "pattern" && field != "integer" && field != "real" && field != "double" &&
+        field != "complex")
       throw err("unknown field " + shown(lf.field[3]) + " (expected pattern, integer, real or complex)");
-    if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" && symmetry != "hermitian")
-      throw err("unknown symmetry " + shown(lf.field[4]) + " (expected general, symmetric, skew-symmetric or hermitian)");
-    if (symmetry == "hermitian" && field != "complex") throw err("'hermitian' needs a complex field, not '" + field + "'");
+    if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" &&
+        symmetry != "hermitian")
+      throw err("unknown symmetry " + shown(lf.field[4]) +
+                " (expected general, symmetric, skew-symmetric or hermitian)");
+    if (symmetry == "hermitian" && field != "complex")
+      throw err("'hermitian' needs a complex field, not '" + field + "'");
     if (field == "complex") throw err("complex matrices are not supported by the graph reader");
     if (format == "array") throw err("dense 'array' format is not a graph: use 'coordinate'");
-    if (field == "pattern" && symmetry == "skew-symmetric") throw err("a pattern matrix cannot be skew-symmetric");
+    if (field == "pattern" && symmetry == "skew-symmetric")
+      throw err("a pattern matrix cannot be skew-symmetric");
     h.field = field == "pattern" ? 0 : field == "integer" ? 1 : 2;
     h.symmetry = symmetry == "general" ? 0 : symmetry == "symmetric" ? 1 : 2;
     bool found = false, truncated = false;
@@ -243,11 +257,14 @@ MMHeader read_mm_header(const std::string& path) {
       if (lf.field[0][0] == '%') {
         // Structured comments are checked as the node-level reader does.
         if (lower(lf.field[0]) == "%%graphblas" && lf.count >= 3 && lower(lf.field[1]) == "type") {
-          static const char* known[] = {"bool",   "int8",   "int16",  "int32", "int64",  "uint8",         "uint16",
-                                        "uint32", "uint64", "float",  "double", "float complex", "double complex"};
+          static const char* known[] = {"bool",   "int8",          "int16",         "int32",  "int64",
+                                        "uint8",  "uint16",        "uint32",        "uint64", "float",
+                                        "double", "float complex", "double complex"};
           std::string t = lower(lf.field[2]);
-          for (int k = 3; k < std::min(lf.count, Fields::max_fields); ++k) t.append(" ").append(lower(lf.field[k]));
-          if (lf.count > Fields::max_fields || std::find(std::begin(known), std::end(known), t) == std::end(known))
+          for (int k = 3; k < std::min(lf.count, Fields::max_fields); ++k)
+            t.append(" ").append(lower(lf.field[k]));
+          if (lf.count > Fields::max_fields ||
+              std::find(std::begin(known), std::end(known), t) == std::end(known))
             throw err("unknown GraphBLAS type " + shown(t));
         }
         continue;
@@ -259,8 +276,8 @@ MMHeader read_mm_header(const std::string& path) {
       std::int64_t* out[] = {&h.rows, &h.cols, &h.nnz};
       for (int k = 0; k < 3; ++k)
         if (!parse_int(lf.field[k], *out[k]))
-          throw err("the size line must hold 3 integers: " + std::string(names[k]) + " " + shown(lf.field[k]) +
-                    " is not an integer");
+          throw err("the size line must hold 3 integers: " + std::string(names[k]) + " " +
+                    shown(lf.field[k]) + " is not an integer");
       if (h.rows < 0 || h.cols < 0 || h.nnz < 0) throw err("negative size in " + shown(lf.line));
       h.size_line = line;
       h.body = std::int64_t(next);
@@ -268,18 +285,22 @@ MMHeader read_mm_header(const std::string& path) {
       break;
     }
     if (truncated) continue;
-    if (!found) throw std::runtime_error(where(path, line) + "no size line (rows columns entries) after the banner");
+    if (!found)
+      throw std::runtime_error(where(path, line) + "no size line (rows columns entries) after the banner");
     break;
   }
   const std::string shape = "the matrix is " + std::to_string(h.rows) + " x " + std::to_string(h.cols);
-  auto size_err = [&](const std::string& what) { return std::runtime_error(where(path, h.size_line) + what); };
+  auto size_err = [&](const std::string& what) {
+    return std::runtime_error(where(path, h.size_line) + what);
+  };
   const char* sym_name = h.symmetry == 1 ? "symmetric" : "skew-symmetric";
-  if (h.rows != h.cols && h.symmetry != 0) throw size_err(shape + "; a " + sym_name + " matrix must be square");
+  if (h.rows != h.cols && h.symmetry != 0)
+    throw size_err(shape + "; a " + sym_name + " matrix must be square");
   if (h.rows > std::int64_t(1) << 40 || h.cols > std::int64_t(1) << 40)
     throw size_err("too many vertices (" + shape.substr(14) + ")");
   if (h.symmetry != 0 && double(h.nnz) > double(h.rows) * double(h.rows + 1) / 2 + 1)
-    throw size_err(std::to_string(h.nnz) + " entries cannot fit the lower triangle of a " + std::to_string(h.rows) + " x " +
-                   std::to_string(h.rows) + " matrix");
+    throw size_err(std::to_string(h.nnz) + " entries cannot fit the lower triangle of a " +
+                   std::to_string(h.rows) + " x " + std::to_string(h.rows) + " matrix");
   return h;
 }
 
@@ -335,8 +356,8 @@ graph::edge_list read_snap(const Comm& comm, const std::string& path) {
       if (lf.count != 2 && lf.count != 3)
         go = bad("an edge line holds 'source target [weight]', found " + shown(lf.line));
       else if (lf.count != first.fields)
-        go = bad("this line has " + std::to_string(lf.count) + " fields, line " + std::to_string(first.line) + " had " +
-                 std::to_string(first.fields));
+        go = bad("this line has " + std::to_string(lf.count) + " fields, line " + std::to_string(first.line) +
+                 " had " + std::to_string(first.fields));
       else if (!parse_int(lf.field[0], u) || u < 0)
         go = bad("source " + shown(lf.field[0]) + " is not a vertex id (a non-negative integer)");
       else if (!parse_int(lf.field[1], v) || v < 0)
@@ -348,7 +369,8 @@ graph::edge_list read_snap(const Comm& comm, const std::string& path) {
           double w = 0;
           bool overflow = false;
           if (!parse_real(lf.field[2], w, overflow))
-            go = bad("weight " + shown(lf.field[2]) + (overflow ? " is too large for a double" : " is not a number"));
+            go = bad("weight " + shown(lf.field[2]) +
+                     (overflow ? " is too large for a double" : " is not a number"));
         }
         if (go) {
           el.add(u, v);
@@ -385,7 +407,8 @@ graph::edge_list read_matrix_market(const Comm& comm, const std::string& path) {
   const bool pattern = h.field == 0, integer = h.field == 1, skew = h.symmetry == 2;
   const int want_fields = pattern ? 2 : 3;
   const std::string arity = pattern ? "a pattern entry needs 2 fields (row column)"
-                                    : "a" + std::string(integer ? "n integer" : " real") + " entry needs 3 fields (row column value)";
+                                    : "a" + std::string(integer ? "n integer" : " real") +
+                                          " entry needs 3 fields (row column value)";
   const std::string_view text(lr.text);
   Problems problems;
   {
@@ -409,7 +432,8 @@ graph::edge_list read_matrix_market(const Comm& comm, const std::string& path) {
       else if (j < 1 || j > h.cols)
         go = bad("column index " + std::to_string(j) + " outside 1.." + std::to_string(h.cols));
       else if (skew && i == j)
-        go = bad("a skew-symmetric matrix has no diagonal entries (" + std::to_string(i) + ", " + std::to_string(j) + ")");
+        go = bad("a skew-symmetric matrix has no diagonal entries (" + std::to_string(i) + ", " +
+                 std::to_string(j) + ")");
       else if (!pattern) {
         const std::string_view value = lf.field[2];
         if (integer) {
@@ -419,7 +443,8 @@ graph::edge_list read_matrix_market(const Comm& comm, const std::string& path) {
           double x = 0;
           bool overflow = false;
           if (!parse_real(value, x, overflow))
-            go = bad("value " + shown(value) + (overflow ? " is too large for a double" : " is not a real number"));
+            go = bad("value " + shown(value) +
+                     (overflow ? " is too large for a double" : " is not a real number"));
         }
       }
       if (go) el.add(i - 1, col_shift + j - 1);
@@ -452,8 +477,9 @@ graph::edge_list read_matrix_market(const Comm& comm, const std::string& path) {
     comm.agree(err);
   }
   if (total < h.nnz)
-    throw dist_error(where(path, std::max(lr.last_line, h.size_line)) + "the file ends after " + std::to_string(total) +
-                     " of the " + std::to_string(h.nnz) + " entries declared on line " + std::to_string(h.size_line));
+    throw dist_error(where(path, std::max(lr.last_line, h.size_line)) + "the file ends after " +
+                     std::to_string(total) + " of the " + std::to_string(h.nnz) +
+                     " entries declared on line " + std::to_string(h.size_line));
   return el;
 }
 
@@ -461,7 +487,8 @@ graph::edge_list read_edge_list(const Comm& comm, const std::string& path) {
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : lower(std::string_view(path).substr(dot));
   if (ext == ".tgb")
-    throw dist_error(where(path, 0) + "a binary CSR file: the parallel readers take edge lists and Matrix Market files");
+    throw dist_error(where(path, 0) +
+                     "a binary CSR file: the parallel readers take edge lists and Matrix Market files");
   return ext == ".mtx" ? read_matrix_market(comm, path) : read_snap(comm, path);
 }
 

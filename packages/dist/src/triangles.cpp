@@ -34,23 +34,26 @@ OrientedLists oriented_lists(const DistGraph& g) {
   L.own_map.assign(std::size_t(owned) + 1, 0);
   {
     std::int64_t* om = L.own_map.data() + 1;
-    tessera::parallel_for("dist::triangles::out_degree", tessera::RangePolicy<Host>(0, owned), [=](std::int64_t u) {
-      std::int64_t c = 0;
-      for (std::int64_t k = rm[u]; k < rm[u + 1]; ++k) c += before(local_vertex(u), adj[k]) ? 1 : 0;
-      om[u] = c;
-    });
+    tessera::parallel_for("dist::triangles::out_degree", tessera::RangePolicy<Host>(0, owned),
+                          [=](std::int64_t u) {
+                            std::int64_t c = 0;
+                            for (std::int64_t k = rm[u]; k < rm[u + 1]; ++k)
+                              c += before(local_vertex(u), adj[k]) ? 1 : 0;
+                            om[u] = c;
+                          });
   }
   std::partial_sum(L.own_map.begin(), L.own_map.end(), L.own_map.begin());
   L.own.resize(std::size_t(L.own_map.back()));
   {
     const std::int64_t* om = L.own_map.data();
     local_vertex* o = L.own.data();
-    tessera::parallel_for("dist::triangles::out_lists", tessera::RangePolicy<Host>(0, owned), [=](std::int64_t u) {
-      std::int64_t at = om[u];
-      for (std::int64_t k = rm[u]; k < rm[u + 1]; ++k)
-        if (before(local_vertex(u), adj[k])) o[at++] = ord[adj[k]];
-      std::sort(o + om[u], o + om[u + 1]);  // rows are in id order, lists in rank order
-    });
+    tessera::parallel_for("dist::triangles::out_lists", tessera::RangePolicy<Host>(0, owned),
+                          [=](std::int64_t u) {
+                            std::int64_t at = om[u];
+                            for (std::int64_t k = rm[u]; k < rm[u + 1]; ++k)
+                              if (before(local_vertex(u), adj[k])) o[at++] = ord[adj[k]];
+                            std::sort(o + om[u], o + om[u + 1]);  // rows are in id order, lists in rank order
+                          });
   }
   std::vector<char> needed(std::size_t(g.num_ghosts()), 0);
   for (const local_vertex r : L.own) {

@@ -21,6 +21,7 @@ namespace td = tessera::dist;
 namespace tg = tessera::graph;
 
 // The host execution spaces (the distributed algorithms run on the host).
+// clang-format off
 using HostSpaces = ::testing::Types<tessera::Serial
 #if TESSERA_ENABLE_THREADS
                                     , tessera::Threads
@@ -29,6 +30,7 @@ using HostSpaces = ::testing::Types<tessera::Serial
                                     , tessera::OpenMP
 #endif
                                     >;
+// clang-format on
 
 inline std::string data(const std::string& name) { return std::string(TESSERA_DATA_DIR) + "/" + name; }
 
@@ -39,8 +41,10 @@ struct known_graph {
 };
 inline const std::vector<known_graph>& known_graphs() {
   static const std::vector<known_graph> k = {
-      {"graphs/karate.mtx", 34, 78, 45, 1},          {"graphs/jagmesh7.mtx", 1138, 3156, 2016, 1},
-      {"graphs/G51.mtx", 1000, 5909, 6886, 1},       {"graphs/bcspwr10.mtx", 5300, 8271, 721, 1},
+      {"graphs/karate.mtx", 34, 78, 45, 1},
+      {"graphs/jagmesh7.mtx", 1138, 3156, 2016, 1},
+      {"graphs/G51.mtx", 1000, 5909, 6886, 1},
+      {"graphs/bcspwr10.mtx", 5300, 8271, 721, 1},
       {"graphs/oregon1_010331.txt", 10670, 22002, 17144, 1},
   };
   return k;
@@ -52,7 +56,8 @@ inline tg::edge_list share_of(const tg::edge_list& el, const td::Comm& comm) {
   tg::edge_list s;
   s.num_vertices = el.num_vertices;
   s.origin = el.origin;
-  for (std::size_t i = std::size_t(comm.rank()); i < el.src.size(); i += std::size_t(comm.size())) s.add(el.src[i], el.dst[i]);
+  for (std::size_t i = std::size_t(comm.rank()); i < el.src.size(); i += std::size_t(comm.size()))
+    s.add(el.src[i], el.dst[i]);
   return s;
 }
 
@@ -77,7 +82,8 @@ inline void expect_same_graph(const td::DistGraph& g, const tg::edge_list& whole
     std::vector<std::int64_t> mine;
     for (auto k = g.row_map()[std::size_t(v)]; k < g.row_map()[std::size_t(v) + 1]; ++k)
       mine.push_back(g.global_id(g.adjacency()[std::size_t(k)]));
-    const std::vector<std::int64_t> want(ent.begin() + rm[std::size_t(gv)], ent.begin() + rm[std::size_t(gv) + 1]);
+    const std::vector<std::int64_t> want(ent.begin() + rm[std::size_t(gv)],
+                                         ent.begin() + rm[std::size_t(gv) + 1]);
     // EXPECT, not ASSERT, wherever a collective follows: a rank that left
     // early would leave the others waiting.
     EXPECT_EQ(mine, want) << "row of vertex " << gv << " on rank " << g.comm().rank();
@@ -111,7 +117,8 @@ inline void expect_same_graph(const td::DistGraph& g, const tg::edge_list& whole
     for (auto k = rm[std::size_t(gv)]; k < rm[std::size_t(gv) + 1]; ++k)
       if (g.owner(ent[std::size_t(k)]) != g.comm().rank()) ranks.push_back(g.owner(ent[std::size_t(k)]));
     std::sort(ranks.begin(), ranks.end());
-    EXPECT_EQ(ones[std::size_t(v)], std::unique(ranks.begin(), ranks.end()) - ranks.begin()) << "vertex " << gv;
+    EXPECT_EQ(ones[std::size_t(v)], std::unique(ranks.begin(), ranks.end()) - ranks.begin())
+        << "vertex " << gv;
   }
 }
 

@@ -15,15 +15,16 @@ namespace {
 
 struct Case {
   std::string name;
-  tg::edge_list whole;     // every rank: the node-level reference's input
-  tg::edge_list share;     // this rank's part
+  tg::edge_list whole;                           // every rank: the node-level reference's input
+  tg::edge_list share;                           // this rank's part
   std::int64_t triangles = -1, components = -1;  // published facts (-1: none)
 };
 
 std::vector<Case> cases(const td::Comm& comm) {
   std::vector<Case> c;
   for (const auto& k : known_graphs())
-    c.push_back({k.file, tg::read_edge_list(data(k.file)), td::read_edge_list(comm, data(k.file)), k.triangles, k.components});
+    c.push_back({k.file, tg::read_edge_list(data(k.file)), td::read_edge_list(comm, data(k.file)),
+                 k.triangles, k.components});
   c.push_back({"kron:10:8", tg::kronecker(10, 8, 4), td::kronecker(comm, 10, 8, 4)});
   // Paths 0-P-2P-..., 1-(P+1)-..., of different lengths, plus a few chords:
   // every path crosses the ranks many times.
@@ -100,7 +101,8 @@ TYPED_TEST(DistGraphAlgorithms, BfsLevelsEqualTheNodeLevelSearchInEveryDirection
             EXPECT_TRUE(p >= 0 && p < n) << "vertex " << gv;
             if (p < 0 || p >= n) continue;
             EXPECT_EQ(levels[std::size_t(p)], l - 1) << "vertex " << gv;
-            EXPECT_TRUE(std::binary_search(ent.begin() + rm[std::size_t(gv)], ent.begin() + rm[std::size_t(gv) + 1], std::int32_t(p)))
+            EXPECT_TRUE(std::binary_search(ent.begin() + rm[std::size_t(gv)],
+                                           ent.begin() + rm[std::size_t(gv) + 1], std::int32_t(p)))
                 << "parent " << p << " of " << gv << " is not a neighbour";
           }
         }

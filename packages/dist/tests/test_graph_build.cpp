@@ -8,7 +8,6 @@
 
 using namespace dist_graph_test;
 
-
 TEST(DistGraphBuild, RepositoryGraphsEqualTheNodeLevelSimpleGraph) {
   const td::Comm comm;
   for (const auto& k : known_graphs()) {
@@ -25,7 +24,8 @@ TEST(DistGraphBuild, LoopsAndDuplicatesAreDroppedAsTheSimpleBuildDoes) {
   const td::Comm comm;
   tg::edge_list el;
   el.num_vertices = 50;
-  for (int i = 0; i < 400; ++i) el.add((i * 7) % 50, (i * 13 + i / 9) % 50);  // repeats, both directions, loops
+  for (int i = 0; i < 400; ++i)
+    el.add((i * 7) % 50, (i * 13 + i / 9) % 50);  // repeats, both directions, loops
   for (int i = 0; i < 10; ++i) el.add(i, i);
   const td::DistGraph g(comm, share_of(el, comm));
   expect_same_graph(g, el);

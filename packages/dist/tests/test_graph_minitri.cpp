@@ -17,7 +17,8 @@ TYPED_TEST(DistMiniTri, DegreesAndHistogramEqualTheNodeLevelMiniTri) {
   const td::Comm comm;
   std::vector<std::pair<std::string, tg::edge_list>> inputs;
   for (const auto& k : known_graphs()) inputs.emplace_back(k.file, tg::read_edge_list(data(k.file)));
-  inputs.emplace_back("graphs/facebook_combined.txt", tg::read_edge_list(data("graphs/facebook_combined.txt")));
+  inputs.emplace_back("graphs/facebook_combined.txt",
+                      tg::read_edge_list(data("graphs/facebook_combined.txt")));
   inputs.emplace_back("kron:9:8", tg::kronecker(9, 8, 2));
   tg::edge_list tiny;
   tiny.num_vertices = 3;

@@ -23,7 +23,8 @@ tg::edge_list gathered(const td::Comm& comm, const tg::edge_list& share) {
 
 // A file written by rank 0 and seen by all (one machine: one file system).
 std::string shared_file(const td::Comm& comm, const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/tessera_dist_" + std::to_string(comm.broadcast(long(::getpid()))) + "_" + name;
+  const std::string path =
+      ::testing::TempDir() + "/tessera_dist_" + std::to_string(comm.broadcast(long(::getpid()))) + "_" + name;
   if (comm.rank() == 0) std::ofstream(path) << text;
   comm.barrier();
   return path;
@@ -47,9 +48,10 @@ std::string agreed_message(const td::Comm& comm, F&& read) {
 
 TEST(DistGraphRead, RepositoryGraphsGiveTheNodeLevelEdgesInFileOrder) {
   const td::Comm comm;
-  for (const char* f : {"graphs/karate.mtx", "graphs/jagmesh7.mtx", "graphs/G51.mtx", "graphs/bcspwr10.mtx",
-                        "graphs/oregon1_010331.txt", "graphs/facebook_combined.txt", "matrices/494_bus.mtx",
-                        "matrices/LFAT5.mtx", "bad/lagraph_west0067_jumbled.mtx", "bad/lagraph_comments_west0067.mtx"}) {
+  for (const char* f :
+       {"graphs/karate.mtx", "graphs/jagmesh7.mtx", "graphs/G51.mtx", "graphs/bcspwr10.mtx",
+        "graphs/oregon1_010331.txt", "graphs/facebook_combined.txt", "matrices/494_bus.mtx",
+        "matrices/LFAT5.mtx", "bad/lagraph_west0067_jumbled.mtx", "bad/lagraph_comments_west0067.mtx"}) {
     SCOPED_TRACE(f);
     const auto whole = tg::read_edge_list(data(f));
     const auto share = td::read_edge_list(comm, data(f));
@@ -108,17 +110,21 @@ TEST(DistGraphRead, ABadLineInAnyRanksRangeIsNamedOnEveryRank) {
   const std::string msg = agreed_message(comm, [&] { (void)td::read_snap(comm, bad); });
   EXPECT_NE(msg.find(bad + ":253: target 'x7' is not a vertex id"), std::string::npos) << msg;
   // More and fewer Matrix Market entries than declared.
-  const std::string more = shared_file(comm, "more.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n3 1\n");
+  const std::string more = shared_file(
+      comm, "more.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n3 1\n");
   EXPECT_NE(agreed_message(comm, [&] { (void)td::read_matrix_market(comm, more); })
                 .find(more + ":5: more entries than the 2 declared on line 2"),
             std::string::npos);
-  const std::string fewer = shared_file(comm, "fewer.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 4\n1 2\n2 3\n");
+  const std::string fewer =
+      shared_file(comm, "fewer.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 4\n1 2\n2 3\n");
   EXPECT_EQ(agreed_message(comm, [&] { (void)td::read_matrix_market(comm, fewer); }),
             fewer + ":4: the file ends after 2 of the 4 entries declared on line 2");
   const std::string missing = ::testing::TempDir() + "/tessera_dist_no_such_file.txt";
-  EXPECT_NE(agreed_message(comm, [&] { (void)td::read_snap(comm, missing); }).find(missing + ":0: cannot open"),
-            std::string::npos);
-  EXPECT_NE(agreed_message(comm, [&] { (void)td::read_edge_list(comm, "g.tgb"); }).find("g.tgb:0: a binary CSR file"),
+  EXPECT_NE(
+      agreed_message(comm, [&] { (void)td::read_snap(comm, missing); }).find(missing + ":0: cannot open"),
+      std::string::npos);
+  EXPECT_NE(agreed_message(comm, [&] { (void)td::read_edge_list(comm, "g.tgb"); })
+                .find("g.tgb:0: a binary CSR file"),
             std::string::npos);
   if (comm.rank() == 0)
     for (const auto& p : {good, bad, more, fewer}) std::remove(p.c_str());

@@ -33,22 +33,25 @@
 namespace tessera::dist {
 
 struct BfsResult {
-  std::vector<std::int32_t> level;   // per owned vertex: hops from the source, -1 unreached
-  std::vector<std::int64_t> parent;  // per owned vertex: global id of its parent (the source: itself), -1 unreached
-  std::int64_t visited = 0;          // global: vertices reached, the source included
-  int levels = 0;                    // global: non-empty levels
-  int bottom_up_levels = 0;          // levels run bottom-up
+  std::vector<std::int32_t> level;  // per owned vertex: hops from the source, -1 unreached
+  std::vector<std::int64_t>
+      parent;                // per owned vertex: global id of its parent (the source: itself), -1 unreached
+  std::int64_t visited = 0;  // global: vertices reached, the source included
+  int levels = 0;            // global: non-empty levels
+  int bottom_up_levels = 0;  // levels run bottom-up
 };
 
 // Collective. source: a global vertex id (the same on every rank).
 template <class Exec = tessera::DefaultHostExecutionSpace>
 BfsResult bfs(const DistGraph& g, std::int64_t source, const graph::bfs_options& opts = {}) {
-  static_assert(tessera::is_host_execution_space<Exec>::value, "tessera::dist::bfs runs on a host execution space");
+  static_assert(tessera::is_host_execution_space<Exec>::value,
+                "tessera::dist::bfs runs on a host execution space");
   using V = local_vertex;
   const Comm& comm = g.comm();
   const std::int64_t n = g.num_vertices();
   if (source < 0 || source >= n)
-    throw dist_error("tessera::dist::bfs: source " + std::to_string(source) + " outside [0, " + std::to_string(n) + ")");
+    throw dist_error("tessera::dist::bfs: source " + std::to_string(source) + " outside [0, " +
+                     std::to_string(n) + ")");
   const int P = comm.size(), me = comm.rank();
   const std::int64_t owned = g.num_owned(), begin = g.owned_begin();
   const std::int64_t* rm = g.row_map().data();
@@ -81,7 +84,8 @@ BfsResult bfs(const DistGraph& g, std::int64_t source, const graph::bfs_options&
   auto prepare_bottom_up = [&] {
     if (!bitpos.empty() || g.num_local() == 0) return;
     std::vector<std::int64_t> woff(std::size_t(P) + 1, 0);
-    for (int q = 0; q < P; ++q) woff[std::size_t(q) + 1] = woff[std::size_t(q)] + (g.partition().count(q) + 63) / 64;
+    for (int q = 0; q < P; ++q)
+      woff[std::size_t(q) + 1] = woff[std::size_t(q)] + (g.partition().count(q) + 63) / 64;
     bitpos.resize(std::size_t(g.num_local()));
     for (std::int64_t v = 0; v < owned; ++v) bitpos[std::size_t(v)] = 64 * woff[std::size_t(me)] + v;
     for (int q = 0; q < P; ++q)
@@ -106,7 +110,8 @@ BfsResult bfs(const DistGraph& g, std::int64_t source, const graph::bfs_options&
         const std::int32_t next_level = depth + 1;
         std::int64_t found = 0;
         tessera::parallel_reduce(
-            "dist::bfs::bottom_up", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, words, 16),
+            "dist::bfs::bottom_up",
+            tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, words, 16),
             [=](std::int64_t w, std::int64_t& cnt) {
               std::uint64_t word = 0;
               const std::int64_t hi = std::min<std::int64_t>(64, owned - 64 * w);
@@ -135,7 +140,8 @@ BfsResult bfs(const DistGraph& g, std::int64_t source, const graph::bfs_options&
       } while (awake > 0 && (awake >= old_awake || double(awake) > double(n) / opts.beta));
       frontier.clear();
       for (std::int64_t w = 0; w < words; ++w)
-        for (std::uint64_t x = front[std::size_t(w)]; x; x &= x - 1) frontier.push_back(V(64 * w + std::countr_zero(x)));
+        for (std::uint64_t x = front[std::size_t(w)]; x; x &= x - 1)
+          frontier.push_back(V(64 * w + std::countr_zero(x)));
       frontier_size = awake;
       scout = 1;
       continue;
@@ -153,18 +159,22 @@ BfsResult bfs(const DistGraph& g, std::int64_t source, const graph::bfs_options&
       std::int64_t* oc = &out_count;
       const std::int32_t next_level = depth + 1;
       tessera::parallel_for(
-          "dist::bfs::top_down", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, std::int64_t(frontier.size()), 8),
+          "dist::bfs::top_down",
+          tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, std::int64_t(frontier.size()),
+                                                                          8),
           [=](std::int64_t i) {
             const V u = f[i];
             const std::int64_t gu = begin + u;
             for (std::int64_t k = rm[u]; k < rm[u + 1]; ++k) {
               const V x = adj[k];
               if (x < owned) {
-                if (tessera::atomic_load(&parent[x]) == -1 && tessera::atomic_compare_exchange(&parent[x], std::int64_t(-1), gu) == -1) {
+                if (tessera::atomic_load(&parent[x]) == -1 &&
+                    tessera::atomic_compare_exchange(&parent[x], std::int64_t(-1), gu) == -1) {
                   level[x] = next_level;
                   nx[tessera::atomic_fetch_add(nc, std::int64_t(1))] = x;
                 }
-              } else if (tessera::atomic_load(&named[x - owned]) == 0 && tessera::atomic_exchange(&named[x - owned], 1) == 0) {
+              } else if (tessera::atomic_load(&named[x - owned]) == 0 &&
+                         tessera::atomic_exchange(&named[x - owned], 1) == 0) {
                 const std::int64_t slot = tessera::atomic_fetch_add(oc, std::int64_t(1));
                 og[slot] = x - owned;
                 op[slot] = gu;
@@ -180,16 +190,23 @@ BfsResult bfs(const DistGraph& g, std::int64_t source, const graph::bfs_options&
     {
       std::vector<std::int64_t> order(static_cast<std::size_t>(out_count));
       for (std::int64_t i = 0; i < out_count; ++i) order[std::size_t(i)] = i;
-      std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return out_ghost[std::size_t(a)] < out_ghost[std::size_t(b)]; });
+      std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return out_ghost[std::size_t(a)] < out_ghost[std::size_t(b)];
+      });
       for (std::int64_t i = 0; i < out_count; ++i)
-        claims[std::size_t(i)] = {ghost_ids[out_ghost[std::size_t(order[std::size_t(i)])]], out_parent[std::size_t(order[std::size_t(i)])]};
+        claims[std::size_t(i)] = {ghost_ids[out_ghost[std::size_t(order[std::size_t(i)])]],
+                                  out_parent[std::size_t(order[std::size_t(i)])]};
     }
     std::vector<std::int64_t> offsets(std::size_t(P) + 1, 0);
     for (int q = 0; q <= P; ++q) {
       const std::int64_t first_ghost = g.ghost_offsets()[std::size_t(q)];
-      offsets[std::size_t(q)] = std::lower_bound(claims.begin(), claims.end(), first_ghost, [&](const Claim& c, std::int64_t gi) {
-                                  return c.vertex < (gi < g.num_ghosts() ? ghost_ids[gi] : std::int64_t(INT64_MAX));
-                                }) - claims.begin();
+      offsets[std::size_t(q)] =
+          std::lower_bound(claims.begin(), claims.end(), first_ghost,
+                           [&](const Claim& c, std::int64_t gi) {
+                             return c.vertex <
+                                    (gi < g.num_ghosts() ? ghost_ids[gi] : std::int64_t(INT64_MAX));
+                           }) -
+          claims.begin();
     }
     offsets[std::size_t(P)] = std::int64_t(claims.size());
     // Received claims in rank order: the first for a vertex wins.

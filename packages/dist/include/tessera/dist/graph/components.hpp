@@ -57,11 +57,13 @@ ComponentsResult connected_components(const DistGraph& g) {
   //    global id, of its piece.
   std::vector<V> root(static_cast<std::size_t>(owned));
   if (owned > 0) {
-    tessera::View<V*, tessera::HostSpace> comp(tessera::view_alloc("dist::cc::local", tessera::WithoutInitializing), owned);
+    tessera::View<V*, tessera::HostSpace> comp(
+        tessera::view_alloc("dist::cc::local", tessera::WithoutInitializing), owned);
     V* c = comp.data();
     using Dyn = tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>;
     constexpr int sampled = 2;
-    tessera::parallel_for("dist::cc::init", tessera::RangePolicy<Exec>(0, owned), [=](std::int64_t v) { c[v] = V(v); });
+    tessera::parallel_for("dist::cc::init", tessera::RangePolicy<Exec>(0, owned),
+                          [=](std::int64_t v) { c[v] = V(v); });
     for (int round = 0; round < sampled; ++round) {
       tessera::parallel_for("dist::cc::sample_link", Dyn(0, owned, 1024), [=](std::int64_t v) {
         int seen = 0;
@@ -76,7 +78,8 @@ ComponentsResult connected_components(const DistGraph& g) {
     const std::int64_t ns = std::min<std::int64_t>(owned, 1024);
     std::vector<V> sample(static_cast<std::size_t>(ns));
     for (std::int64_t i = 0; i < ns; ++i)
-      sample[std::size_t(i)] = c[std::int64_t(((std::uint64_t(i) + 1) * 0x9e3779b97f4a7c15ULL >> 11) % std::uint64_t(owned))];
+      sample[std::size_t(i)] =
+          c[std::int64_t(((std::uint64_t(i) + 1) * 0x9e3779b97f4a7c15ULL >> 11) % std::uint64_t(owned))];
     std::sort(sample.begin(), sample.end());
     V giant = sample[0];
     for (std::size_t i = 0, best_run = 0; i < sample.size();) {
@@ -121,13 +124,14 @@ ComponentsResult connected_components(const DistGraph& g) {
       const V* rt = root.data();
       const V* bd = boundary.data();
       std::int64_t* b = best.data();
-      tessera::parallel_for("dist::cc::hook", tessera::RangePolicy<Exec>(0, std::int64_t(boundary.size())), [=](std::int64_t i) {
-        const V v = bd[i];
-        std::int64_t m = std::numeric_limits<std::int64_t>::max();
-        for (std::int64_t k = rm[v]; k < rm[v + 1]; ++k)
-          if (adj[k] >= owned) m = std::min(m, lab[adj[k]]);
-        if (m < lab[v]) tessera::atomic_fetch_min(&b[rt[v]], m);
-      });
+      tessera::parallel_for("dist::cc::hook", tessera::RangePolicy<Exec>(0, std::int64_t(boundary.size())),
+                            [=](std::int64_t i) {
+                              const V v = bd[i];
+                              std::int64_t m = std::numeric_limits<std::int64_t>::max();
+                              for (std::int64_t k = rm[v]; k < rm[v + 1]; ++k)
+                                if (adj[k] >= owned) m = std::min(m, lab[adj[k]]);
+                              if (m < lab[v]) tessera::atomic_fetch_min(&b[rt[v]], m);
+                            });
     }
     // Hook the labels themselves (Shiloach-Vishkin's hooking of roots): a
     // piece whose label L dropped to m tells L's owner, whose piece holding
@@ -138,7 +142,8 @@ ComponentsResult connected_components(const DistGraph& g) {
       };
       std::vector<Hook> hooks;
       for (const V c : pieces)
-        if (best[std::size_t(c)] < label[std::size_t(c)]) hooks.push_back({label[std::size_t(c)], best[std::size_t(c)]});
+        if (best[std::size_t(c)] < label[std::size_t(c)])
+          hooks.push_back({label[std::size_t(c)], best[std::size_t(c)]});
       std::sort(hooks.begin(), hooks.end(), [](const Hook& a, const Hook& b) { return a.label < b.label; });
       std::vector<std::int64_t> hook_offsets(std::size_t(comm.size()) + 1, 0);
       for (int q = 0; q <= comm.size(); ++q)
@@ -179,15 +184,18 @@ ComponentsResult connected_components(const DistGraph& g) {
       std::vector<std::int64_t> asked;
       for (const V c : pieces) {
         const std::int64_t L = best[std::size_t(c)];
-        if (g.is_owned(L)) best[std::size_t(c)] = std::min(L, label[std::size_t(L - begin)]);
-        else asked.push_back(L);
+        if (g.is_owned(L))
+          best[std::size_t(c)] = std::min(L, label[std::size_t(L - begin)]);
+        else
+          asked.push_back(L);
       }
       std::sort(asked.begin(), asked.end());
       asked.erase(std::unique(asked.begin(), asked.end()), asked.end());
       std::vector<std::int64_t> ask_offsets(std::size_t(comm.size()) + 1, 0), in_offsets;
       for (int q = 0; q <= comm.size(); ++q)
         ask_offsets[std::size_t(q)] =
-            std::lower_bound(asked.begin(), asked.end(), g.partition().offsets()[std::size_t(q)]) - asked.begin();
+            std::lower_bound(asked.begin(), asked.end(), g.partition().offsets()[std::size_t(q)]) -
+            asked.begin();
       ask_offsets.back() = std::int64_t(asked.size());
       std::vector<std::int64_t> answers = comm.alltoallv(asked, ask_offsets, &in_offsets);
       for (auto& x : answers) x = label[std::size_t(x - begin)];
@@ -217,8 +225,10 @@ ComponentsResult connected_components(const DistGraph& g) {
   // Labels this rank owns are counted in place; the others are sorted.
   std::vector<std::int64_t> size(static_cast<std::size_t>(owned), 0), sorted;
   for (const std::int64_t x : r.component) {
-    if (x >= begin) ++size[std::size_t(x - begin)];  // a label is never above its vertex
-    else sorted.push_back(x);
+    if (x >= begin)
+      ++size[std::size_t(x - begin)];  // a label is never above its vertex
+    else
+      sorted.push_back(x);
   }
   std::sort(sorted.begin(), sorted.end());
   std::vector<Tally> tallies;
@@ -228,9 +238,10 @@ ComponentsResult connected_components(const DistGraph& g) {
   }
   std::vector<std::int64_t> offsets(std::size_t(comm.size()) + 1, 0);
   for (int q = 0; q <= comm.size(); ++q)
-    offsets[std::size_t(q)] = std::lower_bound(tallies.begin(), tallies.end(), g.partition().offsets()[std::size_t(q)],
-                                               [](const Tally& t, std::int64_t x) { return t.label < x; }) -
-                              tallies.begin();
+    offsets[std::size_t(q)] =
+        std::lower_bound(tallies.begin(), tallies.end(), g.partition().offsets()[std::size_t(q)],
+                         [](const Tally& t, std::int64_t x) { return t.label < x; }) -
+        tallies.begin();
   offsets.back() = std::int64_t(tallies.size());
   for (const Tally& t : comm.alltoallv(tallies, offsets)) size[std::size_t(t.label - begin)] += t.count;
   r.largest = comm.max(size.empty() ? std::int64_t(0) : *std::max_element(size.begin(), size.end()));

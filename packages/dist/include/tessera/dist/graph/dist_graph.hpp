@@ -68,7 +68,9 @@ class DistGraph {
   // Local CSR of the owned rows: num_owned() + 1 offsets, local ids.
   const std::vector<std::int64_t>& row_map() const noexcept { return m_row_map; }
   const std::vector<local_vertex>& adjacency() const noexcept { return m_adjacency; }
-  std::int64_t degree(local_vertex v) const noexcept { return m_row_map[std::size_t(v) + 1] - m_row_map[std::size_t(v)]; }
+  std::int64_t degree(local_vertex v) const noexcept {
+    return m_row_map[std::size_t(v) + 1] - m_row_map[std::size_t(v)];
+  }
 
   // Global id of a local vertex; local id of a global one (-1 when it is
   // neither owned nor a ghost here).
@@ -78,7 +80,8 @@ class DistGraph {
   local_vertex local_id(std::int64_t g) const noexcept {
     if (g >= owned_begin() && g < owned_end()) return local_vertex(g - owned_begin());
     const auto it = std::lower_bound(m_ghosts.begin(), m_ghosts.end(), g);
-    return it != m_ghosts.end() && *it == g ? local_vertex(num_owned() + (it - m_ghosts.begin())) : local_vertex(-1);
+    return it != m_ghosts.end() && *it == g ? local_vertex(num_owned() + (it - m_ghosts.begin()))
+                                            : local_vertex(-1);
   }
   bool is_owned(std::int64_t g) const noexcept { return g >= owned_begin() && g < owned_end(); }
   int owner(std::int64_t g) const noexcept { return m_partition.owner(g); }
@@ -116,8 +119,9 @@ class DistGraph {
 template <class T>
 void DistGraph::update_ghosts(std::vector<T>& values) const {
   if (std::int64_t(values.size()) != num_local())
-    throw dist_error("tessera::dist::DistGraph::update_ghosts: " + std::to_string(values.size()) + " values for " +
-                     std::to_string(num_local()) + " local vertices on rank " + std::to_string(m_comm.rank()));
+    throw dist_error("tessera::dist::DistGraph::update_ghosts: " + std::to_string(values.size()) +
+                     " values for " + std::to_string(num_local()) + " local vertices on rank " +
+                     std::to_string(m_comm.rank()));
   std::vector<T> out(m_send_ids.size());
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = values[std::size_t(m_send_ids[k])];
   const std::vector<T> in = m_comm.alltoallv(out, m_send_offsets);
@@ -127,8 +131,9 @@ void DistGraph::update_ghosts(std::vector<T>& values) const {
 template <class T>
 void DistGraph::add_ghosts_to_owners(std::vector<T>& values) const {
   if (std::int64_t(values.size()) != num_local())
-    throw dist_error("tessera::dist::DistGraph::add_ghosts_to_owners: " + std::to_string(values.size()) + " values for " +
-                     std::to_string(num_local()) + " local vertices on rank " + std::to_string(m_comm.rank()));
+    throw dist_error("tessera::dist::DistGraph::add_ghosts_to_owners: " + std::to_string(values.size()) +
+                     " values for " + std::to_string(num_local()) + " local vertices on rank " +
+                     std::to_string(m_comm.rank()));
   // Ghosts are grouped by owner in the order their owners' send_ids list them.
   const std::vector<T> out(values.begin() + num_owned(), values.end());
   const std::vector<T> in = m_comm.alltoallv(out, m_ghost_offsets);

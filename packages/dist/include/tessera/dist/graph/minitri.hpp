@@ -28,9 +28,9 @@
 namespace tessera::dist {
 
 struct MiniTriResult {
-  std::int64_t triangles = 0;                    // global
-  std::map<int, std::int64_t> histogram;         // global: k -> triangles whose k is exactly k
-  std::vector<std::int64_t> vertex_triangles;    // per owned vertex: t_v
+  std::int64_t triangles = 0;                  // global
+  std::map<int, std::int64_t> histogram;       // global: k -> triangles whose k is exactly k
+  std::vector<std::int64_t> vertex_triangles;  // per owned vertex: t_v
   int max_k() const { return histogram.empty() ? 0 : histogram.rbegin()->first; }
 };
 
@@ -39,7 +39,8 @@ namespace detail {
 // u: kk the slot of u -> v in own, i the slot of u -> w in own, and j the
 // slot of v -> w in own (v owned) or in fetched.
 template <class F>
-TESSERA_INLINE_FUNCTION void for_each_triangle_at(const OrientedLists& L, std::int64_t owned, std::int64_t u, const F& f) {
+TESSERA_INLINE_FUNCTION void for_each_triangle_at(const OrientedLists& L, std::int64_t owned, std::int64_t u,
+                                                  const F& f) {
   const std::int64_t* om = L.own_map.data();
   const local_vertex* o = L.own.data();
   for (std::int64_t kk = om[u]; kk < om[u + 1]; ++kk) {
@@ -50,9 +51,12 @@ TESSERA_INLINE_FUNCTION void for_each_triangle_at(const OrientedLists& L, std::i
     const local_vertex* list = local ? o : L.fetched.data();
     std::int64_t i = kk + 1, j = vb;  // out(v) lies after v
     while (i < om[u + 1] && j < ve) {
-      if (o[i] < list[j]) ++i;
-      else if (list[j] < o[i]) ++j;
-      else f(kk, i, local, j), ++i, ++j;
+      if (o[i] < list[j])
+        ++i;
+      else if (list[j] < o[i])
+        ++j;
+      else
+        f(kk, i, local, j), ++i, ++j;
     }
   }
 }
@@ -61,12 +65,14 @@ TESSERA_INLINE_FUNCTION void for_each_triangle_at(const OrientedLists& L, std::i
 // Collective.
 template <class Exec = tessera::DefaultHostExecutionSpace>
 MiniTriResult minitri(const DistGraph& g) {
-  static_assert(tessera::is_host_execution_space<Exec>::value, "tessera::dist::minitri runs on a host execution space");
+  static_assert(tessera::is_host_execution_space<Exec>::value,
+                "tessera::dist::minitri runs on a host execution space");
   const Comm& comm = g.comm();
   const detail::OrientedLists L = detail::oriented_lists(g);
   const detail::OrientedLists* lp = &L;
   const std::int64_t owned = g.num_owned();
-  std::vector<std::int64_t> tv(std::size_t(g.num_local()), 0), te(L.own.size(), 0), te_fetched(std::size_t(L.fetched_raw), 0);
+  std::vector<std::int64_t> tv(std::size_t(g.num_local()), 0), te(L.own.size(), 0),
+      te_fetched(std::size_t(L.fetched_raw), 0);
   // 1. Counts.
   std::int64_t found = 0;
   {
@@ -75,17 +81,21 @@ MiniTriResult minitri(const DistGraph& g) {
     std::int64_t* ptf = te_fetched.data();
     const std::int64_t* pos = L.fetched_pos.data();
     tessera::parallel_reduce(
-        "dist::minitri::degrees", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
+        "dist::minitri::degrees",
+        tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
         [=](std::int64_t u, std::int64_t& cnt) {
-          detail::for_each_triangle_at(*lp, owned, u, [&](std::int64_t kk, std::int64_t i, bool v_local, std::int64_t j) {
-            ++cnt;
-            tessera::atomic_add(&ptv[u], std::int64_t(1));
-            tessera::atomic_add(&ptv[lp->local_of[std::size_t(lp->own[std::size_t(kk)])]], std::int64_t(1));
-            tessera::atomic_add(&ptv[lp->local_of[std::size_t(lp->own[std::size_t(i)])]], std::int64_t(1));
-            tessera::atomic_add(&pte[kk], std::int64_t(1));
-            tessera::atomic_add(&pte[i], std::int64_t(1));
-            tessera::atomic_add(v_local ? &pte[j] : &ptf[pos[j]], std::int64_t(1));
-          });
+          detail::for_each_triangle_at(
+              *lp, owned, u, [&](std::int64_t kk, std::int64_t i, bool v_local, std::int64_t j) {
+                ++cnt;
+                tessera::atomic_add(&ptv[u], std::int64_t(1));
+                tessera::atomic_add(&ptv[lp->local_of[std::size_t(lp->own[std::size_t(kk)])]],
+                                    std::int64_t(1));
+                tessera::atomic_add(&ptv[lp->local_of[std::size_t(lp->own[std::size_t(i)])]],
+                                    std::int64_t(1));
+                tessera::atomic_add(&pte[kk], std::int64_t(1));
+                tessera::atomic_add(&pte[i], std::int64_t(1));
+                tessera::atomic_add(v_local ? &pte[j] : &ptf[pos[j]], std::int64_t(1));
+              });
         },
         found);
   }
@@ -113,14 +123,16 @@ MiniTriResult minitri(const DistGraph& g) {
     const std::int64_t* pos = L.fetched_pos.data();
     std::int64_t* h = hist.data();
     tessera::parallel_for(
-        "dist::minitri::histogram", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
-        [=](std::int64_t u) {
-          detail::for_each_triangle_at(*lp, owned, u, [&](std::int64_t kk, std::int64_t i, bool v_local, std::int64_t j) {
-            const std::int64_t a = ptv[u], b = ptv[lp->local_of[std::size_t(lp->own[std::size_t(kk)])]], c = ptv[lp->local_of[std::size_t(lp->own[std::size_t(i)])]];
-            const std::int64_t x = pte[kk], y = pte[i], z = v_local ? pte[j] : ptf[pos[j]];
-            const int k = analytics::clique_bound_k(std::min({a, b, c}), std::min({x, y, z}));
-            tessera::atomic_add(&h[k], std::int64_t(1));
-          });
+        "dist::minitri::histogram",
+        tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64), [=](std::int64_t u) {
+          detail::for_each_triangle_at(
+              *lp, owned, u, [&](std::int64_t kk, std::int64_t i, bool v_local, std::int64_t j) {
+                const std::int64_t a = ptv[u], b = ptv[lp->local_of[std::size_t(lp->own[std::size_t(kk)])]],
+                                   c = ptv[lp->local_of[std::size_t(lp->own[std::size_t(i)])]];
+                const std::int64_t x = pte[kk], y = pte[i], z = v_local ? pte[j] : ptf[pos[j]];
+                const int k = analytics::clique_bound_k(std::min({a, b, c}), std::min({x, y, z}));
+                tessera::atomic_add(&h[k], std::int64_t(1));
+              });
         });
   }
   comm.sum_in_place(hist);

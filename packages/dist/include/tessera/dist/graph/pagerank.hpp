@@ -32,14 +32,18 @@ struct PageRankResult {
 
 // Collective.
 template <class Exec = tessera::DefaultHostExecutionSpace>
-PageRankResult pagerank(const DistGraph& g, double damping = 0.85, double tolerance = 1e-6, int max_iterations = 100) {
-  static_assert(tessera::is_host_execution_space<Exec>::value, "tessera::dist::pagerank runs on a host execution space");
+PageRankResult pagerank(const DistGraph& g, double damping = 0.85, double tolerance = 1e-6,
+                        int max_iterations = 100) {
+  static_assert(tessera::is_host_execution_space<Exec>::value,
+                "tessera::dist::pagerank runs on a host execution space");
   using V = local_vertex;
   if (!(damping >= 0.0 && damping < 1.0))
     throw dist_error("tessera::dist::pagerank: damping " + std::to_string(damping) + " outside [0, 1)");
-  if (!(tolerance >= 0.0)) throw dist_error("tessera::dist::pagerank: tolerance " + std::to_string(tolerance) + " must be >= 0");
+  if (!(tolerance >= 0.0))
+    throw dist_error("tessera::dist::pagerank: tolerance " + std::to_string(tolerance) + " must be >= 0");
   if (max_iterations < 0)
-    throw dist_error("tessera::dist::pagerank: max_iterations " + std::to_string(max_iterations) + " must be >= 0");
+    throw dist_error("tessera::dist::pagerank: max_iterations " + std::to_string(max_iterations) +
+                     " must be >= 0");
   const Comm& comm = g.comm();
   const std::int64_t n = g.num_vertices(), owned = g.num_owned();
   PageRankResult res;
@@ -68,7 +72,8 @@ PageRankResult pagerank(const DistGraph& g, double damping = 0.85, double tolera
       const double* c = contrib.data();
       double* cn = contrib_next.data();
       tessera::parallel_reduce(
-          "dist::pagerank::pull", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 256),
+          "dist::pagerank::pull",
+          tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 256),
           [=](std::int64_t v, double& l1, double& dsum) {
             const graph::iterator_range<const V*> nbrs(adj + rm[v], adj + rm[v + 1]);
             const double s = graph::detail::sum_of<double, true>(nbrs, [=](V u) { return c[u]; });

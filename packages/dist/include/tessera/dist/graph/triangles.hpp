@@ -30,9 +30,12 @@ template <class T>
 inline std::int64_t common_count(const T* a, const T* ea, const T* b, const T* eb) {
   std::int64_t c = 0;
   while (a != ea && b != eb) {
-    if (*a < *b) ++a;
-    else if (*b < *a) ++b;
-    else ++c, ++a, ++b;
+    if (*a < *b)
+      ++a;
+    else if (*b < *a)
+      ++b;
+    else
+      ++c, ++a, ++b;
   }
   return c;
 }
@@ -44,10 +47,11 @@ inline std::int64_t common_count(const T* a, const T* ea, const T* b, const T* e
 // after v. A fetched entry that is not local here cannot close a triangle
 // here and is dropped.
 struct OrientedLists {
-  std::vector<local_vertex> order, local_of;         // local id -> order rank, and back
-  std::vector<std::int64_t> own_map;                 // owned rows (by local id): num_owned + 1 offsets into own
+  std::vector<local_vertex> order, local_of;  // local id -> order rank, and back
+  std::vector<std::int64_t> own_map;          // owned rows (by local id): num_owned + 1 offsets into own
   std::vector<local_vertex> own;
-  std::vector<std::int64_t> ghost_begin, ghost_end;  // per ghost: its list in fetched ([0, 0) when not needed)
+  std::vector<std::int64_t> ghost_begin,
+      ghost_end;  // per ghost: its list in fetched ([0, 0) when not needed)
   std::vector<local_vertex> fetched;
   // The lists' way back (for per-edge data, as miniTri's): fetched[j] was
   // entry fetched_pos[j] of what the owners sent (fetched_raw entries, each
@@ -63,7 +67,8 @@ OrientedLists oriented_lists(const DistGraph& g);
 // Collective.
 template <class Exec = tessera::DefaultHostExecutionSpace>
 std::int64_t count_triangles(const DistGraph& g) {
-  static_assert(tessera::is_host_execution_space<Exec>::value, "tessera::dist::count_triangles runs on a host execution space");
+  static_assert(tessera::is_host_execution_space<Exec>::value,
+                "tessera::dist::count_triangles runs on a host execution space");
   const detail::OrientedLists L = detail::oriented_lists(g);
   const std::int64_t owned = g.num_owned();
   const std::int64_t* om = L.own_map.data();
