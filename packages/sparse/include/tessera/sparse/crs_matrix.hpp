@@ -227,6 +227,23 @@ void CrsMatrix<T>::check_invariants() const {
 
 template <class T>
 void CrsMatrix<T>::check_symmetric_pattern() const {
+  // One pass with a cursor per row: visiting the rows in order, the rows i
+  // that store column j arrive ascending, so (i, j) has its mirror exactly
+  // when row j's next unmatched column is i. Only a failure pays for the
+  // search below, which names the first bad entry in row-major order.
+  std::vector<size_type> cursor(static_cast<std::size_t>(m_n));
+  for (size_type j = 0; j < m_n; ++j) cursor[j] = m_row_map(j);
+  bool symmetric = true;
+  for (size_type i = 0; i < m_n && symmetric; ++i)
+    for (size_type k = m_row_map(i); k < m_row_map(i + 1); ++k) {
+      const size_type j = m_col_idx(k);
+      if (cursor[j] == m_row_map(j + 1) || m_col_idx(cursor[j]) != ordinal_type(i)) {
+        symmetric = false;
+        break;
+      }
+      ++cursor[j];
+    }
+  if (symmetric) return;
   for (size_type i = 0; i < m_n; ++i)
     for (size_type k = m_row_map(i); k < m_row_map(i + 1); ++k) {
       const size_type j = m_col_idx(k);

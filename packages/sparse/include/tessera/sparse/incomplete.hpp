@@ -13,10 +13,17 @@
 // bounded search, so the rows are computed in parallel (parallel_for for
 // the rows, parallel_scan for the offsets).
 //
+// IC(0) needs no search: its pattern is A's own lower triangle, copied in
+// two passes (count, fill) without per-row buffers.
+//
 // The numeric factorization is row-oriented (up-looking): row i needs the
-// rows its pattern names, so the rows are grouped into level sets of that
-// dependence DAG and each level is one parallel_for; the triangular solves
-// of the preconditioner use the same level sets (and those of L^T).
+// rows its pattern names. With more than one thread the rows are grouped
+// into level sets of that dependence DAG and each level is one
+// parallel_for; the triangular solves of the preconditioner use the same
+// level sets (and those of L^T). With one thread (Serial, or a pool of one)
+// level sets only cost: the rows are factorized and solved in plain
+// sequential sweeps, and the level sets are never built. Both schedules do
+// the same arithmetic row by row, so they give the same bits.
 #include <tessera/core.hpp>
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/ordering.hpp>
@@ -50,11 +57,49 @@ void level_k_row(std::int64_t i, int k, const std::int64_t* rm, const std::int32
 std::vector<std::vector<std::int64_t>> row_levels(const LevelPattern& p, bool transpose);
 }  // namespace detail
 
+// The level-0 pattern of P A P^T: A's lower triangle, permuted, each row
+// sorted (A's rows are sorted and unique; a permutation unsorts them) and
+// the diagonal appended whether A stores it or not.
+template <class Space>
+LevelPattern level_0_pattern(const std::int64_t n, const std::int64_t* rm, const std::int32_t* ci,
+                             const std::vector<std::int64_t>& perm, const std::vector<std::int64_t>& iperm) {
+  LevelPattern p;
+  p.n = n;
+  p.row_ptr.assign(std::size_t(n) + 1, 0);
+  std::int64_t* offsets = p.row_ptr.data();
+  parallel_scan("sparse::level_0_offsets", RangePolicy<Space>(0, n + 1),
+                [&](std::int64_t i, std::int64_t& sum, bool final) {
+                  std::int64_t count = 0;
+                  if (i < n) {
+                    const std::int64_t old = perm[i];
+                    for (std::int64_t q = rm[old]; q < rm[old + 1]; ++q) count += iperm[ci[q]] < i ? 1 : 0;
+                    ++count;  // the diagonal
+                  }
+                  if (final) offsets[i] = sum;
+                  sum += count;
+                });
+  p.cols.resize(std::size_t(p.row_ptr[n]));
+  p.level.assign(std::size_t(p.row_ptr[n]), 0);
+  parallel_for("sparse::level_0_fill", RangePolicy<Space>(0, n), [&](std::int64_t i) {
+    const std::int64_t old = perm[i];
+    std::int32_t* out = p.cols.data() + p.row_ptr[i];
+    std::int32_t* at = out;
+    for (std::int64_t q = rm[old]; q < rm[old + 1]; ++q) {
+      const std::int64_t j = iperm[ci[q]];
+      if (j < i) *at++ = std::int32_t(j);
+    }
+    if (!std::is_sorted(out, at)) std::sort(out, at);
+    *at = std::int32_t(i);
+  });
+  return p;
+}
+
 // The level-k pattern of P A P^T, rows computed in parallel on Space.
 template <class Space>
 LevelPattern level_k_pattern(const std::int64_t n, const std::int64_t* rm, const std::int32_t* ci, int k,
                              const std::vector<std::int64_t>& perm, const std::vector<std::int64_t>& iperm) {
   if (k < 0) throw sparse_error("level_k_pattern: the level must be >= 0, got " + std::to_string(k));
+  if (k == 0) return level_0_pattern<Space>(n, rm, ci, perm, iperm);
   std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(n)), levels(static_cast<std::size_t>(n));
   parallel_for("sparse::level_k_rows", RangePolicy<Space>(0, n), [&](std::int64_t i) {
     detail::level_k_row(i, k, rm, ci, perm, iperm, rows[i], levels[i]);
@@ -104,9 +149,18 @@ class IncompleteCholesky {
     m_ordering = compute_ordering(m_opt.ordering, A.num_rows(), A.row_map(), A.col_idx());
     m_pattern = level_k_pattern<Space>(A.num_rows(), A.row_map(), A.col_idx(), m_opt.level, m_ordering.perm,
                                        m_ordering.iperm);
-    m_forward = detail::row_levels(m_pattern, false);
-    m_backward = detail::row_levels(m_pattern, true);
-    build_transpose();
+    m_natural = true;
+    for (std::int64_t i = 0; i < A.num_rows() && m_natural; ++i) m_natural = m_ordering.perm[i] == i;
+    m_sequential = Space().concurrency() <= 1;
+    m_forward.clear();
+    m_backward.clear();
+    if (!m_sequential) {
+      m_forward = detail::row_levels(m_pattern, false);
+      m_backward = detail::row_levels(m_pattern, true);
+      build_transpose();
+    } else {
+      m_t_ptr.clear(), m_t_src.clear(), m_t_cols.clear(), m_t_values.clear();
+    }
     m_analyze_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m_analyzed = true;
   }
@@ -136,6 +190,16 @@ class IncompleteCholesky {
     });
     std::int64_t bad = -1;
     T bad_value = 0;
+    if (m_sequential)  // stops at the first pivot that fails, in elimination order
+      for (std::int64_t i = 0; i < n; ++i) {
+        factor_row(i);
+        const T d = m_values[m_pattern.row_ptr[i + 1] - 1];
+        if (!(d > T(0))) {
+          bad = i;
+          bad_value = d;
+          break;
+        }
+      }
     for (const auto& lvl : m_forward) {
       parallel_for("sparse::ic_rows", RangePolicy<Space>(0, std::int64_t(lvl.size())),
                    [&](std::int64_t q) { factor_row(lvl[q]); });
@@ -154,34 +218,41 @@ class IncompleteCholesky {
                                     " (column 1-based, in the matrix's own numbering; try a diagonal shift)",
                                 m_ordering.perm[bad], double(bad_value));
     for (std::int64_t q = 0; q < std::int64_t(m_t_src.size()); ++q) m_t_values[q] = m_values[m_t_src[q]];
+    // The solves multiply by the reciprocal pivots: a division in the
+    // sweep's dependence chain costs several times a multiply.
+    m_inv_diag.resize(std::size_t(n));
+    for (std::int64_t i = 0; i < n; ++i) m_inv_diag[i] = T(1) / m_values[m_pattern.row_ptr[i + 1] - 1];
     m_factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m_factorized = true;
   }
 
-  // z := (L L^T)^-1 r, in the matrix's own numbering.
+  // z := (L L^T)^-1 r, in the matrix's own numbering. Allocates only for
+  // an ordering other than the natural one (the permuted work vector).
   void apply(const T* r, T* z) const {
     if (!m_factorized) throw sparse_error("IncompleteCholesky::apply: no successful factorize() before it");
     const std::int64_t n = m_pattern.n;
-    std::vector<T> y(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) y[i] = r[m_ordering.perm[i]];
-    for (const auto& lvl : m_forward)
-      parallel_for("sparse::ic_forward", RangePolicy<Space>(0, std::int64_t(lvl.size())), [&](std::int64_t q) {
-        const std::int64_t i = lvl[q];
-        T s = y[i];
-        const std::int64_t last = m_pattern.row_ptr[i + 1] - 1;
-        for (std::int64_t p = m_pattern.row_ptr[i]; p < last; ++p) s -= m_values[p] * y[m_pattern.cols[p]];
-        y[i] = s / m_values[last];
-      });
-    for (const auto& lvl : m_backward)
-      parallel_for("sparse::ic_backward", RangePolicy<Space>(0, std::int64_t(lvl.size())), [&](std::int64_t q) {
-        const std::int64_t i = lvl[q];
-        T s = y[i];
-        // Row i of L^T: the diagonal first, then the entries below it in column i of L.
-        const std::int64_t first = m_t_ptr[i];
-        for (std::int64_t p = first + 1; p < m_t_ptr[i + 1]; ++p) s -= m_t_values[p] * y[m_t_cols[p]];
-        y[i] = s / m_t_values[first];
-      });
-    for (std::int64_t i = 0; i < n; ++i) z[m_ordering.perm[i]] = y[i];
+    std::vector<T> permuted;
+    T* y = z;
+    if (!m_natural) {
+      permuted.resize(static_cast<std::size_t>(n));
+      y = permuted.data();
+      for (std::int64_t i = 0; i < n; ++i) y[i] = r[m_ordering.perm[i]];
+    } else if (y != r) {
+      std::copy(r, r + n, y);
+    }
+    if (m_sequential) {
+      for (std::int64_t i = 0; i < n; ++i) forward_row(i, y);
+      for (std::int64_t i = n - 1; i >= 0; --i) backward_column(i, y);
+    } else {
+      for (const auto& lvl : m_forward)
+        parallel_for("sparse::ic_forward", RangePolicy<Space>(0, std::int64_t(lvl.size())),
+                     [&](std::int64_t q) { forward_row(lvl[q], y); });
+      for (const auto& lvl : m_backward)
+        parallel_for("sparse::ic_backward", RangePolicy<Space>(0, std::int64_t(lvl.size())),
+                     [&](std::int64_t q) { backward_row(lvl[q], y); });
+    }
+    if (!m_natural)
+      for (std::int64_t i = 0; i < n; ++i) z[m_ordering.perm[i]] = y[i];
   }
 
   const LevelPattern& pattern() const { return m_pattern; }
@@ -201,6 +272,35 @@ class IncompleteCholesky {
   }
 
  private:
+  // y(i) := (y(i) - L(i, 0:i-1) y(0:i-1)) / L(i, i). The columns ascend,
+  // so y(i - 1), the one a sequential sweep has just written, comes last
+  // and the sweep's dependence chain is one multiply-add and one multiply.
+  void forward_row(std::int64_t i, T* y) const {
+    T s = y[i];
+    const std::int64_t last = m_pattern.row_ptr[i + 1] - 1;
+    for (std::int64_t p = m_pattern.row_ptr[i]; p < last; ++p) s -= m_values[p] * y[m_pattern.cols[p]];
+    y[i] = s * m_inv_diag[i];
+  }
+  // y(i) := (y(i) - L(i+1:n, i)^T y(i+1:n)) / L(i, i) from row i of L^T (the
+  // diagonal first, then the rows below it ascending), walked backwards so
+  // that y(i + 1) comes last, as in forward_row.
+  void backward_row(std::int64_t i, T* y) const {
+    T s = y[i];
+    const std::int64_t first = m_t_ptr[i];
+    for (std::int64_t p = m_t_ptr[i + 1] - 1; p > first; --p) s -= m_t_values[p] * y[m_t_cols[p]];
+    y[i] = s * m_inv_diag[i];
+  }
+
+  // The same by columns of L^T = rows of L, for the sequential sweep: y(i)
+  // is final once the rows below it have been swept; it is then scaled and
+  // subtracted from the entries its row names. No transpose is needed.
+  void backward_column(std::int64_t i, T* y) const {
+    const std::int64_t last = m_pattern.row_ptr[i + 1] - 1;
+    const T yi = y[i] * m_inv_diag[i];
+    y[i] = yi;
+    for (std::int64_t p = m_pattern.row_ptr[i]; p < last; ++p) y[m_pattern.cols[p]] -= m_values[p] * yi;
+  }
+
   void factor_row(std::int64_t i) {
     const std::int64_t b = m_pattern.row_ptr[i], e = m_pattern.row_ptr[i + 1];
     for (std::int64_t p = b; p < e; ++p) {
@@ -243,6 +343,8 @@ class IncompleteCholesky {
 
   IncompleteOptions m_opt;
   bool m_analyzed = false, m_factorized = false;
+  bool m_natural = true;      // the ordering is the identity: apply works in z itself
+  bool m_sequential = false;  // one thread: sequential sweeps, no level sets
   OrderingResult m_ordering;
   LevelPattern m_pattern;
   std::vector<std::vector<std::int64_t>> m_forward, m_backward;
@@ -251,6 +353,7 @@ class IncompleteCholesky {
   std::vector<std::int64_t> m_t_ptr, m_t_src;
   std::vector<std::int32_t> m_t_cols;
   std::vector<T> m_t_values;
+  std::vector<T> m_inv_diag;  // 1 / L(i, i)
   double m_analyze_seconds = 0, m_factorize_seconds = 0;
 };
 
