@@ -25,6 +25,8 @@
 #   minitri          analytics  tessera_bench_minitri        SuiteSparse:GraphBLAS
 #   dist_solve       dist       bench_dist_solve             PETSc CG + block Jacobi (ICC(0), Cholesky); node-level sparse::pcg at 1 rank
 #                                                            (an MPI program: run on RANKS ranks instead of THREADS threads)
+#   dist_graph       dist       bench_dist_graph             CombBLAS BFS and triangles; node-level graph package at 1 rank
+#                                                            (MPI, as dist_solve; CombBLAS only on square rank counts: 1, 4)
 #
 # Environment:
 #   THREADS       thread counts, one run each (default "1 2")
@@ -59,7 +61,7 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace kernel_graph graph graph_jobs sparse_cholesky fem_assembly minitri dist_solve)
+all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace kernel_graph graph graph_jobs sparse_cholesky fem_assembly minitri dist_solve dist_graph)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
@@ -78,6 +80,7 @@ where_of() {
     fem_assembly) echo "bench_fem_assembly|packages/sparse/benchmarks/bench_fem_assembly" ;;
     minitri) echo "tessera_bench_minitri|packages/analytics/benchmarks/tessera_bench_minitri" ;;
     dist_solve) echo "bench_dist_solve|packages/dist/benchmarks/bench_dist_solve" ;;
+    dist_graph) echo "bench_dist_graph|packages/dist/benchmarks/bench_dist_graph" ;;
     *) echo "bench.sh: unknown benchmark '$1' (known: ${all[*]})" >&2; return 2 ;;
   esac
 }
@@ -100,6 +103,7 @@ args_of() {  # args_of <bench> <threads>: the arguments of one run (before <BENC
       "--graphs oregon1_010331.txt,facebook_combined.txt,kron:16:16" ;;
     # t is the rank count here.
     dist_solve) echo "--repeats $REPEATS --matrix lap3d:40" ;;
+    dist_graph) echo "--repeats $REPEATS --scale 16 --edge-factor 16 --sources 8" ;;
   esac
 }
 # MPI benchmarks run once per rank count under mpiexec, one thread per rank.
