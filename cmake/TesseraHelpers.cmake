@@ -490,7 +490,7 @@ function(tessera_install_common)
   install(FILES ${TESSERA_GENERATED_INCLUDE_DIR}/tessera/config.hpp
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
   set(_core_cfg ${CMAKE_INSTALL_LIBDIR}/cmake/TesseraCore)
-  install(FILES ${TESSERA_HELPERS_DIR}/TesseraHelpers.cmake
+  install(FILES ${TESSERA_HELPERS_DIR}/TesseraHelpers.cmake ${TESSERA_HELPERS_DIR}/lsan-openmpi.supp
                 ${TESSERA_HELPERS_DIR}/TesseraComponentConfig.cmake.in
                 ${TESSERA_HELPERS_DIR}/TesseraConfig.cmake.in
                 ${TESSERA_HELPERS_DIR}/config.hpp.in
@@ -579,6 +579,16 @@ function(tessera_add_test)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_props}")
 endfunction()
 
+# The environment of every MPI program ctest runs: one thread per rank unless
+# told, oversubscription allowed, and what LeakSanitizer needs to tell Open
+# MPI's lifetime allocations from ours in a sanitized build (MCA components
+# kept loaded so that their frames have names, full unwinding through Open
+# MPI's frames, the MPI libraries suppressed).
+set(TESSERA_MPI_TEST_ENVIRONMENT
+    "OMP_NUM_THREADS=1" "TESSERA_NUM_THREADS=1" "OMPI_MCA_rmaps_base_oversubscribe=1"
+    "OMPI_MCA_mca_base_component_disable_dlclose=1"
+    "LSAN_OPTIONS=suppressions=${TESSERA_HELPERS_DIR}/lsan-openmpi.supp:fast_unwind_on_malloc=0")
+
 # tessera_add_mpi_test(NAME n SOURCES ... LIBS ... [RANKS 1 2 4] [LABELS ...]):
 # one GoogleTest executable run by mpiexec once per rank count, each run one
 # ctest test (n_np<P>). More ranks than cores run oversubscribed; as root
@@ -612,6 +622,6 @@ function(tessera_add_mpi_test)
     # (a Threads pool of one thread per core in each of 4 ranks on 2 cores
     # spins at every fork/join: the dist solve suite took 110 s instead of 1).
     set_tests_properties(${T_NAME}_np${_np} PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT} PROCESSORS ${_np}
-                         ENVIRONMENT "OMP_NUM_THREADS=1;TESSERA_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+                         ENVIRONMENT "${TESSERA_MPI_TEST_ENVIRONMENT}")
   endforeach()
 endfunction()
