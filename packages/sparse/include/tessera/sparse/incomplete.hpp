@@ -63,6 +63,8 @@ std::vector<std::vector<std::int64_t>> row_levels(const LevelPattern& p, bool tr
 template <class Space>
 LevelPattern level_0_pattern(const std::int64_t n, const std::int64_t* rm, const std::int32_t* ci,
                              const std::vector<std::int64_t>& perm, const std::vector<std::int64_t>& iperm) {
+  bool natural = true;
+  for (std::int64_t i = 0; i < n && natural; ++i) natural = perm[i] == i;
   LevelPattern p;
   p.n = n;
   p.row_ptr.assign(std::size_t(n) + 1, 0);
@@ -72,7 +74,10 @@ LevelPattern level_0_pattern(const std::int64_t n, const std::int64_t* rm, const
                   std::int64_t count = 0;
                   if (i < n) {
                     const std::int64_t old = perm[i];
-                    for (std::int64_t q = rm[old]; q < rm[old + 1]; ++q) count += iperm[ci[q]] < i ? 1 : 0;
+                    if (natural)
+                      for (std::int64_t q = rm[i]; q < rm[i + 1] && ci[q] < i; ++q) ++count;
+                    else
+                      for (std::int64_t q = rm[old]; q < rm[old + 1]; ++q) count += iperm[ci[q]] < i ? 1 : 0;
                     ++count;  // the diagonal
                   }
                   if (final) offsets[i] = sum;
@@ -80,6 +85,14 @@ LevelPattern level_0_pattern(const std::int64_t n, const std::int64_t* rm, const
                 });
   p.cols.resize(std::size_t(p.row_ptr[n]));
   p.level.assign(std::size_t(p.row_ptr[n]), 0);
+  if (natural) {  // row i's lower part is a sorted prefix of A's row i
+    parallel_for("sparse::level_0_copy", RangePolicy<Space>(0, n), [&](std::int64_t i) {
+      const std::int64_t count = p.row_ptr[i + 1] - p.row_ptr[i] - 1;
+      std::copy(ci + rm[i], ci + rm[i] + count, p.cols.data() + p.row_ptr[i]);
+      p.cols[p.row_ptr[i] + count] = std::int32_t(i);
+    });
+    return p;
+  }
   parallel_for("sparse::level_0_fill", RangePolicy<Space>(0, n), [&](std::int64_t i) {
     const std::int64_t old = perm[i];
     std::int32_t* out = p.cols.data() + p.row_ptr[i];
@@ -172,34 +185,16 @@ class IncompleteCholesky {
     const auto t0 = std::chrono::steady_clock::now();
     m_factorized = false;
     const std::int64_t n = m_pattern.n;
-    m_values.assign(m_pattern.cols.size(), T(0));
-    // Scatter A's lower triangle (permuted) into the pattern; entries of A
-    // are always in it (level 0).
-    parallel_for("sparse::ic_scatter", RangePolicy<Space>(0, n), [&](std::int64_t i) {
-      const std::int64_t old = m_ordering.perm[i];
-      const std::int32_t* b = m_pattern.cols.data() + m_pattern.row_ptr[i];
-      const std::int32_t* e = m_pattern.cols.data() + m_pattern.row_ptr[i + 1];
-      for (std::int64_t q = A.row_map()[old]; q < A.row_map()[old + 1]; ++q) {
-        const std::int64_t j = m_ordering.iperm[A.col_idx()[q]];
-        if (j > i) continue;
-        const std::int32_t* at = std::lower_bound(b, e, std::int32_t(j));
-        T v = A.values()[q];
-        if (j == i) v += T(m_opt.diagonal_shift) * std::abs(v);
-        m_values[at - m_pattern.cols.data()] = v;
-      }
-    });
     std::int64_t bad = -1;
     T bad_value = 0;
-    if (m_sequential)  // stops at the first pivot that fails, in elimination order
-      for (std::int64_t i = 0; i < n; ++i) {
-        factor_row(i);
-        const T d = m_values[m_pattern.row_ptr[i + 1] - 1];
-        if (!(d > T(0))) {
-          bad = i;
-          bad_value = d;
-          break;
-        }
-      }
+    if (m_sequential) {  // stops at the first pivot that fails, in elimination order
+      m_values.resize(m_pattern.cols.size());  // every entry is written
+      bad = factorize_sequential(A);
+      if (bad != -1) bad_value = m_values[m_pattern.row_ptr[bad + 1] - 1];
+    } else {
+      m_values.assign(m_pattern.cols.size(), T(0));
+      scatter(A);
+    }
     for (const auto& lvl : m_forward) {
       parallel_for("sparse::ic_rows", RangePolicy<Space>(0, std::int64_t(lvl.size())),
                    [&](std::int64_t q) { factor_row(lvl[q]); });
@@ -272,6 +267,63 @@ class IncompleteCholesky {
   }
 
  private:
+  // Scatter A's lower triangle (permuted) into the pattern; entries of A
+  // are always in it (level 0).
+  void scatter(const CrsMatrix<T>& A) {
+    parallel_for("sparse::ic_scatter", RangePolicy<Space>(0, m_pattern.n), [&](std::int64_t i) {
+      const std::int64_t old = m_ordering.perm[i];
+      const std::int32_t* b = m_pattern.cols.data() + m_pattern.row_ptr[i];
+      const std::int32_t* e = m_pattern.cols.data() + m_pattern.row_ptr[i + 1];
+      for (std::int64_t q = A.row_map()[old]; q < A.row_map()[old + 1]; ++q) {
+        const std::int64_t j = m_ordering.iperm[A.col_idx()[q]];
+        if (j > i) continue;
+        const std::int32_t* at = std::lower_bound(b, e, std::int32_t(j));
+        T v = A.values()[q];
+        if (j == i) v += T(m_opt.diagonal_shift) * std::abs(v);
+        m_values[at - m_pattern.cols.data()] = v;
+      }
+    });
+  }
+
+  // One thread: row i of A is scattered into a dense row w (zero outside
+  // row i's pattern), and L(i, j) = (w(j) - sum_k w(k) L(j, k)) / L(j, j)
+  // runs over row j's columns k with no search: w(k) is L(i, k) where row i
+  // has k (its columns below j are final by then) and an exact zero where
+  // not. The same products in the same order as factor_row's merge, so the
+  // same bits. Returns the first row whose pivot fails, or -1.
+  std::int64_t factorize_sequential(const CrsMatrix<T>& A) {
+    const std::int64_t n = m_pattern.n;
+    const std::int64_t* rp = m_pattern.row_ptr.data();
+    const std::int32_t* cols = m_pattern.cols.data();
+    T* val = m_values.data();
+    std::vector<T> w(static_cast<std::size_t>(n), T(0));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t old = m_ordering.perm[i];
+      for (std::int64_t q = A.row_map()[old]; q < A.row_map()[old + 1]; ++q) {
+        const std::int64_t j = m_natural ? A.col_idx()[q] : m_ordering.iperm[A.col_idx()[q]];
+        if (j > i) continue;
+        T v = A.values()[q];
+        if (j == i) v += T(m_opt.diagonal_shift) * std::abs(v);
+        w[j] = v;
+      }
+      const std::int64_t last = rp[i + 1] - 1;
+      for (std::int64_t p = rp[i]; p < last; ++p) {
+        const std::int64_t j = cols[p];
+        T s = w[j];
+        for (std::int64_t q = rp[j]; q < rp[j + 1] - 1; ++q) s -= w[cols[q]] * val[q];
+        const T l = s / val[rp[j + 1] - 1];
+        val[p] = l;
+        w[j] = l;
+      }
+      T s = w[i];
+      for (std::int64_t q = rp[i]; q < last; ++q) s -= val[q] * val[q];
+      val[last] = s > T(0) ? std::sqrt(s) : s;
+      for (std::int64_t p = rp[i]; p <= last; ++p) w[cols[p]] = T(0);
+      if (!(s > T(0))) return i;
+    }
+    return -1;
+  }
+
   // y(i) := (y(i) - L(i, 0:i-1) y(0:i-1)) / L(i, i). The columns ascend,
   // so y(i - 1), the one a sequential sweep has just written, comes last
   // and the sweep's dependence chain is one multiply-add and one multiply.
