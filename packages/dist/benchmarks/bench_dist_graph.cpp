@@ -22,7 +22,8 @@
 // reached per source, triangle count, components): a mismatch aborts it.
 // CombBLAS needs a square process grid: at rank counts that are not squares
 // (2) its rows are left out and the run says so.
-//   mpiexec -n P bench_dist_graph [--scale 16] [--edge-factor 16] [--seed 1] [--sources 8] [--repeats 5] [--json]
+//   mpiexec -n P bench_dist_graph [--scale 16] [--edge-factor 16] [--seed 1] [--sources 8] [--repeats 5]
+//   [--json]
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/dist.hpp>
@@ -130,7 +131,8 @@ std::int64_t combblas_triangles(const IntMat& A) {
   IntMat C = cb::Mult_AnXBn_Synch<cb::PlusTimesSRing<std::int64_t, std::int64_t>, std::int64_t,
                                   cb::SpDCCols<std::int64_t, std::int64_t>>(L, R, false, false);
   C = cb::EWiseMult(C, L, false);
-  return C.Reduce(cb::Column, std::plus<std::int64_t>(), std::int64_t(0)).Reduce(std::plus<std::int64_t>(), std::int64_t(0));
+  return C.Reduce(cb::Column, std::plus<std::int64_t>(), std::int64_t(0))
+      .Reduce(std::plus<std::int64_t>(), std::int64_t(0));
 }
 
 }  // namespace
@@ -142,12 +144,18 @@ int main(int argc, char* argv[]) {
   std::uint64_t seed = 1;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--scale")) scale = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--edge-factor")) edge_factor = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--sources")) nsources = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--json"))
+      json = true;
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--scale"))
+      scale = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--edge-factor"))
+      edge_factor = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--sources"))
+      nsources = std::atoi(argv[++i]);
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats"))
+      repeats = std::atoi(argv[++i]);
   }
   {
     const td::Comm comm;
@@ -168,8 +176,8 @@ int main(int argc, char* argv[]) {
       // FullyDistVec of bools, so it is converted from the integer one).
       A = std::make_unique<BoolMat>(static_cast<BoolMat>(*Ai));
       require(A->getnnz() == 2 * g.num_edges(), "CombBLAS holds " + std::to_string(A->getnnz()) +
-                                                     " nonzeros, the graph " + std::to_string(2 * g.num_edges()) +
-                                                     " arcs");
+                                                    " nonzeros, the graph " +
+                                                    std::to_string(2 * g.num_edges()) + " arcs");
     }
     // The node-level graph (one rank: the share is the whole edge list).
     std::unique_ptr<NodeGraph> node;
@@ -204,7 +212,8 @@ int main(int argc, char* argv[]) {
     };
     {
       Case c{graph_name + " BFS x" + std::to_string(K) + ", " + std::to_string(P) + " ranks", {}};
-      c.cs.push_back({"tessera dist BFS (direction-optimizing)", timed([&] { dist_bfs({}, reached_dist); }), ranks});
+      c.cs.push_back(
+          {"tessera dist BFS (direction-optimizing)", timed([&] { dist_bfs({}, reached_dist); }), ranks});
       c.cs.push_back({"tessera dist BFS (top-down)", timed([&] { dist_bfs(top_down, reached_td); }), ranks});
       if (with_combblas) {
         c.cs.push_back({"CombBLAS top-down BFS (SpMV)", timed([&] {
@@ -222,12 +231,14 @@ int main(int argc, char* argv[]) {
     }
     {
       Case c{graph_name + " triangles, " + std::to_string(P) + " ranks", {}};
-      c.cs.push_back({"tessera dist count_triangles", timed([&] { tri_dist = td::count_triangles<Space>(g); }), ranks});
+      c.cs.push_back(
+          {"tessera dist count_triangles", timed([&] { tri_dist = td::count_triangles<Space>(g); }), ranks});
       if (with_combblas)
-        c.cs.push_back({"CombBLAS (L*L).*L SpGEMM", timed([&] { tri_cb = combblas_triangles(*Ai); }), ranks, 0});
+        c.cs.push_back(
+            {"CombBLAS (L*L).*L SpGEMM", timed([&] { tri_cb = combblas_triangles(*Ai); }), ranks, 0});
       if (node)
-        c.cs.push_back({"tessera node-level graph::count_triangles", timed([&] { tri_node = tg::count_triangles(*node); }),
-                        ranks, 0});
+        c.cs.push_back({"tessera node-level graph::count_triangles",
+                        timed([&] { tri_node = tg::count_triangles(*node); }), ranks, 0});
       cases.push_back(std::move(c));
     }
     {
@@ -244,8 +255,8 @@ int main(int argc, char* argv[]) {
     }
     {
       Case c{graph_name + " PageRank (tol 1e-9), " + std::to_string(P) + " ranks", {}};
-      c.cs.push_back({"tessera dist pagerank", timed([&] { pr_dist = td::pagerank<Space>(g, 0.85, 1e-9, 1000).iterations; }),
-                      ranks});
+      c.cs.push_back({"tessera dist pagerank",
+                      timed([&] { pr_dist = td::pagerank<Space>(g, 0.85, 1e-9, 1000).iterations; }), ranks});
       if (node)
         c.cs.push_back({"tessera node-level graph::pagerank", timed([&] {
                           tg::vertex_property_map<NodeGraph, double> pr(*node);
@@ -265,16 +276,21 @@ int main(int argc, char* argv[]) {
       const std::string at = "BFS from " + std::to_string(sources[s]) + ": dist reached " +
                              std::to_string(reached_dist[s]) + ", ";
       require(reached_td[s] == reached_dist[s], at + "dist top-down " + std::to_string(reached_td[s]));
-      if (with_combblas) require(reached_cb[s] == reached_dist[s], at + "CombBLAS " + std::to_string(reached_cb[s]));
-      if (node) require(reached_node[s] == reached_dist[s], at + "node-level " + std::to_string(reached_node[s]));
+      if (with_combblas)
+        require(reached_cb[s] == reached_dist[s], at + "CombBLAS " + std::to_string(reached_cb[s]));
+      if (node)
+        require(reached_node[s] == reached_dist[s], at + "node-level " + std::to_string(reached_node[s]));
     }
     if (with_combblas)
-      require(tri_cb == tri_dist, "triangles: dist " + std::to_string(tri_dist) + ", CombBLAS " + std::to_string(tri_cb));
+      require(tri_cb == tri_dist,
+              "triangles: dist " + std::to_string(tri_dist) + ", CombBLAS " + std::to_string(tri_cb));
     if (node) {
-      require(tri_node == tri_dist, "triangles: dist " + std::to_string(tri_dist) + ", node " + std::to_string(tri_node));
-      require(cc_node == cc_dist, "components: dist " + std::to_string(cc_dist) + ", node " + std::to_string(cc_node));
-      require(pr_node == pr_dist, "PageRank iterations: dist " + std::to_string(pr_dist) + ", node " +
-                                      std::to_string(pr_node));
+      require(tri_node == tri_dist,
+              "triangles: dist " + std::to_string(tri_dist) + ", node " + std::to_string(tri_node));
+      require(cc_node == cc_dist,
+              "components: dist " + std::to_string(cc_dist) + ", node " + std::to_string(cc_node));
+      require(pr_node == pr_dist,
+              "PageRank iterations: dist " + std::to_string(pr_dist) + ", node " + std::to_string(pr_node));
     }
 
     // Communication per rank of one run of each dist algorithm (untimed).
@@ -307,14 +323,16 @@ int main(int argc, char* argv[]) {
       if (json) {
         // One note for the BFS case: the graph, sources, the answers checked,
         // and each rank's ghosts and communication per algorithm.
-        std::printf("{\"bench\":\"dist_graph\",\"case\":\"%s\",\"command\":\"mpiexec -n %d: CombBLAS %s\","
-                    "\"vertices\":%lld,\"edges\":%lld,\"sources\":%zu,\"triangles\":%lld,\"components\":%lld,"
-                    "\"ranks\":[",
-                    tessera::bench::json_escape(cases[0].name).c_str(), P,
-                    with_combblas ? "TopDownBFS-style SpMV(SelectMaxSRing) BFS; tril + Mult_AnXBn_Synch + EWiseMult "
-                                    "triangles"
-                                  : "left out: needs a square process grid",
-                    (long long)g.num_vertices(), (long long)g.num_edges(), K, (long long)tri_dist, (long long)cc_dist);
+        std::printf(
+            "{\"bench\":\"dist_graph\",\"case\":\"%s\",\"command\":\"mpiexec -n %d: CombBLAS %s\","
+            "\"vertices\":%lld,\"edges\":%lld,\"sources\":%zu,\"triangles\":%lld,\"components\":%lld,"
+            "\"ranks\":[",
+            tessera::bench::json_escape(cases[0].name).c_str(), P,
+            with_combblas ? "TopDownBFS-style SpMV(SelectMaxSRing) BFS; tril + Mult_AnXBn_Synch + EWiseMult "
+                            "triangles"
+                          : "left out: needs a square process grid",
+            (long long)g.num_vertices(), (long long)g.num_edges(), K, (long long)tri_dist,
+            (long long)cc_dist);
         for (int r = 0; r < P; ++r) {
           std::printf("%s{\"rank\":%d,\"owned\":%lld,\"ghosts\":%lld", r ? "," : "", r,
                       (long long)owned[std::size_t(r)], (long long)ghosts[std::size_t(r)]);
@@ -327,15 +345,17 @@ int main(int argc, char* argv[]) {
         std::printf("]}\n");
       } else {
         std::printf("# %s: %lld vertices, %lld edges, %zu BFS sources, %lld triangles, %lld components%s\n",
-                    graph_name.c_str(), (long long)g.num_vertices(), (long long)g.num_edges(), K, (long long)tri_dist,
-                    (long long)cc_dist,
+                    graph_name.c_str(), (long long)g.num_vertices(), (long long)g.num_edges(), K,
+                    (long long)tri_dist, (long long)cc_dist,
                     with_combblas ? "" : "; CombBLAS left out (it needs a square process grid)");
-        std::printf("# per rank: owned, ghosts; bytes sent / MPI seconds of one run of each dist algorithm\n");
+        std::printf(
+            "# per rank: owned, ghosts; bytes sent / MPI seconds of one run of each dist algorithm\n");
         for (int r = 0; r < P; ++r) {
           std::printf("#   rank %d: %lld owned, %lld ghosts", r, (long long)owned[std::size_t(r)],
                       (long long)ghosts[std::size_t(r)]);
           for (std::size_t a = 0; a < volumes.size(); ++a)
-            std::printf("; %s %lld B / %.4f s", volumes[a].what, (long long)gathered[a][std::size_t(r)].bytes_sent,
+            std::printf("; %s %lld B / %.4f s", volumes[a].what,
+                        (long long)gathered[a][std::size_t(r)].bytes_sent,
                         gathered[a][std::size_t(r)].seconds);
           std::printf("\n");
         }
