@@ -215,10 +215,13 @@ void Cholesky<T, Space>::check_same_pattern(const CrsMatrix<T>& A) const {
     throw sparse_error("factorize: the matrix (order " + std::to_string(n) + ", " + std::to_string(A.nnz()) +
                        " entries) is not the analyzed one (order " + std::to_string(m_pattern_rows.size() - 1) + ", " +
                        std::to_string(m_pattern_cols.size()) + " entries): call analyze() again");
+  // (An empty row is not compared: a matrix with no entries may have no
+  // column array at all, and memcmp must not see a null pointer.)
   for (std::int64_t i = 0; i < n; ++i)
     if (A.row_map()[i + 1] != m_pattern_rows[i + 1] ||
-        std::memcmp(A.col_idx() + A.row_map()[i], m_pattern_cols.data() + m_pattern_rows[i],
-                    sizeof(std::int32_t) * std::size_t(A.row_map()[i + 1] - A.row_map()[i])) != 0)
+        (A.row_map()[i + 1] > A.row_map()[i] &&
+         std::memcmp(A.col_idx() + A.row_map()[i], m_pattern_cols.data() + m_pattern_rows[i],
+                     sizeof(std::int32_t) * std::size_t(A.row_map()[i + 1] - A.row_map()[i])) != 0))
       throw sparse_error("factorize: row " + std::to_string(i + 1) +
                          " differs from the analyzed pattern: call analyze() again");
 }
