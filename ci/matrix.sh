@@ -39,8 +39,11 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 all_rows=(release asan tsan cuda chain subset clang fuzz format)
 
 present_packages() {
-  for p in core mempool tasking graph sparse analytics kokkos_compat; do
-    [[ -f "packages/$p/CMakeLists.txt" ]] && echo "$p"
+  for p in core mempool tasking graph sparse analytics dist kokkos_compat; do
+    [[ -f "packages/$p/CMakeLists.txt" ]] || continue
+    # dist exists where MPI does (as the super-build decides).
+    if [[ "$p" == dist ]] && ! command -v mpicxx >/dev/null; then continue; fi
+    echo "$p"
   done
 }
 
