@@ -110,11 +110,10 @@ ComponentsResult connected_components(const DistGraph& g) {
   for (std::int64_t v = 0; v < owned; ++v) {
     label[std::size_t(v)] = best[std::size_t(root[std::size_t(v)])] = begin + root[std::size_t(v)];
     if (root[std::size_t(v)] == V(v)) pieces.push_back(V(v));
-    for (std::int64_t k = rm[v]; k < rm[v + 1]; ++k)
-      if (adj[k] >= owned) {
-        boundary.push_back(V(v));
-        break;
-      }
+    // A row is in increasing global id, and the owned ids are one range:
+    // a ghost neighbour, if any, is the row's first or last entry (no scan
+    // of the row, which at one rank cost as much as the search itself).
+    if (rm[v + 1] > rm[v] && (adj[rm[v]] >= owned || adj[rm[v + 1] - 1] >= owned)) boundary.push_back(V(v));
   }
   for (;;) {
     ++r.rounds;
