@@ -18,6 +18,30 @@
 namespace tessera::sparse {
 
 namespace detail {
+// Row `row` of the stencil Laplacian on the nx^dims grid (dims 2 or 3;
+// full_box: the 27-point stencil): f(column, value)
+// for each off-diagonal entry inside the grid, then for the diagonal, whose
+// weight counts every stencil neighbour, inside or not (Dirichlet). Shared by
+// the node-level generator and the distributed one (each rank its rows).
+template <class T, class F>
+void for_each_stencil_entry(std::int64_t row, std::int64_t nx, int dims, bool full_box, F&& f) {
+  const std::int64_t ny = dims >= 2 ? nx : 1, nz = dims >= 3 ? nx : 1;
+  const std::int64_t x = row % nx, y = (row / nx) % ny, z = row / (nx * ny);
+  const int reach_y = dims >= 2 ? 1 : 0, reach_z = dims >= 3 ? 1 : 0;
+  int neighbours = 0;
+  for (int dz = -reach_z; dz <= reach_z; ++dz)
+    for (int dy = -reach_y; dy <= reach_y; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int manhattan = std::abs(dx) + std::abs(dy) + std::abs(dz);
+        if (manhattan == 0 || (!full_box && manhattan != 1)) continue;
+        ++neighbours;
+        const std::int64_t X = x + dx, Y = y + dy, Z = z + dz;
+        if (X < 0 || X >= nx || Y < 0 || Y >= ny || Z < 0 || Z >= nz) continue;
+        f(X + nx * (Y + ny * Z), T(-1));
+      }
+  f(row, T(neighbours));
+}
+
 template <class T>
 CrsMatrix<T> stencil_laplacian(std::int64_t nx, int dims, bool full_box, const std::string& origin) {
   if (nx < 1) throw sparse_error(origin + ": the grid size must be at least 1");
@@ -27,32 +51,16 @@ CrsMatrix<T> stencil_laplacian(std::int64_t nx, int dims, bool full_box, const s
     throw sparse_error(origin + ": " + std::to_string(n) + " unknowns do not fit 32-bit column indices");
   std::vector<std::int64_t> r, c;
   std::vector<T> v;
-  const int reach_y = dims >= 2 ? 1 : 0, reach_z = dims >= 3 ? 1 : 0;
   const std::size_t per_row = full_box ? 27 : std::size_t(2 * dims + 1);
   r.reserve(std::size_t(n) * per_row);
   c.reserve(std::size_t(n) * per_row);
   v.reserve(std::size_t(n) * per_row);
-  for (std::int64_t z = 0; z < nz; ++z)
-    for (std::int64_t y = 0; y < ny; ++y)
-      for (std::int64_t x = 0; x < nx; ++x) {
-        const std::int64_t row = x + nx * (y + ny * z);
-        int neighbours = 0;
-        for (int dz = -reach_z; dz <= reach_z; ++dz)
-          for (int dy = -reach_y; dy <= reach_y; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-              const int manhattan = std::abs(dx) + std::abs(dy) + std::abs(dz);
-              if (manhattan == 0 || (!full_box && manhattan != 1)) continue;
-              ++neighbours;  // the stencil's weight, boundary or not (Dirichlet)
-              const std::int64_t X = x + dx, Y = y + dy, Z = z + dz;
-              if (X < 0 || X >= nx || Y < 0 || Y >= ny || Z < 0 || Z >= nz) continue;
-              r.push_back(row);
-              c.push_back(X + nx * (Y + ny * Z));
-              v.push_back(T(-1));
-            }
-        r.push_back(row);
-        c.push_back(row);
-        v.push_back(T(neighbours));
-      }
+  for (std::int64_t row = 0; row < n; ++row)
+    for_each_stencil_entry<T>(row, nx, dims, full_box, [&](std::int64_t col, T value) {
+      r.push_back(row);
+      c.push_back(col);
+      v.push_back(value);
+    });
   return CrsMatrix<T>::from_triplets(n, r, c, v, Storage::Full, origin);
 }
 }  // namespace detail

@@ -30,23 +30,6 @@ DistCrsMatrix<T> distributed_stencil_laplacian(const Comm& comm, std::int64_t nx
                                                const std::string& origin) {
   const std::int64_t ny = dims >= 2 ? nx : 1, nz = dims >= 3 ? nx : 1;
   const std::int64_t n = nx * ny * nz;
-  const int reach_y = dims >= 2 ? 1 : 0, reach_z = dims >= 3 ? 1 : 0;
-  // Calls f(global column, value) for row `row`'s entries (unsorted).
-  auto for_row = [&](std::int64_t row, auto&& f) {
-    const std::int64_t x = row % nx, y = (row / nx) % ny, z = row / (nx * ny);
-    int neighbours = 0;
-    for (int dz = -reach_z; dz <= reach_z; ++dz)
-      for (int dy = -reach_y; dy <= reach_y; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          const int manhattan = std::abs(dx) + std::abs(dy) + std::abs(dz);
-          if (manhattan == 0 || (!full_box && manhattan != 1)) continue;
-          ++neighbours;  // the stencil's weight, boundary or not (Dirichlet)
-          const std::int64_t X = x + dx, Y = y + dy, Z = z + dz;
-          if (X < 0 || X >= nx || Y < 0 || Y >= ny || Z < 0 || Z >= nz) continue;
-          f(X + nx * (Y + ny * Z), T(-1));
-        }
-    f(row, T(neighbours));
-  };
   // Row lengths in closed form: 1 + the neighbours inside the grid (the
   // number of in-range offsets per axis multiply for the full box).
   auto in_range = [](std::int64_t c, std::int64_t extent) { return std::int64_t(1 + (c > 0) + (c + 1 < extent)); };
@@ -64,7 +47,7 @@ DistCrsMatrix<T> distributed_stencil_laplacian(const Comm& comm, std::int64_t nx
   cols.reserve(std::size_t(prefix[std::size_t(last)] - prefix[std::size_t(first)]));
   vals.reserve(cols.capacity());
   for (std::int64_t i = first; i < last; ++i) {
-    for_row(i, [&](std::int64_t j, T v) {
+    sparse::detail::for_each_stencil_entry<T>(i, nx, dims, full_box, [&](std::int64_t j, T v) {
       cols.push_back(j);
       vals.push_back(v);
     });
