@@ -15,40 +15,50 @@ namespace {
 
 edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronecker_parameters& p,
                     const read_options& progress) {
+  return detail::kronecker_share(scale, edge_factor, seed, p, 0, 1, progress);
+}
+
+namespace detail {
+edge_list kronecker_share(int scale, int edge_factor, std::uint64_t seed, const kronecker_parameters& p,
+                          int part, int parts, const read_options& progress) {
   if (scale < 1 || scale > 40) bad_arg("kronecker: scale " + std::to_string(scale) + " outside 1..40");
   if (edge_factor < 1) bad_arg("kronecker: edge factor " + std::to_string(edge_factor) + " must be positive");
   if (p.a < 0 || p.b < 0 || p.c < 0 || p.a + p.b + p.c >= 1.0)
     bad_arg("kronecker: probabilities a, b, c must be non-negative with a + b + c < 1");
+  if (parts < 1 || part < 0 || part >= parts)
+    bad_arg("kronecker: share " + std::to_string(part) + " of " + std::to_string(parts) + " does not exist");
   const std::int64_t n = std::int64_t(1) << scale;
   const std::int64_t m = n * edge_factor;
+  const std::int64_t first = m / parts * part + std::min<std::int64_t>(part, m % parts);
+  const std::int64_t count = m / parts + (part < m % parts ? 1 : 0);
   edge_list el;
   el.num_vertices = n;
   el.origin = "kron:" + std::to_string(scale) + ":" + std::to_string(edge_factor);
-  el.src.resize(std::size_t(m));
-  el.dst.resize(std::size_t(m));
+  el.src.resize(std::size_t(count));
+  el.dst.resize(std::size_t(count));
   std::int64_t* src = el.src.data();
   std::int64_t* dst = el.dst.data();
   using Exec = tessera::DefaultHostExecutionSpace;
   // In slices, so a long generation can report progress.
-  const std::int64_t slice = std::max<std::int64_t>(std::int64_t(1) << 22, m / 64);
-  for (std::int64_t lo = 0; lo < m; lo += slice) {
-    const std::int64_t hi = std::min(m, lo + slice);
+  const std::int64_t slice = std::max<std::int64_t>(std::int64_t(1) << 22, count / 64);
+  for (std::int64_t lo = 0; lo < count; lo += slice) {
+    const std::int64_t hi = std::min(count, lo + slice);
     tessera::parallel_for("graph::kronecker", tessera::RangePolicy<Exec>(lo, hi),
-                          [=](std::int64_t i) { detail::kronecker_edge(scale, seed, p, i, src[i], dst[i]); });
-    if (progress.progress) progress.progress("generating", hi, m, progress.progress_user);
+                          [=](std::int64_t i) { kronecker_edge(scale, seed, p, first + i, src[i], dst[i]); });
+    if (progress.progress) progress.progress("generating", hi, count, progress.progress_user);
   }
   if (p.permute_vertices) {
-    const std::vector<std::int64_t> perm = detail::kronecker_permutation(scale, seed);
+    const std::vector<std::int64_t> perm = kronecker_permutation(scale, seed);
     const std::int64_t* pp = perm.data();
-    tessera::parallel_for("graph::kronecker::permute", tessera::RangePolicy<Exec>(0, m), [=](std::int64_t i) {
-      src[i] = pp[src[i]];
-      dst[i] = pp[dst[i]];
-    });
+    tessera::parallel_for("graph::kronecker::permute", tessera::RangePolicy<Exec>(0, count),
+                          [=](std::int64_t i) {
+                            src[i] = pp[src[i]];
+                            dst[i] = pp[dst[i]];
+                          });
   }
   return el;
 }
 
-namespace detail {
 std::vector<std::int64_t> kronecker_permutation(int scale, std::uint64_t seed) {
   // A seeded Fisher-Yates permutation hides the R-MAT degree/id correlation.
   const std::int64_t n = std::int64_t(1) << scale;

@@ -57,6 +57,14 @@ inline void kronecker_edge(int scale, std::uint64_t seed, const kronecker_parame
   }
 }
 
+// Share `part` of `parts` of kronecker(scale, edge_factor, seed, p): its
+// contiguous range of the edge indices (the first m % parts shares one edge
+// longer), drawn and relabelled as kronecker draws them, so the shares in
+// order are its edge list edge for edge. kronecker itself is share 0 of 1;
+// dist's generator gives rank r share r. Bad arguments: std::invalid_argument.
+edge_list kronecker_share(int scale, int edge_factor, std::uint64_t seed, const kronecker_parameters& p,
+                          int part, int parts, const read_options& progress = {});
+
 // The vertex relabelling of kronecker (when p.permute_vertices): a seeded
 // Fisher-Yates permutation of [0, 2^scale), the edge (u, v) becoming
 // (perm[u], perm[v]).
