@@ -19,6 +19,19 @@ using ExecutionSpaces = ::testing::Types<tessera::Serial
 #endif
                                          >;
 
+// The host back-ends only, for code that runs on the host by design (the
+// dist package: each rank's local work; MPI is called from the host).
+// clang-format off
+using HostExecutionSpaces = ::testing::Types<tessera::Serial
+#if TESSERA_ENABLE_THREADS
+                                             , tessera::Threads
+#endif
+#if TESSERA_ENABLE_OPENMP
+                                             , tessera::OpenMP
+#endif
+                                             >;
+// clang-format on
+
 // Name printed by gtest for each typed instantiation.
 struct SpaceNames {
   template <class T>

@@ -21,16 +21,7 @@ namespace td = tessera::dist;
 namespace tg = tessera::graph;
 
 // The host execution spaces (the distributed algorithms run on the host).
-// clang-format off
-using HostSpaces = ::testing::Types<tessera::Serial
-#if TESSERA_ENABLE_THREADS
-                                    , tessera::Threads
-#endif
-#if TESSERA_ENABLE_OPENMP
-                                    , tessera::OpenMP
-#endif
-                                    >;
-// clang-format on
+using HostSpaces = tessera::test::HostExecutionSpaces;
 
 inline std::string data(const std::string& name) { return std::string(TESSERA_DATA_DIR) + "/" + name; }
 

@@ -2,6 +2,8 @@
 // Shared helpers of the distributed-solve tests (test_solve*.cpp): the host
 // back-ends the solvers run on, the repository's matrices, and gathering a
 // distributed vector to compare it with the node-level packages.
+#include "tessera_test_spaces.hpp"
+
 #include <gtest/gtest.h>
 #include <tessera/core.hpp>
 #include <tessera/dist.hpp>
@@ -19,20 +21,8 @@ namespace td = tessera::dist;
 namespace ts = tessera::sparse;
 
 // The dist solvers run on host spaces only (as the node-level ones).
-using HostSpaces = ::testing::Types<tessera::Serial
-#if TESSERA_ENABLE_THREADS
-                                    , tessera::Threads
-#endif
-#if TESSERA_ENABLE_OPENMP
-                                    , tessera::OpenMP
-#endif
-                                    >;
-struct SpaceNames {
-  template <class T>
-  static std::string GetName(int) {
-    return T::name();
-  }
-};
+using HostSpaces = tessera::test::HostExecutionSpaces;
+using tessera::test::SpaceNames;
 
 inline std::string data_file(const std::string& relative) {
   const std::string path = std::string(TESSERA_DATA_DIR) + "/" + relative;
