@@ -589,10 +589,23 @@ set(TESSERA_MPI_TEST_ENVIRONMENT
     "OMPI_MCA_mca_base_component_disable_dlclose=1"
     "LSAN_OPTIONS=suppressions=${TESSERA_HELPERS_DIR}/lsan-openmpi.supp:fast_unwind_on_malloc=0")
 
+# tessera_mpiexec_command(<outvar> <ranks>): the command line that starts
+# a program on <ranks> ranks (append the program and its arguments). More
+# ranks than cores run oversubscribed; as root (CI containers) Open MPI also
+# needs --allow-run-as-root.
+function(tessera_mpiexec_command outvar ranks)
+  find_package(MPI REQUIRED COMPONENTS CXX)
+  set(_cmd ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${MPIEXEC_PREFLAGS} --oversubscribe)
+  execute_process(COMMAND id -u OUTPUT_VARIABLE _uid OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(_uid STREQUAL "0")
+    list(APPEND _cmd --allow-run-as-root)
+  endif()
+  set(${outvar} ${_cmd} PARENT_SCOPE)
+endfunction()
+
 # tessera_add_mpi_test(NAME n SOURCES ... LIBS ... [RANKS 1 2 4] [LABELS ...]):
 # one GoogleTest executable run by mpiexec once per rank count, each run one
-# ctest test (n_np<P>). More ranks than cores run oversubscribed; as root
-# (CI containers) Open MPI also needs --allow-run-as-root.
+# ctest test (n_np<P>).
 function(tessera_add_mpi_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;RANKS" ${ARGN})
   find_package(GTest REQUIRED)
@@ -610,17 +623,12 @@ function(tessera_add_mpi_test)
   if(TESSERA_CURRENT_PACKAGE)
     list(APPEND _labels ${TESSERA_CURRENT_PACKAGE})
   endif()
-  set(_flags ${MPIEXEC_PREFLAGS} --oversubscribe)
-  execute_process(COMMAND id -u OUTPUT_VARIABLE _uid OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(_uid STREQUAL "0")
-    list(APPEND _flags --allow-run-as-root)
-  endif()
   foreach(_np IN LISTS T_RANKS)
-    add_test(NAME ${T_NAME}_np${_np}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_np} ${_flags} $<TARGET_FILE:${T_NAME}>)
-    # Each rank's OpenMP/Threads pool gets one thread per core it can share
-    # (a Threads pool of one thread per core in each of 4 ranks on 2 cores
-    # spins at every fork/join: the dist solve suite took 110 s instead of 1).
+    tessera_mpiexec_command(_run ${_np})
+    add_test(NAME ${T_NAME}_np${_np} COMMAND ${_run} $<TARGET_FILE:${T_NAME}>)
+    # One thread per rank (TESSERA_MPI_TEST_ENVIRONMENT): a Threads pool of
+    # one thread per core in each of 4 ranks on 2 cores spins at every
+    # fork/join (the dist solve suite took 110 s instead of 10).
     set_tests_properties(${T_NAME}_np${_np} PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT} PROCESSORS ${_np}
                          ENVIRONMENT "${TESSERA_MPI_TEST_ENVIRONMENT}")
   endforeach()

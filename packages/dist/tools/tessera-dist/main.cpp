@@ -10,6 +10,7 @@
 // kron:SCALE:EDGEFACTOR[:SEED] (each rank generates its share); for solve a
 // .mtx matrix or lap2d:N / lap3d:N / lap3d27:N (each rank its rows).
 #include <tessera/core.hpp>
+#include <tessera/core/trace_sink.hpp>
 #include <tessera/dist.hpp>
 
 #include <algorithm>
@@ -115,14 +116,8 @@ struct Digest {
   }
 };
 
-std::string quoted(const std::string& s) {
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    r += c;
-  }
-  return r + "\"";
-}
+// A JSON string (core's escaper: quotes, backslashes, control characters).
+std::string quoted(const std::string& s) { return "\"" + tessera::profiling::TraceWriter::escape(s) + "\""; }
 
 // Every rank's communication, gathered on all (a collective), as text and JSON.
 void add_volume(Digest& d, const td::Comm& comm, const td::CommVolume& mine, const std::string& what) {
@@ -183,8 +178,7 @@ void run_graph(const td::Comm& comm, const Args& a, Digest& d) {
   d.add("vertices", g.num_vertices());
   d.add("edges", g.num_edges());
   d.add("load+build seconds", load);
-  comm.reset_volume();
-  comm.barrier();
+  comm.barrier();  // the algorithm's time and traffic start together on every rank
   comm.reset_volume();
   const double t1 = MPI_Wtime();
   if (a.command == "bfs") {
