@@ -23,7 +23,8 @@
 #   sparse_cholesky  sparse     bench_cholesky               CHOLMOD, Tacho, MUMPS (+ OpenBLAS dgemm ceiling)
 #   fem_assembly     sparse     bench_fem_assembly           a serial element loop (ScatterView, colouring, element map)
 #   minitri          analytics  tessera_bench_minitri        SuiteSparse:GraphBLAS
-#   dist_solve       dist       bench_dist_solve             PETSc CG + block Jacobi (ICC(0), Cholesky); node-level sparse::pcg at 1 rank
+#   dist_solve       dist       bench_dist_solve             PETSc CG + block Jacobi (ICC(0), Cholesky), hypre PCG + BoomerAMG;
+#                                                            node-level sparse::pcg at 1 rank
 #                                                            (an MPI program: run on RANKS ranks instead of THREADS threads)
 #   dist_graph       dist       bench_dist_graph             CombBLAS BFS and triangles; node-level graph package at 1 rank
 #                                                            (MPI, as dist_solve; CombBLAS only on square rank counts: 1, 4)

@@ -17,7 +17,8 @@ for extra in "$@"; do
     # Peers compared against in the benchmarks (memory pools, task runtimes, graph and sparse libraries).
     benchmarks) pkgs+=(libtbb-dev libmimalloc-dev libjemalloc-dev libopenblas-dev liblapacke-dev
                        libsuitesparse-dev libgraphblas-dev libscotch-dev libmetis-dev
-                       libtrilinos-shylu-dev libtrilinos-kokkos-dev libmumps-seq-dev petsc-dev libcombblas-dev) ;;
+                       libtrilinos-shylu-dev libtrilinos-kokkos-dev libmumps-seq-dev petsc-dev libhypre-dev
+                       libcombblas-dev) ;;
     format) pkgs+=(clang-format) ;;
     clang) pkgs+=(clang libomp-dev) ;;
     # libFuzzer and the sanitizer runtimes of Clang 14 (ci/fuzz.sh).

@@ -18,7 +18,9 @@ and writes them between the markers ``<!-- generated:<bench> -->`` and
 around them alone. Nothing between the markers is edited by hand. Every
 benchmark ci/bench.sh knows must have its markers; one without data yet gets
 a block saying how to measure it. A JSON line without a ``contender`` (the
-graph benchmark's per-case command line) is a note shown under its case.
+graph benchmark's per-case command line) is a note shown under its case
+(its ``command``, and the ``iterations`` and ``setup_solve_seconds`` of the
+distributed solvers).
 
     python3 ci/perf_report.py            # rewrite the generated parts
     python3 ci/perf_report.py --check    # exit 1 if they differ from the data
@@ -147,6 +149,14 @@ def tables(bench, rows, notes):
             note = notes.get(case, {})
             if note.get("command"):
                 out += [f"peer command: `{note['command']}`", ""]
+            # The distributed solvers' note: iterations and the setup / solve
+            # split (medians of the slowest rank) of each contender.
+            if note.get("iterations"):
+                out += ["iterations: " + ", ".join(f"{k} {v}" for k, v in note["iterations"].items()), ""]
+            if note.get("setup_solve_seconds"):
+                out += ["setup / solve, s (median of the slowest rank): "
+                        + ", ".join(f"{k} {fmt(v[0])} / {fmt(v[1])}" for k, v in note["setup_solve_seconds"].items()),
+                        ""]
             out.append(f"| contender | threads ran | {unit} median (min - max) | ratio to reference, median (min - max) |")
             out.append("|---|---|---|---|")
             for r in group:
