@@ -2,7 +2,8 @@
 // quadrature exact on every monomial of its degree (a! b! c! / (a+b+c+dim)!),
 // the P1 stiffness of the reference triangle and tetrahedron, P1/P2 mass
 // matrices, rows of stiffness matrices summing to zero, rigid motions in the
-// kernel of the elasticity matrix, and patch tests: a linear (P1) or
+// kernel of the elasticity matrix of every element, P1 elasticity equal to
+// the textbook constant-strain element (B^T C B), and patch tests: a linear (P1) or
 // quadratic (P2) exact solution reproduced to rounding on perturbed meshes.
 #include "fem_test_util.hpp"
 
@@ -163,41 +164,151 @@ TEST(FemElements, StiffnessRowsSumToZeroAndMassSumsToTheMeasure) {
   EXPECT_NEAR(msum, vol, 1e-14);
 }
 
-TEST(FemElements, RigidMotionsAreInTheKernelOfTheElasticityMatrix) {
-  std::vector<double> x = {0.1, 0.2, 0.0, 1.3, 0.1, 0.2, 0.4, 1.1, -0.1, 0.2, 0.3, 0.9};
-  x.resize(30);
-  for (int e = 0; e < 6; ++e) {
-    int a, b;
-    fem::detail::simplex_edge(3, e, a, b);
-    for (int d = 0; d < 3; ++d) x[std::size_t((4 + e) * 3 + d)] = 0.5 * (x[std::size_t(a * 3 + d)] + x[std::size_t(b * 3 + d)]);
+namespace {
+
+// Vertices (and P2 edge midpoints) of one skewed element of type E.
+template <class E>
+std::vector<double> skewed_nodes() {
+  constexpr int D = E::dim;
+  const std::vector<double> v3 = {0.1, 0.2, 0.0, 1.3, 0.1, 0.2, 0.4, 1.1, -0.1, 0.2, 0.3, 0.9};
+  const std::vector<double> v2 = {0.1, 0.2, 1.3, 0.4, 0.5, 1.2};
+  std::vector<double> x(std::size_t(E::nodes * D));
+  for (int i = 0; i < E::vertices * D; ++i)
+    x[std::size_t(i)] = D == 3 ? v3[std::size_t(i)] : v2[std::size_t(i)];
+  if constexpr (E::order == 2)
+    for (int e = 0; e < E::edges; ++e) {
+      int a, b;
+      fem::detail::simplex_edge(D, e, a, b);
+      for (int d = 0; d < D; ++d)
+        x[std::size_t((E::vertices + e) * D + d)] =
+            0.5 * (x[std::size_t(a * D + d)] + x[std::size_t(b * D + d)]);
+    }
+  return x;
+}
+
+// The textbook constant-strain element, written without the kernel's Lame
+// form: K = measure * B^T C B, with B the strain-displacement matrix (Voigt
+// order, engineering shears) built from the vertex gradients, and C the
+// isotropic stiffness (plane strain in 2-D). The gradients come from the
+// inverse of the edge matrix by cofactors.
+template <int D>
+std::vector<double> constant_strain_matrix(const std::vector<double>& x, double E, double nu) {
+  constexpr int n = D + 1, m = n * D, S = D == 2 ? 3 : 6;
+  double J[3][3] = {}, inv[3][3] = {}, det = 0;
+  for (int r = 0; r < D; ++r)
+    for (int c = 0; c < D; ++c)
+      J[r][c] = x[std::size_t((c + 1) * D + r)] - x[std::size_t(r)];  // column c: edge 0 -> c+1
+  if (D == 2) {
+    det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    inv[0][0] = J[1][1] / det, inv[0][1] = -J[0][1] / det, inv[1][0] = -J[1][0] / det,
+    inv[1][1] = J[0][0] / det;
+  } else {
+    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+          J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+          J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        const int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+        inv[r][c] = (J[r1][c1] * J[r2][c2] - J[r1][c2] * J[r2][c1]) / det;
+      }
   }
-  fem::ElasticityKernel<fem::P2Tetrahedron> k;
+  // Row r of J^-1 is the gradient of barycentric coordinate r+1.
+  double grad[4][3] = {};
+  for (int a = 1; a < n; ++a)
+    for (int d = 0; d < D; ++d) {
+      grad[a][d] = inv[a - 1][d];
+      grad[0][d] -= inv[a - 1][d];
+    }
+  double B[6][12] = {};
+  for (int a = 0; a < n; ++a) {
+    const double* g = grad[a];
+    const int c = a * D;
+    if (D == 2) {
+      B[0][c] = g[0], B[1][c + 1] = g[1], B[2][c] = g[1], B[2][c + 1] = g[0];
+    } else {
+      B[0][c] = g[0], B[1][c + 1] = g[1], B[2][c + 2] = g[2];
+      B[3][c] = g[1], B[3][c + 1] = g[0];
+      B[4][c + 1] = g[2], B[4][c + 2] = g[1];
+      B[5][c] = g[2], B[5][c + 2] = g[0];
+    }
+  }
+  const double f = E / ((1 + nu) * (1 - 2 * nu));
+  double C[6][6] = {};
+  for (int i = 0; i < D; ++i)
+    for (int j = 0; j < D; ++j) C[i][j] = f * (i == j ? 1 - nu : nu);
+  for (int i = D; i < S; ++i) C[i][i] = f * (1 - 2 * nu) / 2;
+  const double measure = std::abs(det) / (D == 2 ? 2.0 : 6.0);
+  std::vector<double> K(std::size_t(m * m), 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j)
+      for (int p = 0; p < S; ++p)
+        for (int q = 0; q < S; ++q) K[std::size_t(i * m + j)] += measure * B[p][i] * C[p][q] * B[q][j];
+  return K;
+}
+
+// Translations and infinitesimal rotations of the element's nodes: D + D(D-1)/2 modes.
+template <class E>
+void expect_rigid_motions_in_kernel() {
+  constexpr int D = E::dim, n = E::nodes, m = n * D;
+  const auto x = skewed_nodes<E>();
+  fem::ElasticityKernel<E> k;
   k.youngs_modulus = 70;
   k.poisson_ratio = 0.33;
   const auto K = element_matrix(k, x);
   double kmax = 0;
   for (double v : K) kmax = std::max(kmax, std::abs(v));
-  // Three translations and three infinitesimal rotations omega x r.
-  for (int mode = 0; mode < 6; ++mode) {
-    std::vector<double> r(30);
-    for (int a = 0; a < 10; ++a) {
-      const double* p = &x[std::size_t(a * 3)];
+  const int modes = D == 2 ? 3 : 6;
+  for (int mode = 0; mode < modes; ++mode) {
+    std::vector<double> r(static_cast<std::size_t>(m));
+    for (int a = 0; a < n; ++a) {
+      const double* p = &x[std::size_t(a * D)];
       double u[3] = {0, 0, 0};
-      if (mode < 3) u[mode] = 1;
+      if (mode < D)
+        u[mode] = 1;
+      else if (D == 2)
+        u[0] = -p[1], u[1] = p[0];
       else {
         const double w[3] = {double(mode == 3), double(mode == 4), double(mode == 5)};
         u[0] = w[1] * p[2] - w[2] * p[1];
         u[1] = w[2] * p[0] - w[0] * p[2];
         u[2] = w[0] * p[1] - w[1] * p[0];
       }
-      for (int i = 0; i < 3; ++i) r[std::size_t(a * 3 + i)] = u[i];
+      for (int i = 0; i < D; ++i) r[std::size_t(a * D + i)] = u[i];
     }
-    for (int i = 0; i < 30; ++i) {
+    for (int i = 0; i < m; ++i) {
       double s = 0;
-      for (int j = 0; j < 30; ++j) s += K[std::size_t(i * 30 + j)] * r[std::size_t(j)];
-      EXPECT_NEAR(s, 0.0, 1e-12 * kmax) << "mode " << mode << " row " << i;
+      for (int j = 0; j < m; ++j) s += K[std::size_t(i * m + j)] * r[std::size_t(j)];
+      EXPECT_NEAR(s, 0.0, 1e-12 * kmax) << fem::to_string(E::type) << " mode " << mode << " row " << i;
     }
   }
+}
+
+}  // namespace
+
+TEST(FemElements, LinearElasticityMatchesTheConstantStrainElement) {
+  for (double nu : {0.0, 0.3}) {
+    const auto xt = skewed_nodes<fem::P1Triangle>();
+    fem::ElasticityKernel<fem::P1Triangle> kt;
+    kt.youngs_modulus = 7;
+    kt.poisson_ratio = nu;
+    const auto Kt = element_matrix(kt, xt), Ct = constant_strain_matrix<2>(xt, 7, nu);
+    for (std::size_t i = 0; i < Kt.size(); ++i)
+      EXPECT_NEAR(Kt[i], Ct[i], 1e-12 * 7) << "triangle nu " << nu << " entry " << i;
+    const auto x4 = skewed_nodes<fem::P1Tetrahedron>();
+    fem::ElasticityKernel<fem::P1Tetrahedron> k4;
+    k4.youngs_modulus = 7;
+    k4.poisson_ratio = nu;
+    const auto K4 = element_matrix(k4, x4), C4 = constant_strain_matrix<3>(x4, 7, nu);
+    for (std::size_t i = 0; i < K4.size(); ++i)
+      EXPECT_NEAR(K4[i], C4[i], 1e-12 * 7) << "tetrahedron nu " << nu << " entry " << i;
+  }
+}
+
+TEST(FemElements, RigidMotionsAreInTheKernelOfTheElasticityMatrix) {
+  expect_rigid_motions_in_kernel<fem::P1Triangle>();
+  expect_rigid_motions_in_kernel<fem::P2Triangle>();
+  expect_rigid_motions_in_kernel<fem::P1Tetrahedron>();
+  expect_rigid_motions_in_kernel<fem::P2Tetrahedron>();
 }
 
 TEST(FemElements, BoxMeshesHaveTheirVolumeCountsAndBoundary) {
