@@ -1,16 +1,14 @@
 // Parallel edge-list and Matrix Market readers: each rank reads and parses
 // the lines that start in its byte range of the body. The rules and
 // messages follow the node-level readers (packages/graph/src/read_snap.cpp,
-// read_matrix_market.cpp), whose text helpers are private to that library.
+// read_matrix_market.cpp): the fields of a line, its tokens and the Matrix
+// Market header come from the same helpers (graph/detail/text_lines.hpp).
 #include <tessera/dist/graph/read.hpp>
+#include <tessera/graph/detail/text_lines.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <charconv>
-#include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -112,60 +110,12 @@ void number_lines(const Comm& comm, LineRange& lr, std::int64_t body_first_line)
   lr.last_line = body_first_line + total - 1;
 }
 
-// The whitespace-separated fields of one line (the first max_fields kept).
-struct Fields {
-  static constexpr int max_fields = 6;
-  std::string_view field[max_fields];
-  int count = 0;
-  std::string_view line;
-};
-bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-// Splits the line at p; returns the start of the next line.
-std::size_t next_line(std::string_view text, std::size_t p, Fields& lf) {
-  const std::size_t start = p;
-  int k = 0;
-  for (;;) {
-    while (p < text.size() && blank(text[p])) ++p;
-    if (p == text.size() || text[p] == '\n') break;
-    const std::size_t b = p;
-    while (p < text.size() && text[p] != '\n' && !blank(text[p])) ++p;
-    if (k < Fields::max_fields) lf.field[k] = text.substr(b, p - b);
-    ++k;
-  }
-  lf.count = k;
-  std::size_t stop = p;
-  while (stop > start && text[stop - 1] == '\r') --stop;
-  lf.line = text.substr(start, stop - start);
-  return p < text.size() ? p + 1 : text.size();
-}
-
-std::string shown(std::string_view s) {
-  std::string r(s.substr(0, 60));
-  for (auto& c : r)
-    if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
-  return "'" + r + (s.size() > 60 ? "...'" : "'");
-}
-bool parse_int(std::string_view s, std::int64_t& v) {
-  const char* b = s.data();
-  const char* e = b + s.size();
-  if (b != e && *b == '+') ++b;
-  if (b == e || *b == '+') return false;
-  const auto r = std::from_chars(b, e, v);
-  return r.ec == std::errc() && r.ptr == e;
-}
-bool parse_real(std::string_view s, double& v, bool& overflow) {
-  overflow = false;
-  const std::string z(s);
-  char* end = nullptr;
-  errno = 0;
-  v = std::strtod(z.c_str(), &end);
-  if (z.empty() || end != z.c_str() + z.size()) return false;
-  if (errno == ERANGE && std::isinf(v)) {
-    overflow = true;
-    return false;
-  }
-  return true;
-}
+using graph::detail::line_fields;
+using graph::detail::lower;
+using graph::detail::next_line;
+using graph::detail::parse_int;
+using graph::detail::parse_real;
+using graph::detail::shown;
 
 // The first few bad lines of this rank, as the node-level readers report them.
 struct Problems {
@@ -185,17 +135,13 @@ struct Problems {
   }
 };
 
-bool comment(const Fields& lf, bool hash_too) {
+bool comment(const line_fields& lf, bool hash_too) {
   return lf.field[0][0] == '%' || (hash_too && lf.field[0][0] == '#');
 }
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
-// The Matrix Market header as rank 0 reads it (trivially copyable, to broadcast).
+// The Matrix Market header as rank 0 reads it, in growing prefixes of the
+// file until the size line is complete, by the node-level reader's rules
+// (graph::detail::parse_mm_header); trivially copyable, to broadcast.
 struct MMHeader {
   std::int64_t rows = -1, cols = -1, nnz = -1, size_line = 0, body = 0;
   int field = 0;     // 0 pattern, 1 integer, 2 real
@@ -204,104 +150,21 @@ struct MMHeader {
 
 MMHeader read_mm_header(const std::string& path) {
   const RangeFile f(path);
-  MMHeader h;
-  // The header is read in growing prefixes until the size line is complete.
   for (std::int64_t want = 1 << 16;; want *= 4) {
     const std::int64_t have = std::min(want, f.size());
     const std::string text = f.read(0, have);
-    const bool whole = have == f.size();
-    std::size_t p = 0;
-    std::int64_t line = 0;
-    Fields lf;
-    auto err = [&](const std::string& what) { return std::runtime_error(where(path, line) + what); };
-    auto complete = [&](std::size_t next) { return whole || (next > 0 && text[next - 1] == '\n'); };
-    if (text.empty())
-      throw std::runtime_error(where(path, 0) + "empty file: missing the %%MatrixMarket banner");
-    std::size_t next = next_line(text, p, lf);
-    if (!complete(next)) continue;
-    ++line;
-    if (lf.count == 0 || lower(lf.field[0]) != "%%matrixmarket")
-      throw err("missing the %%MatrixMarket banner (first line is " + shown(lf.line) + ")");
-    if (lf.count != 5)
-      throw err("the banner needs 4 words (object format field symmetry), found " +
-                std::to_string(lf.count - 1));
-    const std::string object = lower(lf.field[1]), format = lower(lf.field[2]), field = lower(lf.field[3]),
-                      symmetry = lower(lf.field[4]);
-    if (object != "matrix") throw err("unknown object " + shown(lf.field[1]) + " (expected 'matrix')");
-    if (format != "coordinate" && format != "array")
-      throw err("unknown format " + shown(lf.field[2]) + " (expected 'coordinate' or 'array')");
-    if (field != "pattern" && field != "integer" && field != "real" && field != "double" &&
-        field != "complex")
-      throw err("unknown field " + shown(lf.field[3]) + " (expected pattern, integer, real or complex)");
-    if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" &&
-        symmetry != "hermitian")
-      throw err("unknown symmetry " + shown(lf.field[4]) +
-                " (expected general, symmetric, skew-symmetric or hermitian)");
-    if (symmetry == "hermitian" && field != "complex")
-      throw err("'hermitian' needs a complex field, not '" + field + "'");
-    if (field == "complex") throw err("complex matrices are not supported by the graph reader");
-    if (format == "array") throw err("dense 'array' format is not a graph: use 'coordinate'");
-    if (field == "pattern" && symmetry == "skew-symmetric")
-      throw err("a pattern matrix cannot be skew-symmetric");
-    h.field = field == "pattern" ? 0 : field == "integer" ? 1 : 2;
-    h.symmetry = symmetry == "general" ? 0 : symmetry == "symmetric" ? 1 : 2;
-    bool found = false, truncated = false;
-    while ((p = next) < text.size()) {
-      next = next_line(text, p, lf);
-      if (!complete(next)) {
-        truncated = true;
-        break;
-      }
-      ++line;
-      if (lf.count == 0) continue;
-      if (lf.field[0][0] == '%') {
-        // Structured comments are checked as the node-level reader does.
-        if (lower(lf.field[0]) == "%%graphblas" && lf.count >= 3 && lower(lf.field[1]) == "type") {
-          static const char* known[] = {"bool",   "int8",          "int16",         "int32",  "int64",
-                                        "uint8",  "uint16",        "uint32",        "uint64", "float",
-                                        "double", "float complex", "double complex"};
-          std::string t = lower(lf.field[2]);
-          for (int k = 3; k < std::min(lf.count, Fields::max_fields); ++k)
-            t.append(" ").append(lower(lf.field[k]));
-          if (lf.count > Fields::max_fields ||
-              std::find(std::begin(known), std::end(known), t) == std::end(known))
-            throw err("unknown GraphBLAS type " + shown(t));
-        }
-        continue;
-      }
-      if (lf.count != 3)
-        throw err("the size line needs 3 integers (rows columns entries), found " + std::to_string(lf.count) +
-                  " fields: " + shown(lf.line));
-      const char* names[] = {"rows", "columns", "entries"};
-      std::int64_t* out[] = {&h.rows, &h.cols, &h.nnz};
-      for (int k = 0; k < 3; ++k)
-        if (!parse_int(lf.field[k], *out[k]))
-          throw err("the size line must hold 3 integers: " + std::string(names[k]) + " " +
-                    shown(lf.field[k]) + " is not an integer");
-      if (h.rows < 0 || h.cols < 0 || h.nnz < 0) throw err("negative size in " + shown(lf.line));
-      h.size_line = line;
-      h.body = std::int64_t(next);
-      found = true;
-      break;
-    }
-    if (truncated) continue;
-    if (!found)
-      throw std::runtime_error(where(path, line) + "no size line (rows columns entries) after the banner");
-    break;
+    const auto h = graph::detail::parse_mm_header(path, text, have == f.size());
+    if (!h) continue;  // the size line lies beyond this prefix
+    MMHeader m;
+    m.rows = h->rows;
+    m.cols = h->cols;
+    m.nnz = h->nnz;
+    m.size_line = h->size_line;
+    m.body = std::int64_t(h->body);
+    m.field = h->field == "pattern" ? 0 : h->field == "integer" ? 1 : 2;
+    m.symmetry = h->symmetry == "general" ? 0 : h->symmetry == "symmetric" ? 1 : 2;
+    return m;
   }
-  const std::string shape = "the matrix is " + std::to_string(h.rows) + " x " + std::to_string(h.cols);
-  auto size_err = [&](const std::string& what) {
-    return std::runtime_error(where(path, h.size_line) + what);
-  };
-  const char* sym_name = h.symmetry == 1 ? "symmetric" : "skew-symmetric";
-  if (h.rows != h.cols && h.symmetry != 0)
-    throw size_err(shape + "; a " + sym_name + " matrix must be square");
-  if (h.rows > std::int64_t(1) << 40 || h.cols > std::int64_t(1) << 40)
-    throw size_err("too many vertices (" + shape.substr(14) + ")");
-  if (h.symmetry != 0 && double(h.nnz) > double(h.rows) * double(h.rows + 1) / 2 + 1)
-    throw size_err(std::to_string(h.nnz) + " entries cannot fit the lower triangle of a " +
-                   std::to_string(h.rows) + " x " + std::to_string(h.rows) + " matrix");
-  return h;
 }
 
 }  // namespace
@@ -323,10 +186,10 @@ graph::edge_list read_snap(const Comm& comm, const std::string& path) {
   };
   First mine;
   {
-    Fields lf;
+    line_fields lf;
     std::int64_t line = lr.first_line - 1;
-    for (std::size_t p = 0; p < text.size();) {
-      p = next_line(text, p, lf);
+    for (const char *p = text.data(), *end = p + text.size(); p < end;) {
+      p = next_line(p, end, lf);
       ++line;
       if (lf.count == 0 || comment(lf, true)) continue;
       mine = {lf.count, line};
@@ -344,11 +207,11 @@ graph::edge_list read_snap(const Comm& comm, const std::string& path) {
   std::int64_t max_id = -1;
   Problems problems;
   {
-    Fields lf;
+    line_fields lf;
     std::int64_t line = lr.first_line - 1;
     auto bad = [&](std::string what) { return problems.add(line, std::move(what)); };
-    for (std::size_t p = 0; p < text.size();) {
-      p = next_line(text, p, lf);
+    for (const char *p = text.data(), *end = p + text.size(); p < end;) {
+      p = next_line(p, end, lf);
       ++line;
       if (lf.count == 0 || comment(lf, true)) continue;
       std::int64_t u = 0, v = 0;
@@ -412,11 +275,11 @@ graph::edge_list read_matrix_market(const Comm& comm, const std::string& path) {
   const std::string_view text(lr.text);
   Problems problems;
   {
-    Fields lf;
+    line_fields lf;
     std::int64_t line = lr.first_line - 1;
     auto bad = [&](std::string what) { return problems.add(line, std::move(what)); };
-    for (std::size_t p = 0; p < text.size();) {
-      p = next_line(text, p, lf);
+    for (const char *p = text.data(), *end = p + text.size(); p < end;) {
+      p = next_line(p, end, lf);
       ++line;
       if (lf.count == 0 || lf.field[0][0] == '%') continue;
       std::int64_t i = 0, j = 0;
@@ -464,10 +327,10 @@ graph::edge_list read_matrix_market(const Comm& comm, const std::string& path) {
     // The rank holding the entry after the declared count names its line.
     std::string err;
     if (before <= h.nnz && h.nnz < before + el.size()) {
-      Fields lf;
+      line_fields lf;
       std::int64_t line = lr.first_line - 1, seen = before;
-      for (std::size_t p = 0; p < text.size();) {
-        p = next_line(text, p, lf);
+      for (const char *p = text.data(), *end = p + text.size(); p < end;) {
+        p = next_line(p, end, lf);
         ++line;
         if (lf.count > 0 && lf.field[0][0] != '%' && ++seen > h.nnz) break;
       }

@@ -3,6 +3,7 @@
 // read_snap.cpp. Every error names the file, the line and the problem;
 // nothing a file contains can make a reader crash, loop, or allocate more
 // than the file's size suggests.
+#include <tessera/graph/detail/text_lines.hpp>
 #include <tessera/graph/io.hpp>
 
 #include <algorithm>
@@ -19,20 +20,10 @@
 
 namespace tessera::graph {
 
-namespace {
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
-}  // namespace
-
 edge_list read_edge_list(const std::string& path, const read_options& opts) {
   auto ends = [&](const char* s) {
     const std::size_t n = std::strlen(s);
-    return path.size() >= n && lower(std::string_view(path).substr(path.size() - n)) == s;
+    return path.size() >= n && detail::lower(std::string_view(path).substr(path.size() - n)) == s;
   };
   if (ends(".mtx")) return read_matrix_market(path, opts);
   if (ends(".tgb")) throw io_error(path, 0, "a binary CSR file: read it with read_binary_csr<Graph>()");

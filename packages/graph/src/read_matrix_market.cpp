@@ -1,5 +1,6 @@
 // Matrix Market coordinate reader: the banner, comments and size line read
-// in order, then the entries parsed in parallel chunks (text_chunks.hpp).
+// in order (detail::parse_mm_header, shared with the distributed reader),
+// then the entries parsed in parallel chunks (text_chunks.hpp).
 // Reference: "The Matrix Market Exchange Formats: Initial Design",
 // Boisvert, Pozo and Remington, NISTIR 5935 (1996).
 #include "text_chunks.hpp"
@@ -15,111 +16,18 @@ namespace tessera::graph {
 namespace {
 
 using detail::line_fields;
+using detail::lower;
 using detail::next_line;
 using detail::shown;
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
-// Reads lines in order from the start of the file (the header).
-class header_reader {
- public:
-  explicit header_reader(const detail::mapped_file& f) : m_p(f.data()), m_begin(f.data()), m_end(f.data() + f.size()) {}
-  bool next(line_fields& lf) {
-    if (m_p == m_end) return false;
-    m_p = next_line(m_p, m_end, lf);
-    ++m_line;
-    return true;
-  }
-  std::int64_t line() const { return m_line; }
-  std::size_t offset() const { return std::size_t(m_p - m_begin); }
-
- private:
-  const char* m_p;
-  const char* m_begin;
-  const char* m_end;
-  std::int64_t m_line = 0;
-};
-
-struct mm_header {
-  std::string field, symmetry;
-  std::int64_t rows = -1, cols = -1, nnz = -1;
-  std::int64_t size_line = 0;
-  std::size_t body = 0;  // offset of the line after the size line
-};
-
-mm_header read_header(const std::string& path, const detail::mapped_file& file, const read_options& opts) {
-  header_reader rd(file);
-  line_fields lf;
-  auto err = [&](const std::string& what) { return io_error(path, rd.line(), what); };
-  mm_header h;
-  if (!rd.next(lf)) throw io_error(path, 0, "empty file: missing the %%MatrixMarket banner");
-  if (lf.count == 0 || lower(lf.field[0]) != "%%matrixmarket")
-    throw err("missing the %%MatrixMarket banner (first line is " + shown(lf.line) + ")");
-  if (lf.count != 5)
-    throw err("the banner needs 4 words (object format field symmetry), found " + std::to_string(lf.count - 1));
-  const std::string object = lower(lf.field[1]), format = lower(lf.field[2]);
-  const std::string field = lower(lf.field[3]);
-  const std::string symmetry = lower(lf.field[4]);
-  if (object != "matrix") throw err("unknown object " + shown(lf.field[1]) + " (expected 'matrix')");
-  if (format != "coordinate" && format != "array")
-    throw err("unknown format " + shown(lf.field[2]) + " (expected 'coordinate' or 'array')");
-  if (field != "pattern" && field != "integer" && field != "real" && field != "double" && field != "complex")
-    throw err("unknown field " + shown(lf.field[3]) + " (expected pattern, integer, real or complex)");
-  if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" && symmetry != "hermitian")
-    throw err("unknown symmetry " + shown(lf.field[4]) + " (expected general, symmetric, skew-symmetric or hermitian)");
-  if (symmetry == "hermitian" && field != "complex") throw err("'hermitian' needs a complex field, not '" + field + "'");
-  if (field == "complex") throw err("complex matrices are not supported by the graph reader");
-  if (format == "array") throw err("dense 'array' format is not a graph: use 'coordinate'");
-  if (field == "pattern" && symmetry == "skew-symmetric") throw err("a pattern matrix cannot be skew-symmetric");
-  h.field = field == "double" ? "real" : field;
-  h.symmetry = symmetry;
-
-  // Comments (including structured ones such as "%%GraphBLAS type double")
-  // and blank lines may appear anywhere; the first other line is the size.
-  while (rd.next(lf)) {
-    if (lf.count == 0) continue;
-    if (lf.field[0][0] == '%') {
-      if (lower(lf.field[0]) == "%%graphblas" && lf.count >= 3 && lower(lf.field[1]) == "type") {
-        static const char* known[] = {"bool",   "int8",   "int16",  "int32", "int64",  "uint8",         "uint16",
-                                      "uint32", "uint64", "float",  "double", "float complex", "double complex"};
-        std::string t = lower(lf.field[2]);
-        for (int k = 3; k < std::min(lf.count, line_fields::max_fields); ++k) t.append(" ").append(lower(lf.field[k]));
-        if (lf.count > line_fields::max_fields || std::find(std::begin(known), std::end(known), t) == std::end(known))
-          throw err("unknown GraphBLAS type " + shown(t));
-      }
-      continue;
-    }
-    if (lf.count != 3)
-      throw err("the size line needs 3 integers (rows columns entries), found " + std::to_string(lf.count) +
-                " fields: " + shown(lf.line));
-    const char* names[] = {"rows", "columns", "entries"};
-    std::int64_t* out[] = {&h.rows, &h.cols, &h.nnz};
-    for (int k = 0; k < 3; ++k)
-      if (!detail::parse_int(lf.field[k], *out[k]))
-        throw err("the size line must hold 3 integers: " + std::string(names[k]) + " " + shown(lf.field[k]) +
-                  " is not an integer");
-    if (h.rows < 0 || h.cols < 0 || h.nnz < 0) throw err("negative size in " + shown(lf.line));
-    h.size_line = rd.line();
-    h.body = rd.offset();
-    break;
-  }
-  if (h.rows < 0) throw io_error(path, rd.line(), "no size line (rows columns entries) after the banner");
-  auto size_err = [&](const std::string& what) { return io_error(path, h.size_line, what); };
+// The header as the node-level reader takes it: what parse_mm_header checks,
+// then the reader's own rules (rectangular files, this machine's memory).
+detail::mm_header read_header(const std::string& path, const detail::mapped_file& file, const read_options& opts) {
+  detail::mm_header h = *detail::parse_mm_header(path, file.view(), true);
   const std::string shape = "the matrix is " + std::to_string(h.rows) + " x " + std::to_string(h.cols);
-  if (h.rows != h.cols) {
-    if (symmetry != "general") throw size_err(shape + "; a " + symmetry + " matrix must be square");
-    if (opts.rectangular == rectangular_matrix::refuse) throw size_err(shape + "; a square matrix is needed here");
-  }
-  if (h.rows > std::int64_t(1) << 40 || h.cols > std::int64_t(1) << 40)
-    throw size_err("too many vertices (" + shape.substr(14) + ")");
+  if (h.rows != h.cols && opts.rectangular == rectangular_matrix::refuse)
+    throw io_error(path, h.size_line, shape + "; a square matrix is needed here");
   detail::check_vertex_count_fits(path, h.size_line, h.rows != h.cols ? h.rows + h.cols : h.rows, shape);
-  if (symmetry != "general" && double(h.nnz) > double(h.rows) * double(h.rows + 1) / 2 + 1)
-    throw size_err(std::to_string(h.nnz) + " entries cannot fit the lower triangle of a " + std::to_string(h.rows) + " x " +
-                   std::to_string(h.rows) + " matrix");
   return h;
 }
 
@@ -127,7 +35,7 @@ mm_header read_header(const std::string& path, const detail::mapped_file& file, 
 
 edge_list read_matrix_market(const std::string& path, const read_options& opts) {
   const detail::mapped_file file(path);
-  const mm_header h = read_header(path, file, opts);
+  const detail::mm_header h = read_header(path, file, opts);
   auto chunks = detail::cut_lines(file, h.body, h.size_line + 1, opts);
   const std::int64_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
 
@@ -240,5 +148,92 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
   if (!pattern) detail::compact(el.weights, chunks);
   return el;
 }
+
+namespace detail {
+
+std::optional<mm_header> parse_mm_header(const std::string& path, std::string_view text, bool whole) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  std::int64_t line = 0;
+  line_fields lf;
+  // The next line, when it is all there: ends in '\n', or ends the file.
+  auto next = [&] {
+    if (p == end) return false;
+    const char* q = next_line(p, end, lf);
+    if (!whole && (q == end && (q == p || q[-1] != '\n'))) return false;
+    p = q;
+    ++line;
+    return true;
+  };
+  auto err = [&](const std::string& what) { return io_error(path, line, what); };
+  if (text.empty() && whole) throw io_error(path, 0, "empty file: missing the %%MatrixMarket banner");
+  if (!next()) return std::nullopt;
+  if (lf.count == 0 || lower(lf.field[0]) != "%%matrixmarket")
+    throw err("missing the %%MatrixMarket banner (first line is " + shown(lf.line) + ")");
+  if (lf.count != 5)
+    throw err("the banner needs 4 words (object format field symmetry), found " + std::to_string(lf.count - 1));
+  const std::string object = lower(lf.field[1]), format = lower(lf.field[2]);
+  const std::string field = lower(lf.field[3]);
+  const std::string symmetry = lower(lf.field[4]);
+  if (object != "matrix") throw err("unknown object " + shown(lf.field[1]) + " (expected 'matrix')");
+  if (format != "coordinate" && format != "array")
+    throw err("unknown format " + shown(lf.field[2]) + " (expected 'coordinate' or 'array')");
+  if (field != "pattern" && field != "integer" && field != "real" && field != "double" && field != "complex")
+    throw err("unknown field " + shown(lf.field[3]) + " (expected pattern, integer, real or complex)");
+  if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" && symmetry != "hermitian")
+    throw err("unknown symmetry " + shown(lf.field[4]) + " (expected general, symmetric, skew-symmetric or hermitian)");
+  if (symmetry == "hermitian" && field != "complex") throw err("'hermitian' needs a complex field, not '" + field + "'");
+  if (field == "complex") throw err("complex matrices are not supported by the graph reader");
+  if (format == "array") throw err("dense 'array' format is not a graph: use 'coordinate'");
+  if (field == "pattern" && symmetry == "skew-symmetric") throw err("a pattern matrix cannot be skew-symmetric");
+  mm_header h;
+  h.field = field == "double" ? "real" : field;
+  h.symmetry = symmetry;
+
+  // Comments (including structured ones such as "%%GraphBLAS type double")
+  // and blank lines may appear anywhere; the first other line is the size.
+  for (;;) {
+    if (!next()) {
+      if (!whole) return std::nullopt;  // the size line may come after the prefix
+      throw io_error(path, line, "no size line (rows columns entries) after the banner");
+    }
+    if (lf.count == 0) continue;
+    if (lf.field[0][0] == '%') {
+      if (lower(lf.field[0]) == "%%graphblas" && lf.count >= 3 && lower(lf.field[1]) == "type") {
+        static const char* known[] = {"bool",   "int8",   "int16",  "int32", "int64",  "uint8",         "uint16",
+                                      "uint32", "uint64", "float",  "double", "float complex", "double complex"};
+        std::string t = lower(lf.field[2]);
+        for (int k = 3; k < std::min(lf.count, line_fields::max_fields); ++k) t.append(" ").append(lower(lf.field[k]));
+        if (lf.count > line_fields::max_fields || std::find(std::begin(known), std::end(known), t) == std::end(known))
+          throw err("unknown GraphBLAS type " + shown(t));
+      }
+      continue;
+    }
+    if (lf.count != 3)
+      throw err("the size line needs 3 integers (rows columns entries), found " + std::to_string(lf.count) +
+                " fields: " + shown(lf.line));
+    const char* names[] = {"rows", "columns", "entries"};
+    std::int64_t* out[] = {&h.rows, &h.cols, &h.nnz};
+    for (int k = 0; k < 3; ++k)
+      if (!parse_int(lf.field[k], *out[k]))
+        throw err("the size line must hold 3 integers: " + std::string(names[k]) + " " + shown(lf.field[k]) +
+                  " is not an integer");
+    if (h.rows < 0 || h.cols < 0 || h.nnz < 0) throw err("negative size in " + shown(lf.line));
+    h.size_line = line;
+    h.body = std::size_t(p - text.data());
+    break;
+  }
+  auto size_err = [&](const std::string& what) { return io_error(path, h.size_line, what); };
+  const std::string shape = "the matrix is " + std::to_string(h.rows) + " x " + std::to_string(h.cols);
+  if (h.rows != h.cols && symmetry != "general") throw size_err(shape + "; a " + symmetry + " matrix must be square");
+  if (h.rows > std::int64_t(1) << 40 || h.cols > std::int64_t(1) << 40)
+    throw size_err("too many vertices (" + shape.substr(14) + ")");
+  if (symmetry != "general" && double(h.nnz) > double(h.rows) * double(h.rows + 1) / 2 + 1)
+    throw size_err(std::to_string(h.nnz) + " entries cannot fit the lower triangle of a " + std::to_string(h.rows) + " x " +
+                   std::to_string(h.rows) + " matrix");
+  return h;
+}
+
+}  // namespace detail
 
 }  // namespace tessera::graph

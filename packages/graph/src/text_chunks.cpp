@@ -205,6 +205,12 @@ std::string shown(std::string_view s) {
   return "'" + r + (s.size() > 60 ? "...'" : "'");
 }
 
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
 bool parse_long_int(std::string_view s, std::int64_t& v) {
   const char* b = s.data();
   const char* e = b + s.size();

@@ -15,6 +15,7 @@
 // it, parsing needs no second pass, and one forward move at the end closes
 // the gaps left by comments and blank lines. The same prefix of line counts
 // gives each chunk its first line number, so errors still name the line.
+#include <tessera/graph/detail/text_lines.hpp>
 #include <tessera/graph/io.hpp>
 
 #include <cstddef>
@@ -108,37 +109,7 @@ void compact(std::vector<T>& v, const std::vector<text_chunk>& chunks) {
   v.resize(std::size_t(at));
 }
 
-// ---- one line at a time inside a chunk ----
-
-inline bool is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-// The whitespace-separated fields of one line: the first max_fields are kept,
-// `count` counts them all.
-struct line_fields {
-  static constexpr int max_fields = 6;
-  std::string_view field[max_fields];
-  int count = 0;
-  std::string_view line;  // without the '\n' and a trailing '\r'
-};
-
-// Splits the line starting at p (p < end) and returns the start of the next.
-inline const char* next_line(const char* p, const char* end, line_fields& lf) {
-  const char* start = p;
-  int k = 0;
-  for (;;) {
-    while (p < end && is_blank_char(*p)) ++p;
-    if (p == end || *p == '\n') break;
-    const char* b = p;
-    while (p < end && *p != '\n' && !is_blank_char(*p)) ++p;
-    if (k < line_fields::max_fields) lf.field[k] = std::string_view(b, std::size_t(p - b));
-    ++k;
-  }
-  lf.count = k;
-  const char* stop = p;
-  while (stop > start && stop[-1] == '\r') --stop;
-  lf.line = std::string_view(start, std::size_t(stop - start));
-  return p < end ? p + 1 : end;
-}
+// ---- one line at a time inside a chunk (and detail/text_lines.hpp) ----
 
 // The common line "digits blanks digits [blanks token] [blanks]" in one
 // pass: fills u, v and the third token (empty when there is none) and returns
@@ -172,35 +143,6 @@ inline const char* quick_line(const char* p, const char* end, std::int64_t& u, s
   if (p == end) return p;
   return *p == '\n' ? p + 1 : nullptr;
 }
-
-// ---- tokens ----
-
-// 'token' as it appears in a message: at most 60 characters, unprintable ones as '?'.
-std::string shown(std::string_view s);
-
-// An integer: optional sign, decimal digits, nothing else. Inline: it runs
-// twice per line of every edge list.
-bool parse_long_int(std::string_view s, std::int64_t& v);
-inline bool parse_int(std::string_view s, std::int64_t& v) {
-  const char* p = s.data();
-  const char* e = p + s.size();
-  const bool neg = p != e && *p == '-';
-  if (p != e && (*p == '+' || *p == '-')) ++p;
-  if (p == e || e - p > 18) return parse_long_int(s, v);  // empty, or might overflow: the careful path
-  std::int64_t x = 0;
-  for (; p != e; ++p) {
-    const unsigned d = unsigned(*p) - unsigned('0');
-    if (d > 9) return false;
-    x = x * 10 + std::int64_t(d);
-  }
-  v = neg ? -x : x;
-  return true;
-}
-
-// A real number as strtod reads it (decimal, hexadecimal, inf, nan). Values
-// too small for a normal double become denormals or zero; only a value too
-// large for a double fails, with overflow set.
-bool parse_real(std::string_view s, double& v, bool& overflow);
 
 // A graph of n vertices needs n + 1 row offsets of 8 bytes before any edge
 // is stored. A file whose declared size or largest id asks for more than this
