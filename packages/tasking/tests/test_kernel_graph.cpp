@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 template <class Space>
@@ -202,6 +205,44 @@ TYPED_TEST(KernelGraphs, RunsRespectTheOrderOfLevels) {
     EXPECT_EQ(std::count(log.begin(), log.begin() + first_l2, "L1" + s), 2);
   }
   EXPECT_EQ(pos("d"), std::ptrdiff_t(log.size()) - 1);
+}
+
+// Partitions run side by side on disjoint groups of threads: each split node
+// is a team of threads / partitions threads, no thread serves both
+// partitions in a level, and the two partitions' nodes are running at the
+// same time (each waits, bounded, for the other to arrive).
+TYPED_TEST(KernelGraphs, PartitionsRunSideBySideOnDisjointGroupsOfThreads) {
+  using S = TypeParam;
+  using G = tessera::KernelGraph<S, 1>;
+  const int threads = S().concurrency();
+  if (threads < 2) GTEST_SKIP() << S::name() << " runs one thread: partitions cannot run side by side";
+  const int team = threads / 2;
+  std::mutex mutex;
+  std::set<std::thread::id> ids[2];
+  std::atomic<int> arrived{0};
+  bool met[2] = {false, false};
+  int sizes[2] = {0, 0};
+  G g(tessera::Partitioning<1>({1000}, {2}));
+  g.then_split([&](typename G::member_type& m, int p, const tessera::Box<1>&) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ids[p].insert(std::this_thread::get_id());
+      sizes[p] = m.team_size();
+    }
+    if (m.team_rank() != 0) return;
+    arrived.fetch_add(1);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (arrived.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    met[p] = arrived.load() == 2;
+  });
+  auto sched = make_scheduler<S>();
+  g.run(sched);
+  for (int p = 0; p < 2; ++p) {
+    EXPECT_EQ(sizes[p], team) << "partition " << p;
+    EXPECT_EQ(int(ids[p].size()), team) << "partition " << p;
+    EXPECT_TRUE(met[p]) << "partition " << p << " never ran at the same time as the other";
+  }
+  for (const auto& id : ids[0]) EXPECT_EQ(ids[1].count(id), 0u) << "a thread served both partitions";
 }
 
 TYPED_TEST(KernelGraphs, SubGraphsAndConditionalReexecution) {
