@@ -5,7 +5,9 @@
 //    nonzero degree): tessera::dist::bfs (direction-optimizing, and forced
 //    top-down) against CombBLAS's top-down BFS as its TopDownBFS example
 //    runs it (sparse frontier, SpMV over the select-max semiring, mask with
-//    the parents vector);
+//    the parents vector); and tessera's top-down search with each form of
+//    its claim exchange forced (lists only, bitmaps only) against its own
+//    per-level choice (the level forms of the first source are printed);
 //  * triangle counting: tessera::dist::count_triangles against CombBLAS's
 //    masked SpGEMM (L = tril(A), sum of (L * L) .* L), the tril taken inside
 //    the timed run as Tessera's orientation is;
@@ -185,7 +187,8 @@ int main(int argc, char* argv[]) {
 
     // Answers of the last run of each contender, compared after the timing.
     const std::size_t K = sources.size();
-    std::vector<std::int64_t> reached_dist(K), reached_td(K), reached_cb(K), reached_node(K);
+    std::vector<std::int64_t> reached_dist(K), reached_td(K), reached_cb(K), reached_node(K), reached_list(K),
+        reached_bitmap(K);
     std::int64_t tri_dist = 0, tri_cb = 0, tri_node = 0, cc_dist = 0, cc_node = 0;
     int pr_dist = 0, pr_node = 0;
 
@@ -207,8 +210,9 @@ int main(int argc, char* argv[]) {
     std::vector<Case> cases;
     const std::string graph_name = "kron:" + std::to_string(scale) + ":" + std::to_string(edge_factor);
 
-    auto dist_bfs = [&](const tg::bfs_options& o, std::vector<std::int64_t>& out) {
-      for (std::size_t s = 0; s < K; ++s) out[s] = td::bfs<Space>(g, sources[s], o).visited;
+    auto dist_bfs = [&](const tg::bfs_options& o, std::vector<std::int64_t>& out,
+                        td::frontier_exchange ex = td::frontier_exchange::automatic) {
+      for (std::size_t s = 0; s < K; ++s) out[s] = td::bfs<Space>(g, sources[s], o, ex).visited;
     };
     {
       Case c{graph_name + " BFS x" + std::to_string(K) + ", " + std::to_string(P) + " ranks", {}};
@@ -227,6 +231,11 @@ int main(int argc, char* argv[]) {
                             reached_node[s] = tg::breadth_first_search(*node, sources[s]).visited;
                         }),
                         ranks, 0});
+      // The claim exchange's forms forced, against the per-level choice (index 1).
+      c.cs.push_back({"tessera dist BFS (top-down, list claims only)",
+                      timed([&] { dist_bfs(top_down, reached_list, td::frontier_exchange::list); }), ranks, 1});
+      c.cs.push_back({"tessera dist BFS (top-down, bitmap claims only)",
+                      timed([&] { dist_bfs(top_down, reached_bitmap, td::frontier_exchange::bitmap); }), ranks, 1});
       cases.push_back(std::move(c));
     }
     {
@@ -276,6 +285,8 @@ int main(int argc, char* argv[]) {
       const std::string at = "BFS from " + std::to_string(sources[s]) + ": dist reached " +
                              std::to_string(reached_dist[s]) + ", ";
       require(reached_td[s] == reached_dist[s], at + "dist top-down " + std::to_string(reached_td[s]));
+      require(reached_list[s] == reached_dist[s], at + "dist list claims " + std::to_string(reached_list[s]));
+      require(reached_bitmap[s] == reached_dist[s], at + "dist bitmap claims " + std::to_string(reached_bitmap[s]));
       if (with_combblas)
         require(reached_cb[s] == reached_dist[s], at + "CombBLAS " + std::to_string(reached_cb[s]));
       if (node)
@@ -308,6 +319,13 @@ int main(int argc, char* argv[]) {
     };
     measure("BFS (all sources)", [&] { dist_bfs({}, reached_dist); });
     measure("BFS top-down (all sources)", [&] { dist_bfs(top_down, reached_td); });
+    measure("BFS top-down list claims", [&] { dist_bfs(top_down, reached_list, td::frontier_exchange::list); });
+    measure("BFS top-down bitmap claims",
+            [&] { dist_bfs(top_down, reached_bitmap, td::frontier_exchange::bitmap); });
+    // How each level of the first source's searches ran (l: top-down, list
+    // claims; b: top-down, bitmap claims; u: bottom-up).
+    const std::string forms_do = K ? td::bfs<Space>(g, sources[0]).level_forms : "";
+    const std::string forms_td = K ? td::bfs<Space>(g, sources[0], top_down).level_forms : "";
     measure("triangles", [&] { tri_dist = td::count_triangles<Space>(g); });
     measure("components", [&] { cc_dist = td::connected_components<Space>(g).count; });
     measure("PageRank", [&] { pr_dist = td::pagerank<Space>(g, 0.85, 1e-9, 1000).iterations; });
@@ -326,13 +344,13 @@ int main(int argc, char* argv[]) {
         std::printf(
             "{\"bench\":\"dist_graph\",\"case\":\"%s\",\"command\":\"mpiexec -n %d: CombBLAS %s\","
             "\"vertices\":%lld,\"edges\":%lld,\"sources\":%zu,\"triangles\":%lld,\"components\":%lld,"
-            "\"ranks\":[",
+            "\"level_forms\":{\"direction-optimizing\":\"%s\",\"top-down\":\"%s\"},\"ranks\":[",
             tessera::bench::json_escape(cases[0].name).c_str(), P,
             with_combblas ? "TopDownBFS-style SpMV(SelectMaxSRing) BFS; tril + Mult_AnXBn_Synch + EWiseMult "
                             "triangles"
                           : "left out: needs a square process grid",
             (long long)g.num_vertices(), (long long)g.num_edges(), K, (long long)tri_dist,
-            (long long)cc_dist);
+            (long long)cc_dist, forms_do.c_str(), forms_td.c_str());
         for (int r = 0; r < P; ++r) {
           std::printf("%s{\"rank\":%d,\"owned\":%lld,\"ghosts\":%lld", r ? "," : "", r,
                       (long long)owned[std::size_t(r)], (long long)ghosts[std::size_t(r)]);
@@ -348,6 +366,9 @@ int main(int argc, char* argv[]) {
                     graph_name.c_str(), (long long)g.num_vertices(), (long long)g.num_edges(), K,
                     (long long)tri_dist, (long long)cc_dist,
                     with_combblas ? "" : "; CombBLAS left out (it needs a square process grid)");
+        std::printf("# BFS from %lld, each level (l: top-down, list claims; b: top-down, bitmap claims; u: "
+                    "bottom-up): direction-optimizing %s, top-down %s\n",
+                    K ? (long long)sources[0] : -1LL, forms_do.c_str(), forms_td.c_str());
         std::printf(
             "# per rank: owned, ghosts; bytes sent / MPI seconds of one run of each dist algorithm\n");
         for (int r = 0; r < P; ++r) {

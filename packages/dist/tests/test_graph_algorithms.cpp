@@ -52,6 +52,39 @@ std::vector<T> owned_slice(const td::DistGraph& g, const std::vector<T>& whole) 
   return std::vector<T>(whole.begin() + g.owned_begin(), whole.begin() + g.owned_end());
 }
 
+// A distributed search against the node-level one: the same levels exactly;
+// the source is its own parent and every other reached vertex's parent is a
+// neighbour one level up (row_map/entries: the node-level graph's CSR).
+template <class Space>
+void expect_same_search(const td::DistGraph& g, const NodeGraph<Space>& ref, std::int64_t source,
+                        const td::BfsResult& r) {
+  tg::vertex_property_map<NodeGraph<Space>, std::int32_t> lv(ref);
+  const auto want = tg::breadth_first_search(ref, source, tg::bfs_levels_visitor<NodeGraph<Space>>(lv));
+  const auto levels = tg::detail::to_host_vector(lv.view());
+  const std::int64_t n = g.num_vertices();
+  EXPECT_EQ(r.level, owned_slice(g, levels)) << "source " << source;
+  EXPECT_EQ(r.visited, want.visited);
+  EXPECT_EQ(r.levels, want.levels);
+  const auto rm = tg::detail::to_host_vector(ref.row_map());
+  const auto ent = tg::detail::to_host_vector(ref.entries());
+  for (std::int64_t v = 0; v < g.num_owned(); ++v) {
+    const std::int64_t gv = g.owned_begin() + v, p = r.parent[std::size_t(v)];
+    const std::int32_t l = r.level[std::size_t(v)];
+    if (l < 0) {
+      EXPECT_EQ(p, -1);
+    } else if (l == 0) {
+      EXPECT_EQ(p, source);
+    } else {
+      EXPECT_TRUE(p >= 0 && p < n) << "vertex " << gv;
+      if (p < 0 || p >= n) continue;
+      EXPECT_EQ(levels[std::size_t(p)], l - 1) << "vertex " << gv;
+      EXPECT_TRUE(std::binary_search(ent.begin() + rm[std::size_t(gv)], ent.begin() + rm[std::size_t(gv) + 1],
+                                     std::int32_t(p)))
+          << "parent " << p << " of " << gv << " is not a neighbour";
+    }
+  }
+}
+
 }  // namespace
 
 template <class Space>
@@ -72,43 +105,88 @@ TYPED_TEST(DistGraphAlgorithms, BfsLevelsEqualTheNodeLevelSearchInEveryDirection
     tg::bfs_options top_down;
     top_down.direction = tg::bfs_direction::top_down;
     for (const std::int64_t source : {std::int64_t(0), n / 2, n - 1}) {
-      tg::vertex_property_map<NodeGraph<Space>, std::int32_t> lv(ref);
-      const auto want = tg::breadth_first_search(ref, source, tg::bfs_levels_visitor<NodeGraph<Space>>(lv));
-      const auto levels = tg::detail::to_host_vector(lv.view());
       for (const auto& opts : {tg::bfs_options{}, top_down, all_bottom_up}) {
         const td::BfsResult r = td::bfs<Space>(g, source, opts);
-        EXPECT_EQ(r.level, owned_slice(g, levels)) << "source " << source;
-        EXPECT_EQ(r.visited, want.visited);
-        EXPECT_EQ(r.levels, want.levels);
+        expect_same_search(g, ref, source, r);
         if (opts.direction == tg::bfs_direction::top_down) {
           EXPECT_EQ(r.bottom_up_levels, 0);
         }
         if (opts.alpha > 1e11 && r.levels > 1) {
           EXPECT_EQ(r.bottom_up_levels, r.levels);  // the last one finds nothing
         }
-        // Parents: the source is its own; every other reached vertex's
-        // parent is a neighbour one level up.
-        const auto rm = tg::detail::to_host_vector(ref.row_map());
-        const auto ent = tg::detail::to_host_vector(ref.entries());
-        for (std::int64_t v = 0; v < g.num_owned(); ++v) {
-          const std::int64_t gv = g.owned_begin() + v, p = r.parent[std::size_t(v)];
-          const std::int32_t l = r.level[std::size_t(v)];
-          if (l < 0) {
-            EXPECT_EQ(p, -1);
-          } else if (l == 0) {
-            EXPECT_EQ(p, source);
-          } else {
-            EXPECT_TRUE(p >= 0 && p < n) << "vertex " << gv;
-            if (p < 0 || p >= n) continue;
-            EXPECT_EQ(levels[std::size_t(p)], l - 1) << "vertex " << gv;
-            EXPECT_TRUE(std::binary_search(ent.begin() + rm[std::size_t(gv)],
-                                           ent.begin() + rm[std::size_t(gv) + 1], std::int32_t(p)))
-                << "parent " << p << " of " << gv << " is not a neighbour";
-          }
-        }
       }
     }
     EXPECT_THROW(td::bfs<Space>(g, n), td::dist_error);
+  }
+}
+
+// Each form of the top-down claim exchange, forced and chosen per level,
+// gives the node-level levels exactly and valid parents (bitmap levels carry
+// no parents: they are found after the search), on a Kronecker graph (wide
+// middle levels that name many ghosts) and on the paths (long thin levels
+// that name a few), searched top-down only and direction-optimizing.
+TYPED_TEST(DistGraphAlgorithms, BfsFrontierExchangeFormsGiveTheNodeLevelLevels) {
+  using Space = TypeParam;
+  const td::Comm comm;
+  const int P = comm.size();
+  tg::bfs_options top_down;
+  top_down.direction = tg::bfs_direction::top_down;
+  std::vector<Case> graphs;
+  for (Case& c : cases(comm))
+    if (c.name == "kron:10:8" || c.name == "paths") graphs.push_back(std::move(c));
+  graphs.push_back({"kron:12:16", tg::kronecker(12, 16, 9), td::kronecker(comm, 12, 16, 9)});
+  ASSERT_EQ(graphs.size(), 3u);
+  for (const Case& c : graphs) {
+    SCOPED_TRACE(c.name);
+    const td::DistGraph g(comm, c.share);
+    const NodeGraph<Space> ref(c.whole, tg::build_options::simple());
+    const std::int64_t n = g.num_vertices();
+    // The vertex of largest degree (the smallest such id): a source in the big component.
+    std::int64_t hub = 0;
+    {
+      const auto rm = tg::detail::to_host_vector(ref.row_map());
+      for (std::int64_t v = 1; v < n; ++v)
+        if (rm[std::size_t(v) + 1] - rm[std::size_t(v)] > rm[std::size_t(hub) + 1] - rm[std::size_t(hub)]) hub = v;
+    }
+    for (const std::int64_t source : {std::int64_t(0), hub, n - 1})
+      for (const auto& opts : {top_down, tg::bfs_options{}})
+        for (const auto ex : {td::frontier_exchange::list, td::frontier_exchange::bitmap,
+                              td::frontier_exchange::automatic}) {
+          SCOPED_TRACE("source " + std::to_string(source) + (opts.direction == tg::bfs_direction::top_down
+                                                                  ? ", top-down"
+                                                                  : ", direction-optimizing") +
+                       ", exchange " + std::to_string(int(ex)));
+          const td::BfsResult r = td::bfs<Space>(g, source, opts, ex);
+          expect_same_search(g, ref, source, r);
+          // One letter per level, counted by kind.
+          EXPECT_EQ(std::int64_t(r.level_forms.size()), r.levels);
+          EXPECT_EQ(std::count(r.level_forms.begin(), r.level_forms.end(), 'l'), r.list_levels);
+          EXPECT_EQ(std::count(r.level_forms.begin(), r.level_forms.end(), 'b'), r.bitmap_levels);
+          EXPECT_EQ(std::count(r.level_forms.begin(), r.level_forms.end(), 'u'), r.bottom_up_levels);
+          EXPECT_EQ(r.list_levels + r.bitmap_levels + r.bottom_up_levels, r.levels);
+          if (ex == td::frontier_exchange::list) {
+            EXPECT_EQ(r.bitmap_levels, 0);
+          }
+          if (ex == td::frontier_exchange::bitmap) {
+            EXPECT_EQ(r.list_levels, 0);
+          }
+          if (opts.direction == tg::bfs_direction::top_down) {
+            EXPECT_EQ(r.bottom_up_levels, 0);
+          }
+          // On one rank nothing is exchanged: the tie goes to the list.
+          if (ex == td::frontier_exchange::automatic && P == 1) {
+            EXPECT_EQ(r.bitmap_levels, 0);
+          }
+          // Over ranks, a top-down search of the Kronecker graphs from the hub
+          // names a few ghosts on its first level (one vertex's edges: a
+          // list, 16 bytes a claim, is smaller than whole bitmaps of the
+          // ghosts) and most of them on the next (bitmaps, 1 bit a ghost).
+          if (ex == td::frontier_exchange::automatic && P > 1 && source == hub &&
+              opts.direction == tg::bfs_direction::top_down && c.name == "kron:12:16") {
+            EXPECT_GT(r.list_levels, 0) << r.level_forms;
+            EXPECT_GT(r.bitmap_levels, 0) << r.level_forms;
+          }
+        }
   }
 }
 

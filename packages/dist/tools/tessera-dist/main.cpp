@@ -39,13 +39,14 @@ const char* usage_text =
     "options:\n"
     "  --threads N     threads per rank for the node-level back-end\n"
     "  --source V      BFS source (default: the vertex of largest degree)\n"
+    "  --exchange F    BFS: top-down claims as auto (default: the smaller per level), list or bitmap\n"
     "  --overlap K     solve: 0 block Jacobi (default), 1 additive Schwarz\n"
     "  --local KIND    solve: cholesky (default) or ic0 (incomplete Cholesky, level 0)\n"
     "  --tolerance X   solve: relative residual to reach (default 1e-10)\n"
     "  --json          one JSON object instead of key: value lines\n";
 
 struct Args {
-  std::string command, input, local = "cholesky";
+  std::string command, input, local = "cholesky", exchange = "auto";
   int threads = 0, overlap = 0;
   std::int64_t source = -1;
   double tolerance = 1e-10;
@@ -73,6 +74,7 @@ Args parse(int argc, char** argv) {
     else if (s == "--source") a.source = parse_int(value("--source"), "--source");
     else if (s == "--overlap") a.overlap = int(parse_int(value("--overlap"), "--overlap"));
     else if (s == "--local") a.local = value("--local");
+    else if (s == "--exchange") a.exchange = value("--exchange");
     else if (s == "--tolerance") a.tolerance = std::strtod(value("--tolerance").c_str(), nullptr);
     else if (s == "--json") a.json = true;
     else if (s == "--help" || s == "-h") throw usage_error("");
@@ -85,6 +87,8 @@ Args parse(int argc, char** argv) {
   const std::vector<std::string> known{"bfs", "cc", "pagerank", "triangles", "minitri", "solve"};
   if (std::find(known.begin(), known.end(), a.command) == known.end()) throw usage_error("unknown command '" + a.command + "'");
   if (a.local != "cholesky" && a.local != "ic0") throw usage_error("--local is cholesky or ic0, got '" + a.local + "'");
+  if (a.exchange != "auto" && a.exchange != "list" && a.exchange != "bitmap")
+    throw usage_error("--exchange is auto, list or bitmap, got '" + a.exchange + "'");
   if (a.threads < 0) throw usage_error("--threads must be positive");
   return a;
 }
@@ -183,7 +187,10 @@ void run_graph(const td::Comm& comm, const Args& a, Digest& d) {
   const double t1 = MPI_Wtime();
   if (a.command == "bfs") {
     const std::int64_t s = pick_source(g, a.source);
-    const auto r = td::bfs<Space>(g, s);
+    const auto ex = a.exchange == "list"     ? td::frontier_exchange::list
+                    : a.exchange == "bitmap" ? td::frontier_exchange::bitmap
+                                             : td::frontier_exchange::automatic;
+    const auto r = td::bfs<Space>(g, s, {}, ex);
     std::int64_t sum = 0;
     for (auto l : r.level) sum += l > 0 ? l : 0;
     d.add("source", s);
@@ -191,6 +198,11 @@ void run_graph(const td::Comm& comm, const Args& a, Digest& d) {
     d.add("levels", std::int64_t(r.levels));
     d.add("sum of levels", comm.sum(sum));
     d.add("bottom-up levels", std::int64_t(r.bottom_up_levels));
+    // How the top-down levels exchanged their claims, and every level in order
+    // (l: list, b: bitmap, u: bottom-up).
+    d.add("top-down list levels", std::int64_t(r.list_levels));
+    d.add("top-down bitmap levels", std::int64_t(r.bitmap_levels));
+    d.add_text("level forms", r.level_forms, quoted(r.level_forms));
   } else if (a.command == "cc") {
     const auto r = td::connected_components<Space>(g);
     d.add("components", r.count);
