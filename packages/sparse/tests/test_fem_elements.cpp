@@ -172,7 +172,7 @@ std::vector<double> skewed_nodes() {
   constexpr int D = E::dim;
   const std::vector<double> v3 = {0.1, 0.2, 0.0, 1.3, 0.1, 0.2, 0.4, 1.1, -0.1, 0.2, 0.3, 0.9};
   const std::vector<double> v2 = {0.1, 0.2, 1.3, 0.4, 0.5, 1.2};
-  std::vector<double> x(std::size_t(E::nodes * D));
+  std::vector<double> x(static_cast<std::size_t>(E::nodes * D));
   for (int i = 0; i < E::vertices * D; ++i)
     x[std::size_t(i)] = D == 3 ? v3[std::size_t(i)] : v2[std::size_t(i)];
   if constexpr (E::order == 2)
