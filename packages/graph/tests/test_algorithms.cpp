@@ -415,6 +415,64 @@ TYPED_TEST(GraphAlgorithms, TriangleCountsOnSkewedAndRegularGraphs) {
     EXPECT_EQ(tg::count_triangles(kn, o), 30 * 29 * 28 / 6);
 }
 
+// Both paths of automatic, with expected counts from outside the code: a
+// grid with one diagonal per cell has 2 (R-1)(C-1) triangles and is not
+// skewed (by_id); the same grid with a hub joined to every vertex adds one
+// triangle per grid edge, R(C-1) + C(R-1) + (R-1)(C-1) (the sampled test
+// need not see the hub; by_id must stay exact and not merge the hub's list
+// quadratically); a uniform random graph is not skewed (brute force); a
+// Kronecker graph is (brute force).
+TYPED_TEST(GraphAlgorithms, TriangleCountsOnBothAutomaticPaths) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  const std::int64_t R = 37, C = 53;
+  tg::edge_list tri;
+  tri.num_vertices = R * C;
+  for (std::int64_t i = 0; i < R; ++i)
+    for (std::int64_t j = 0; j < C; ++j) {
+      const std::int64_t v = i * C + j;
+      if (j + 1 < C) tri.add(v, v + 1);
+      if (i + 1 < R) tri.add(v, v + C);
+      if (i + 1 < R && j + 1 < C) tri.add(v, v + C + 1);
+    }
+  const std::int64_t grid_edges = R * (C - 1) + C * (R - 1) + (R - 1) * (C - 1);
+  const std::int64_t cells = 2 * (R - 1) * (C - 1);
+  G g(tri);
+  EXPECT_FALSE(tg::detail::degrees_skewed(g));
+  for (auto o : {tg::triangle_order::automatic, tg::triangle_order::by_id, tg::triangle_order::by_degree})
+    EXPECT_EQ(tg::count_triangles(g, o), cells) << int(o);
+
+  tg::edge_list hub = tri;
+  hub.num_vertices = R * C + 1;
+  for (std::int64_t v = 0; v < R * C; ++v) hub.add(R * C, v);
+  G h(hub);
+  for (auto o : {tg::triangle_order::automatic, tg::triangle_order::by_id, tg::triangle_order::by_degree})
+    EXPECT_EQ(tg::count_triangles(h, o), cells + grid_edges) << int(o);
+  // The hub in the middle of the ids instead of last: the grid vertices
+  // above it intersect their short lists with its long one.
+  const std::int64_t N = R * C + 1, shift = N / 2;
+  tg::edge_list hub0;
+  hub0.num_vertices = N;
+  for (std::int64_t k = 0; k < hub.size(); ++k) hub0.add((hub.src[k] + shift) % N, (hub.dst[k] + shift) % N);
+  G h0(hub0);
+  for (auto o : {tg::triangle_order::automatic, tg::triangle_order::by_id, tg::triangle_order::by_degree})
+    EXPECT_EQ(tg::count_triangles(h0, o), cells + grid_edges) << int(o);
+
+  auto rel = tg::erdos_renyi(3000, 24000, 5);
+  G r(rel);
+  EXPECT_FALSE(tg::detail::degrees_skewed(r));
+  const auto want_r = std::int64_t(graph_ref::triangles(simple_adjacency(rel, true)).size());
+  EXPECT_GT(want_r, 0);
+  for (auto o : {tg::triangle_order::automatic, tg::triangle_order::by_id, tg::triangle_order::by_degree})
+    EXPECT_EQ(tg::count_triangles(r, o), want_r) << int(o);
+
+  auto kel = tg::kronecker(12, 8, 3);
+  G k(kel);
+  EXPECT_TRUE(tg::detail::degrees_skewed(k));
+  const auto want_k = std::int64_t(graph_ref::triangles(simple_adjacency(kel, true)).size());
+  for (auto o : {tg::triangle_order::automatic, tg::triangle_order::by_id, tg::triangle_order::by_degree})
+    EXPECT_EQ(tg::count_triangles(k, o), want_k) << int(o);
+}
+
 namespace {
 // wv(k) = hw(origin(k)): the weight of each built edge from the input edge it
 // came from. A named function: nvcc allows no extended lambda inside a
