@@ -15,7 +15,8 @@
 // r(u)/outdeg(u), without atomics (deterministic), and at once writes its own
 // contribution for the next iteration and adds to the next dangling mass, so
 // no separate pass over the vertices is needed; the in-neighbour sum keeps
-// four partial sums (the adds, not memory, would bound one running sum).
+// four partial sums (the adds, not memory, would bound one running sum) and,
+// on host spaces, prefetches the contributions 32 in-edges ahead.
 // Plain directed graphs push with atomic adds.
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
@@ -31,7 +32,12 @@ namespace detail {
 // Sum of c(u) over a range of vertices, accumulated in A. On random-access
 // ranges four partial sums run side by side: one running sum makes every
 // edge wait for the previous add (4 cycles), which, not memory, would bound
-// the pull.
+// the pull. On host code, when c(u) is a reference (a View), the values
+// 32 positions ahead are prefetched: they are gathered at random from an
+// array larger than L2 (4 MB of floats at 2^20 vertices), and the
+// out-of-order window alone keeps too few of those loads in flight
+// (interleaved A/B on a Kronecker graph of 2^20 vertices: 0.83x the time
+// per iteration at 1 thread, 0.92x at 2; distance 16 gave 0.87x / 0.93x).
 template <class A, bool RandomAccess, class R, class C>
 TESSERA_INLINE_FUNCTION A sum_of(const R& range, const C& c) {
   if constexpr (RandomAccess) {
@@ -39,6 +45,17 @@ TESSERA_INLINE_FUNCTION A sum_of(const R& range, const C& c) {
     A s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     std::int64_t k = 0;
     for (; k + 4 <= d; k += 4) {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+      if constexpr (std::is_lvalue_reference_v<decltype(c(range[k]))>) {
+        constexpr std::int64_t ahead = 32;
+        if (k + ahead + 4 <= d) {
+          __builtin_prefetch(&c(range[k + ahead]));
+          __builtin_prefetch(&c(range[k + ahead + 1]));
+          __builtin_prefetch(&c(range[k + ahead + 2]));
+          __builtin_prefetch(&c(range[k + ahead + 3]));
+        }
+      }
+#endif
       s0 += A(c(range[k]));
       s1 += A(c(range[k + 1]));
       s2 += A(c(range[k + 2]));
