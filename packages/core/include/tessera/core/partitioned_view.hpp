@@ -88,7 +88,10 @@ class PartitionedView {
 
   // The instance partition p's halo copies and scatter/gather run on (a CUDA
   // stream per partition, for example). Host instances share one pool; the
-  // kernel graph gives each partition its own group of threads.
+  // kernel graph gives each partition its own group of threads. On Cuda the
+  // caller creates the streams (and keeps them alive); tasking's
+  // KernelGraph::set_instances launches partition p's kernels on instance(p).
+  // Set instances before copying the view: copies keep the instances they had.
   const execution_space& instance(int p) const { return m_spaces.at(std::size_t(p)); }
   void set_instance(int p, const execution_space& exec) { m_spaces.at(std::size_t(p)) = exec; }
 

@@ -33,6 +33,11 @@ namespace detail {
 template <class DT, class... P>
 auto make_halo_access(const PartitionedView<DT, P...>& v, typename HaloAccess<PartitionedView<DT, P...>::rank>::Mode m) {
   HaloAccess<PartitionedView<DT, P...>::rank> a{m, v.label(), v.partitioning(), {}};
+  // The copy is queued on p's instance and waited for: on a CUDA stream per
+  // partition, the node's task completes only once the halo cells have
+  // landed, so the kernels after it (on any stream) read them and q's next
+  // kernel may overwrite the cells it read. The producing kernels of q were
+  // fenced by their own nodes, which this one waits on.
   a.copy = [v](int p, int q) {
     v.copy_halo(p, q);
     v.instance(p).fence("tessera::KernelGraph halo transfer");

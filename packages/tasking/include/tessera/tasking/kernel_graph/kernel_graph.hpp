@@ -22,6 +22,12 @@
 // of its own (threads / concurrent partition nodes, or set_team_size), so the
 // partitions run on disjoint groups of threads; for_each_cell shares a box
 // among the team. Host nodes (emplace/then) are single-thread tasks.
+//
+// Partitions on device instances (set_instances(views...), a CUDA stream per
+// partition): the graph still runs on the host scheduler, but partition p's
+// split and reduce nodes are single-thread tasks that launch their kernels
+// on the views' instance(p) and fence those instances before completing
+// (why that enforces the graph's order across streams: see set_instances).
 #include <tessera/core/partitioning.hpp>
 #include <tessera/tasking/kernel_graph/for_each_cell.hpp>
 #include <tessera/tasking/kernel_graph/graph_nodes.hpp>
@@ -71,6 +77,64 @@ class KernelGraph {
     return *this;
   }
 
+  // Partition p's kernels run on instance(p) of the given PartitionedViews
+  // (over this graph's partitioning) rather than on a team of the host
+  // scheduler's threads: every split / then_split / then_reduce node of p
+  // becomes a single-thread task whose kernel launches on those instances
+  // (typically one CUDA stream per partition, set with
+  // PartitionedView::set_instance) and fences them before the task
+  // completes. Must come before the first node is added. The views' space
+  // must run its instances asynchronously to the host (Cuda) or be Serial;
+  // host pools (Threads, OpenMP) get their disjoint groups of threads from
+  // the team tasks instead.
+  //
+  // Why the fence is enough: the DAG orders tasks, not work queued on
+  // streams. Were a node's task to complete with its kernel still queued on
+  // stream p, a successor (a halo transfer queued on stream q that reads p's
+  // cells, the next level, a host node, a reduction's combine) could start
+  // before p's cells are final. With the fence, "task complete" implies
+  // "its device work complete", so each dependency the graph computes for
+  // the host holds on the device too: a halo transfer waits on the tasks of
+  // the producing kernels of both partitions, and is itself fenced on its
+  // own stream (halo_access.hpp) before the kernels that read the halo, or
+  // overwrite the cells it read (halo_exclusive), may start. The price: a
+  // host thread blocks in each fence while the partition's kernels run, and
+  // work of one partition is not queued ahead of its predecessors' end
+  // (CUDA events would allow both, but the back-end exposes none).
+  template <class View0, class... Views>
+  KernelGraph& set_instances(const View0& view0, const Views&... views) {
+    using Space = typename View0::execution_space;
+    static_assert(!is_host_execution_space<Space>::value || std::is_same_v<Space, Serial>,
+                  "tessera::KernelGraph::set_instances: a host pool's partitions get their threads from the "
+                  "graph's team tasks; instances are for Cuda (or Serial)");
+    if (!m_nodes.empty())
+      throw std::logic_error("tessera::KernelGraph::set_instances('" + view0.label() + "'): called after " +
+                             std::to_string(m_nodes.size()) + " node(s) were added; call it first");
+    std::vector<std::function<void()>> fences(static_cast<std::size_t>(partitions()));
+    std::string labels;
+    auto add_view = [&](const auto& v) {
+      if (!(v.partitioning() == m_parts))
+        throw std::invalid_argument("tessera::KernelGraph::set_instances: PartitionedView '" + v.label() +
+                                    "' is partitioned as " + v.partitioning().describe() + ", the graph as " +
+                                    m_parts.describe());
+      labels += (labels.empty() ? "'" : ", '") + v.label() + "'";
+      for (int p = 0; p < partitions(); ++p) {
+        auto before = std::move(fences[std::size_t(p)]);
+        fences[std::size_t(p)] = [before = std::move(before), exec = v.instance(p), label = v.label(), p] {
+          if (before) before();
+          exec.fence("tessera::KernelGraph partition " + std::to_string(p) + " of '" + label + "'");
+        };
+      }
+    };
+    add_view(view0);
+    (add_view(views), ...);
+    m_partition_fence = std::move(fences);
+    m_instances_of = std::move(labels);
+    return *this;
+  }
+  // True after set_instances: partition nodes launch on device instances.
+  bool on_instances() const { return !m_partition_fence.empty(); }
+
   template <class... F>
   KernelGraph& emplace(F&&... f) {
     (add_host_node("emplace", std::function<void()>(std::forward<F>(f))), ...);
@@ -109,12 +173,13 @@ class KernelGraph {
     for (int p = 0; p < partitions(); ++p) {
       detail::kernel_graph::Node<member_type> n;
       n.label = what + " partition " + std::to_string(p);
-      n.concurrent = partitions();
+      n.concurrent = on_instances() ? 0 : partitions();
       n.partitions = {p};
       n.deps = m_prev.deps_for(p);
       const box_type owned = m_parts.owned(p);
-      n.body = [partial, values, p, owned](member_type& m) mutable {
+      n.body = [partial, values, p, owned, fence = partition_fence(p)](member_type& m) mutable {
         T v = partial(m, p, owned);
+        if (fence) fence();
         if (m.team_rank() == 0) (*values)[std::size_t(p)] = std::move(v);
       };
       partial_nodes.push_back(add(std::move(n), p));
@@ -296,15 +361,17 @@ class KernelGraph {
     }
   }
 
-  static Node kernel_node(const split_kernel& k, std::string label, int p, std::vector<box_type> boxes,
-                          int concurrent, std::vector<int> deps) {
+  // On instances, a single-thread task that launches and then fences.
+  Node kernel_node(const split_kernel& k, std::string label, int p, std::vector<box_type> boxes, int concurrent,
+                   std::vector<int> deps) const {
     Node n;
     n.label = std::move(label);
-    n.concurrent = concurrent;
+    n.concurrent = on_instances() ? 0 : concurrent;
     n.partitions = {p};
     n.deps = std::move(deps);
-    n.body = [k, p, boxes = std::move(boxes)](member_type& m) {
+    n.body = [k, p, boxes = std::move(boxes), fence = partition_fence(p)](member_type& m) {
       for (const auto& b : boxes) k(m, p, b);
+      if (fence) fence();
     };
     return n;
   }
@@ -315,6 +382,17 @@ class KernelGraph {
     if (!(sub.m_parts == m_parts))
       throw std::invalid_argument(std::string("tessera::KernelGraph::") + what + ": the sub-graph is over " +
                                   sub.m_parts.describe() + ", this graph over " + m_parts.describe());
+    if (sub.on_instances() != on_instances())
+      throw std::invalid_argument(std::string("tessera::KernelGraph::") + what + ": the sub-graph's partitions " +
+                                  instances_description(sub) + ", this graph's " + instances_description(*this) +
+                                  " (call set_instances on both or neither)");
+  }
+  static std::string instances_description(const KernelGraph& g) {
+    return g.on_instances() ? "run on the instances of " + g.m_instances_of : "run on teams of host threads";
+  }
+  // What a node of partition p calls after its kernel: nothing on host teams.
+  std::function<void()> partition_fence(int p) const {
+    return on_instances() ? m_partition_fence[std::size_t(p)] : std::function<void()>();
   }
 
   partitioning_type m_parts;
@@ -322,6 +400,8 @@ class KernelGraph {
   Level m_prev, m_cur;
   int m_team_size = 0;
   int m_calls = 0;
+  std::vector<std::function<void()>> m_partition_fence;  // per partition; empty: host teams
+  std::string m_instances_of;                            // the views set_instances was given
 };
 
 }  // namespace tessera
