@@ -13,7 +13,6 @@
 #include <random>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace analytics_test {
@@ -21,21 +20,8 @@ namespace analytics_test {
 namespace ta = tessera::analytics;
 namespace tg = tessera::graph;
 
-// tessera::test::ExecutionSpaces without the device back-ends.
-template <class List>
-struct host_spaces_of;
-template <class... T>
-struct host_spaces_of<::testing::Types<T...>> {
-  template <class Tuple>
-  struct to_types;
-  template <class... U>
-  struct to_types<std::tuple<U...>> {
-    using type = ::testing::Types<U...>;
-  };
-  using type = typename to_types<decltype(std::tuple_cat(
-      std::conditional_t<tessera::is_host_execution_space<T>::value, std::tuple<T>, std::tuple<>>()...))>::type;
-};
-using HostSpaces = typename host_spaces_of<tessera::test::ExecutionSpaces>::type;
+// The host back-ends: the analytics task DAGs run on host spaces.
+using HostSpaces = tessera::test::HostExecutionSpaces;
 
 template <class Space>
 using Graph = tg::compressed_sparse_row_graph<tg::undirectedS, Space>;

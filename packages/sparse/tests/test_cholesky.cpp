@@ -7,7 +7,7 @@ using namespace sparse_test;
 
 template <class Space>
 class CholeskyTest : public SpaceTest<Space> {};
-TYPED_TEST_SUITE(CholeskyTest, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+TYPED_TEST_SUITE(CholeskyTest, tessera::test::HostExecutionSpaces, tessera::test::SpaceNames);
 
 namespace {
 

@@ -10,7 +10,7 @@ using namespace sparse_test;
 
 template <class Space>
 class SparseConcurrency : public SpaceTest<Space> {};
-TYPED_TEST_SUITE(SparseConcurrency, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+TYPED_TEST_SUITE(SparseConcurrency, tessera::test::HostExecutionSpaces, tessera::test::SpaceNames);
 
 TYPED_TEST(SparseConcurrency, RepeatedFactorizationsAreBitwiseIdentical) {
   using Space = TypeParam;

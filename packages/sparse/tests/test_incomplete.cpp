@@ -11,7 +11,7 @@ using namespace sparse_test;
 
 template <class Space>
 class IncompleteTest : public SpaceTest<Space> {};
-TYPED_TEST_SUITE(IncompleteTest, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+TYPED_TEST_SUITE(IncompleteTest, tessera::test::HostExecutionSpaces, tessera::test::SpaceNames);
 
 namespace {
 

@@ -8,7 +8,7 @@ using namespace sparse_test;
 
 template <class Space>
 class LdltTest : public SpaceTest<Space> {};
-TYPED_TEST_SUITE(LdltTest, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+TYPED_TEST_SUITE(LdltTest, tessera::test::HostExecutionSpaces, tessera::test::SpaceNames);
 
 namespace {
 

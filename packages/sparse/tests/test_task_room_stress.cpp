@@ -139,7 +139,7 @@ struct ChainGenerator {
 
 template <class Space>
 class TaskRoomStress : public SpaceTest<Space> {};
-TYPED_TEST_SUITE(TaskRoomStress, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+TYPED_TEST_SUITE(TaskRoomStress, tessera::test::HostExecutionSpaces, tessera::test::SpaceNames);
 
 TYPED_TEST(TaskRoomStress, EveryTaskOfADagMuchLargerThanThePoolRunsOnceInChainOrder) {
   using Space = TypeParam;

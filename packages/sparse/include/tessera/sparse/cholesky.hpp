@@ -99,6 +99,10 @@ std::vector<std::vector<std::int64_t>> assembly_tree_levels(const SymbolicFactor
 template <class T, class Space = DefaultHostExecutionSpace>
 class Cholesky {
   static_assert(std::is_same_v<T, double>, "tessera::sparse::Cholesky supports double for now");
+  static_assert(is_host_execution_space<Space>::value,
+                "tessera::sparse::Cholesky runs on a host execution space (Serial, Threads, OpenMP): its block "
+                "kernels are host BLAS/LAPACK calls inside host tasks; factor on the host and copy the factor or "
+                "the solution to the device");
 
  public:
   using value_type = T;

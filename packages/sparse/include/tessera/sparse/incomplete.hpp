@@ -152,6 +152,8 @@ struct IncompleteOptions {
 template <class T, class Space = DefaultHostExecutionSpace>
 class IncompleteCholesky {
   static_assert(std::is_same_v<T, double>, "tessera::sparse::IncompleteCholesky supports double for now");
+  static_assert(is_host_execution_space<Space>::value,
+                "tessera::sparse::IncompleteCholesky runs on a host execution space (Serial, Threads, OpenMP)");
 
  public:
   explicit IncompleteCholesky(IncompleteOptions o = {}) : m_opt(o) {}
