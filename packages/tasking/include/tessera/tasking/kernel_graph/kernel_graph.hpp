@@ -101,10 +101,13 @@ class KernelGraph {
   // host thread blocks in each fence while the partition's kernels run, and
   // work of one partition is not queued ahead of its predecessors' end
   // (CUDA events would allow both, but the back-end exposes none).
+  template <class Space>
+  static constexpr bool launches_on_instances =
+      !is_host_execution_space<Space>::value || std::is_same_v<Space, Serial>;
   template <class View0, class... Views>
   KernelGraph& set_instances(const View0& view0, const Views&... views) {
-    using Space = typename View0::execution_space;
-    static_assert(!is_host_execution_space<Space>::value || std::is_same_v<Space, Serial>,
+    static_assert(launches_on_instances<typename View0::execution_space> &&
+                      (launches_on_instances<typename Views::execution_space> && ...),
                   "tessera::KernelGraph::set_instances: a host pool's partitions get their threads from the "
                   "graph's team tasks; instances are for Cuda (or Serial)");
     if (!m_nodes.empty())
