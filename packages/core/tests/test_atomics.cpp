@@ -72,23 +72,27 @@ void check_arithmetic(const char* type_name) {
     ASSERT_EQ(sc(i), 1) << "compare_exchange value " << i;
   }
 
-  // Return values of the fetch_* / *_fetch forms, single-threaded.
+  // Return values of the fetch_* / *_fetch forms, single-threaded, on a
+  // value in the space's memory (an atomic on a kernel-local variable is not
+  // one on a GPU: ptxas compiles it as a plain access and warns).
   tessera::View<T*, Space> r("r", 12);
+  tessera::View<T, Space> cell("cell");
   tessera::parallel_for(tessera::RangePolicy<Space>(0, 1), TESSERA_LAMBDA(int) {
-    T v = T(10);
-    r(0) = tessera::atomic_fetch_sub(&v, T(3));  // 10, v = 7
-    r(1) = tessera::atomic_sub_fetch(&v, T(2));  // 5
-    r(2) = tessera::atomic_fetch_min(&v, T(2));  // 5, v = 2
-    r(3) = tessera::atomic_max_fetch(&v, T(9));  // 9
-    r(4) = tessera::atomic_min_fetch(&v, T(20));  // 9
-    r(5) = tessera::atomic_fetch_max(&v, T(4));  // 9
-    r(6) = tessera::atomic_fetch_inc(&v);         // 9, v = 10
-    r(7) = tessera::atomic_inc_fetch(&v);         // 11
-    r(8) = tessera::atomic_fetch_dec(&v);         // 11, v = 10
-    r(9) = tessera::atomic_dec_fetch(&v);         // 9
-    r(10) = tessera::atomic_exchange(&v, T(1));   // 9, v = 1
-    tessera::atomic_store(&v, T(6));
-    r(11) = tessera::atomic_load(&v) + T(tessera::atomic_compare_exchange_strong(&v, T(5), T(0)) ? 100 : 0);  // 6
+    T* const v = &cell();
+    *v = T(10);
+    r(0) = tessera::atomic_fetch_sub(v, T(3));  // 10, v = 7
+    r(1) = tessera::atomic_sub_fetch(v, T(2));  // 5
+    r(2) = tessera::atomic_fetch_min(v, T(2));  // 5, v = 2
+    r(3) = tessera::atomic_max_fetch(v, T(9));  // 9
+    r(4) = tessera::atomic_min_fetch(v, T(20));  // 9
+    r(5) = tessera::atomic_fetch_max(v, T(4));  // 9
+    r(6) = tessera::atomic_fetch_inc(v);         // 9, v = 10
+    r(7) = tessera::atomic_inc_fetch(v);         // 11
+    r(8) = tessera::atomic_fetch_dec(v);         // 11, v = 10
+    r(9) = tessera::atomic_dec_fetch(v);         // 9
+    r(10) = tessera::atomic_exchange(v, T(1));   // 9, v = 1
+    tessera::atomic_store(v, T(6));
+    r(11) = tessera::atomic_load(v) + T(tessera::atomic_compare_exchange_strong(v, T(5), T(0)) ? 100 : 0);  // 6
   });
   auto hr = to_host(r);
   const T expected[12] = {10, 5, 5, 9, 9, 9, 9, 11, 11, 9, 9, 6};
