@@ -7,7 +7,6 @@
 #include <tessera/graph/io.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>

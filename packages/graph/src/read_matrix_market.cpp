@@ -8,7 +8,6 @@
 #include <tessera/graph/io.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 namespace tessera::graph {
@@ -16,7 +15,6 @@ namespace tessera::graph {
 namespace {
 
 using detail::line_fields;
-using detail::lower;
 using detail::next_line;
 using detail::shown;
 
