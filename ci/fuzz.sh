@@ -14,7 +14,7 @@
 #
 # Nothing is written into the source tree: the growing corpus lives in
 # $FUZZ_BUILD/corpus/<target> (reused by the next run); the seeds
-# (examples/data, packages/graph/fuzz/seeds, the regression inputs) are only read.
+# (examples/data, packages/graph/fuzz/seeds/<target>, the regression inputs) are only read.
 #
 # Environment: FUZZ_BUILD (default build-fuzz), JOBS (build jobs, default 2),
 # MAX_LEN (largest input in bytes, default 8192), MALLOC_MB (largest single
@@ -57,8 +57,8 @@ x cmake --build "$build" --parallel "$jobs" --target "${build_targets[@]}" || ex
 seeds_of() {  # the read-only seed folders of a target
   local d=packages/graph/tests/fuzz_regressions/$1
   case "$1" in
-    matrix_market) echo examples/data/graphs examples/data/matrices examples/data/bad ;;
-    snap) echo examples/data/graphs ;;
+    matrix_market) echo examples/data/graphs examples/data/matrices examples/data/bad packages/graph/fuzz/seeds/matrix_market ;;
+    snap) echo examples/data/graphs packages/graph/fuzz/seeds/snap ;;
     binary_csr) echo packages/graph/fuzz/seeds/binary_csr ;;
   esac
   [[ -d "$d" ]] && echo "$d"

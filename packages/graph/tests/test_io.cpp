@@ -119,6 +119,30 @@ TEST(GraphIo, MatrixMarketProblemsNameTheLine) {
   EXPECT_THROW(tg::read_matrix_market("/nonexistent/x.mtx"), tg::io_error);
 }
 
+// The Matrix Market definition (Boisvert, Pozo, Remington, NIST 1996): a
+// skew-symmetric matrix stores the strict lower triangle (a_ij = -a_ji, so
+// the diagonal is zero and absent) and cannot be a pattern; the reader
+// keeps the stored entries and their signs, and says which symmetry it was.
+TEST(GraphIo, MatrixMarketSkewSymmetricAndDoubleField) {
+  auto el = tg::read_matrix_market(
+      temp_file("skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1.5\n3 2 -0.25\n"));
+  ASSERT_EQ(el.size(), 2);
+  EXPECT_EQ(el.src, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(el.dst, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(el.weights, (std::vector<double>{1.5, -0.25}));
+  EXPECT_TRUE(el.symmetric);
+  EXPECT_EQ(el.mm_symmetry, "skew-symmetric");
+  expect_rejected(temp_file("skew_diag.mtx", "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 4\n2 2 7\n"),
+                  ":4: a skew-symmetric matrix has no diagonal entries (2, 2)");
+  expect_rejected(temp_file("skew_pattern.mtx", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 1\n2 1\n"),
+                  ":1: a pattern matrix cannot be skew-symmetric");
+  // "double" is not in the 1996 definition but some writers use it for real.
+  el = tg::read_matrix_market(temp_file("double.mtx", "%%MatrixMarket matrix coordinate double general\n2 2 1\n1 2 0.75\n"));
+  ASSERT_EQ(el.size(), 1);
+  EXPECT_EQ(el.mm_field, "real");
+  EXPECT_EQ(el.weights, (std::vector<double>{0.75}));
+}
+
 TEST(GraphIo, SnapErrorsAndWeights) {
   auto p = temp_file("ok.txt", "# comment\n0 1\n\n1\t2\n% other comment\n5 0\n");
   auto el = tg::read_snap(p);
