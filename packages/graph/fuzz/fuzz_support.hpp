@@ -13,10 +13,14 @@
 //   - a result whose arrays disagree (sizes, ids outside [0, n));
 //   - a text reader whose result (or error message) depends on the chunk
 //     size: the parallel pass must give what the sequential one gives;
+//   - a text file the reader accepts that the reference reader
+//     (fuzz_reference.hpp) refuses or reads differently;
 //   - and, through the sanitizers and libFuzzer's limits, any crash, ASan or
 //     UBSan report, allocation above -malloc_limit_mb, or hang.
 #include <tessera/core.hpp>
 #include <tessera/graph/io.hpp>
+
+#include "fuzz_reference.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -135,9 +139,10 @@ inline bool same_weights(const std::vector<double>& a, const std::vector<double>
 }
 
 // Reads the file sequentially (one chunk) and in tiny chunks (many chunks,
-// lines cut across chunk ends): both must give the same edges or the same error.
+// lines cut across chunk ends): both must give the same edges or the same
+// error. Returns what the sequential read gave.
 template <class Reader>
-void read_text_both_ways(Reader reader, const std::string& path, std::int64_t small_chunk) {
+text_outcome read_text_both_ways(Reader reader, const std::string& path, std::int64_t small_chunk) {
   const text_outcome whole = read_text(reader, path, std::int64_t(1) << 40);
   const text_outcome parts = read_text(reader, path, small_chunk);
   if (whole.ok != parts.ok || whole.error != parts.error)
@@ -146,6 +151,25 @@ void read_text_both_ways(Reader reader, const std::string& path, std::int64_t sm
   if (whole.ok && (whole.el.num_vertices != parts.el.num_vertices || whole.el.src != parts.el.src ||
                    whole.el.dst != parts.el.dst || !same_weights(whole.el.weights, parts.el.weights)))
     finding("one chunk and " + std::to_string(small_chunk) + "-byte chunks give different edges");
+  return whole;
+}
+
+// A file the reader accepted must be one the reference reader (fuzz_reference.hpp)
+// accepts, with the same vertices, edges in file order and values.
+// `reference` is called (with no arguments) only then.
+template <class Reference>
+void check_against_reference(const text_outcome& read, Reference reference) {
+  if (!read.ok) return;
+  const reference::result ref = reference();
+  if (!ref.ok) finding("the reader accepted a file the reference refuses (" + ref.why + ")");
+  const tg::edge_list& el = read.el;
+  if (el.num_vertices != ref.num_vertices)
+    finding("vertex count " + std::to_string(el.num_vertices) + ", the reference finds " + std::to_string(ref.num_vertices));
+  if (el.src != ref.src || el.dst != ref.dst) finding("edges differ from the reference's");
+  // (An empty list has no weights to hold, weighted file or not.)
+  if ((!ref.src.empty() && el.has_weights() != ref.weighted) || !same_weights(el.weights, ref.weights))
+    finding("weights differ from the reference's");
+  if (el.symmetric != ref.symmetric) finding("symmetric flag differs from the reference's");
 }
 
 }  // namespace tessera_fuzz

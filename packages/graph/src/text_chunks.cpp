@@ -214,7 +214,12 @@ std::string lower(std::string_view s) {
 bool parse_long_int(std::string_view s, std::int64_t& v) {
   const char* b = s.data();
   const char* e = b + s.size();
-  if (b != e && *b == '+') ++b;
+  // One sign at most: from_chars takes '-' but not '+', so a '+' is skipped
+  // here, and what follows it must not be a second sign ("+-5" is not -5).
+  if (b != e && *b == '+') {
+    ++b;
+    if (b != e && *b == '-') return false;
+  }
   if (b == e || *b == '+') return false;
   auto r = std::from_chars(b, e, v);
   return r.ec == std::errc() && r.ptr == e;
@@ -224,7 +229,11 @@ bool parse_real(std::string_view s, double& v, bool& overflow) {
   overflow = false;
   const char* b = s.data();
   const char* e = b + s.size();
-  if (b != e && *b == '+') ++b;
+  // One sign at most, as in parse_long_int ("+-inf" is not a number).
+  if (b != e && *b == '+') {
+    ++b;
+    if (b != e && *b == '-') return false;
+  }
   if (b == e || *b == '+') return false;
   auto r = std::from_chars(b, e, v);
   if (r.ec == std::errc() && r.ptr == e) return true;

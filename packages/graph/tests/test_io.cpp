@@ -108,6 +108,9 @@ TEST(GraphIo, MatrixMarketProblemsNameTheLine) {
   expect_rejected(p, ":4: row index 4 outside 1..3");
   p = temp_file("value.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 2.5\n");
   expect_rejected(p, ":3: value '2.5' is not an integer");
+  // One sign at most, also where the careful parser takes a long token.
+  p = temp_file("signs.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 +-000000000000000000042\n");
+  expect_rejected(p, ":3: value '+-000000000000000000042' is not an integer");
   p = temp_file("fields.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2 9\n");
   expect_rejected(p, ":3: a pattern entry needs 2 fields (row column), found 3: '1 2 9'");
   p = temp_file("array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n");
