@@ -6,9 +6,10 @@
 // the sanitizers and the chunk-size comparison cannot, a reader (its fast
 // line scanner, say) that accepts a malformed token or reads a wrong value.
 //
-// Only that direction is checked. The readers refuse more than the
-// definitions do (vertex counts beyond this machine's memory, ids of 2^40
-// and more), so a reference that accepts says nothing about the reader.
+// The other direction holds for small graphs: a file the reference reads
+// into at most 2^20 vertices must be read. (The readers refuse vertex counts
+// beyond this machine's memory and ids of 2^40 and more; the reference also
+// has the two header rules below that are not in the definition.)
 //
 // The rules, from the definitions:
 //   lines end at '\n'; the fields of a line are separated by ' ', '\t',
@@ -24,6 +25,10 @@
 //   comment and blank lines anywhere. A symmetric matrix is square; a
 //   rectangular one is read as a bipartite graph (read_options' default):
 //   rows are vertices [0, rows), columns [rows, rows + columns).
+//   Beyond the definition, as the reader documents: a header comment
+//   "%%GraphBLAS type T" names one of GraphBLAS's 13 built-in types, and a
+//   symmetric or skew-symmetric matrix declares at most n(n+1)/2 entries
+//   (the positions of its lower triangle).
 //   SNAP edge list (packages/graph/docs/README.md): lines "u v" or "u v w"
 //   (the first edge line fixes which), 0-based non-negative ids, lines
 //   starting with '#' or '%' and blank lines ignored; n = largest id + 1.
@@ -32,6 +37,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,6 +138,13 @@ inline result matrix_market(std::string_view text) {
   std::size_t k = 1;
   for (; k < lines.size(); ++k) {
     const auto f = split_fields(lines[k]);
+    if (!f.empty() && f.size() >= 3 && lowered(f[0]) == "%%graphblas" && lowered(f[1]) == "type") {
+      std::string type = lowered(f[2]);
+      for (std::size_t t = 3; t < f.size(); ++t) type += " " + lowered(f[t]);
+      static const char* const known[] = {"bool",   "int8",   "int16", "int32",  "int64",         "uint8",         "uint16",
+                                          "uint32", "uint64", "float", "double", "float complex", "double complex"};
+      if (std::find(std::begin(known), std::end(known), type) == std::end(known)) return refuse("GraphBLAS type", k + 1);
+    }
     if (f.empty() || f[0][0] == '%') continue;
     if (f.size() != 3 || !integer(f[0], rows) || !integer(f[1], cols) || !integer(f[2], nnz) || rows < 0 ||
         cols < 0 || nnz < 0)
@@ -141,6 +154,7 @@ inline result matrix_market(std::string_view text) {
   }
   if (k == lines.size()) return refuse("no size line", k);
   if (r.symmetric && rows != cols) return refuse("symmetric but not square", k + 1);
+  if (r.symmetric && double(nnz) > double(rows) * double(rows + 1) / 2) return refuse("more entries than the lower triangle", k + 1);
   const bool bipartite = rows != cols;
   r.num_vertices = bipartite ? rows + cols : rows;
   for (++k; k < lines.size(); ++k) {
