@@ -211,30 +211,32 @@ std::string lower(std::string_view s) {
   return r;
 }
 
-bool parse_long_int(std::string_view s, std::int64_t& v) {
+// Where from_chars must start reading the number s: after one optional '+'
+// (from_chars takes '-' but not '+'). Null when nothing follows the sign or
+// a second sign does ("+-5" is not -5, "++5" is not 5).
+static const char* number_start(std::string_view s) {
   const char* b = s.data();
   const char* e = b + s.size();
-  // One sign at most: from_chars takes '-' but not '+', so a '+' is skipped
-  // here, and what follows it must not be a second sign ("+-5" is not -5).
   if (b != e && *b == '+') {
     ++b;
-    if (b != e && *b == '-') return false;
+    if (b != e && *b == '-') return nullptr;
   }
-  if (b == e || *b == '+') return false;
+  return b == e || *b == '+' ? nullptr : b;
+}
+
+bool parse_long_int(std::string_view s, std::int64_t& v) {
+  const char* b = number_start(s);
+  const char* e = s.data() + s.size();
+  if (!b) return false;
   auto r = std::from_chars(b, e, v);
   return r.ec == std::errc() && r.ptr == e;
 }
 
 bool parse_real(std::string_view s, double& v, bool& overflow) {
   overflow = false;
-  const char* b = s.data();
-  const char* e = b + s.size();
-  // One sign at most, as in parse_long_int ("+-inf" is not a number).
-  if (b != e && *b == '+') {
-    ++b;
-    if (b != e && *b == '-') return false;
-  }
-  if (b == e || *b == '+') return false;
+  const char* b = number_start(s);
+  const char* e = s.data() + s.size();
+  if (!b) return false;
   auto r = std::from_chars(b, e, v);
   if (r.ec == std::errc() && r.ptr == e) return true;
   // Out of range, or a form from_chars does not take (hexadecimal floats):
