@@ -54,15 +54,8 @@ build_targets=()
 for t in "${targets[@]}"; do build_targets+=("graph_fuzz_$t"); done
 x cmake --build "$build" --parallel "$jobs" --target "${build_targets[@]}" || exit 1
 
-seeds_of() {  # the read-only seed folders of a target
-  local d=packages/graph/tests/fuzz_regressions/$1
-  case "$1" in
-    matrix_market) echo examples/data/graphs examples/data/matrices examples/data/bad packages/graph/fuzz/seeds/matrix_market ;;
-    snap) echo examples/data/graphs packages/graph/fuzz/seeds/snap ;;
-    binary_csr) echo packages/graph/fuzz/seeds/binary_csr ;;
-  esac
-  [[ -d "$d" ]] && echo "$d"
-}
+# shellcheck source=ci/fuzz_seeds.sh
+source ci/fuzz_seeds.sh  # seeds_of
 
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

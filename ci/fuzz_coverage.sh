@@ -41,15 +41,12 @@ build_targets=()
 for t in "${targets[@]}"; do build_targets+=("graph_fuzz_$t"); done
 cmake --build "$cov_build" --parallel "$jobs" --target "${build_targets[@]}" >/dev/null
 
-# The same inputs ci/fuzz.sh reads (its seeds_of), plus the grown corpus.
+# The same inputs ci/fuzz.sh reads, plus the grown corpus.
+# shellcheck source=ci/fuzz_seeds.sh
+source ci/fuzz_seeds.sh  # seeds_of
 inputs_of() {
-  local d
-  case "$1" in
-    matrix_market) echo examples/data/graphs examples/data/matrices examples/data/bad packages/graph/fuzz/seeds/matrix_market ;;
-    snap) echo examples/data/graphs packages/graph/fuzz/seeds/snap ;;
-    binary_csr) echo packages/graph/fuzz/seeds/binary_csr ;;
-  esac
-  for d in "packages/graph/tests/fuzz_regressions/$1" "$fuzz_build/corpus/$1"; do [[ -d "$d" ]] && echo "$d"; done
+  seeds_of "$1"
+  [[ -d "$fuzz_build/corpus/$1" ]] && echo "$fuzz_build/corpus/$1"
   return 0
 }
 
