@@ -1,6 +1,7 @@
 // initialize / finalize and the --tessera-* command-line flags.
 #include <tessera/config.hpp>
 #include <tessera/core/initialize.hpp>
+#include <tessera/core/memory_space.hpp>
 #include <tessera/core/profiling.hpp>
 #include <tessera/core/backends/serial/serial.hpp>
 #if TESSERA_ENABLE_THREADS
@@ -17,6 +18,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -34,7 +36,7 @@ std::vector<std::function<void()>> g_finalize_hooks;
 
 const char* const kValidFlags =
     "--tessera-num-threads=N, --tessera-device-id=N, --tessera-print-configuration, "
-    "--tessera-disable-binding, --tessera-help";
+    "--tessera-disable-binding, --tessera-disable-huge-pages, --tessera-help";
 
 int parse_int(const std::string& what, const char* text, int min_value) {
   errno = 0;
@@ -47,6 +49,18 @@ int parse_int(const std::string& what, const char* text, int min_value) {
   return static_cast<int>(v);
 }
 
+// The kernel's transparent huge page mode, the bracketed word of
+// /sys/kernel/mm/transparent_hugepage/enabled ("always [madvise] never"):
+// under "madvise" only advised memory gets huge pages, under "never" none.
+std::string transparent_huge_page_mode() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  if (!std::getline(in, line)) return "unknown";
+  const auto open = line.find('['), close = line.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return "unknown";
+  return line.substr(open + 1, close - open - 1);
+}
+
 void apply_environment(InitializationSettings& s) {
   if (!s.has_num_threads()) {
     if (const char* env = std::getenv("TESSERA_NUM_THREADS"); env && *env)
@@ -55,6 +69,14 @@ void apply_environment(InitializationSettings& s) {
   if (!s.has_device_id()) {
     if (const char* env = std::getenv("TESSERA_DEVICE_ID"); env && *env)
       s.set_device_id(parse_int("TESSERA_DEVICE_ID", env, 0));
+  }
+  if (!s.has_huge_pages()) {
+    if (const char* env = std::getenv("TESSERA_HUGE_PAGES"); env && *env) {
+      const std::string v = env;
+      if (v != "0" && v != "1")
+        throw std::invalid_argument("tessera: invalid value '" + v + "' for TESSERA_HUGE_PAGES: expected 0 or 1");
+      s.set_huge_pages(v == "1");
+    }
   }
 }
 
@@ -83,11 +105,12 @@ InitializationSettings parse_flags(int& argc, char* argv[]) {
     } else if (key == "--tessera-device-id") {
       s.set_device_id(parse_int(key, need_value("--tessera-device-id").c_str(), 0));
     } else if (key == "--tessera-print-configuration" || key == "--tessera-disable-binding" ||
-               key == "--tessera-help") {
+               key == "--tessera-disable-huge-pages" || key == "--tessera-help") {
       if (has_value)
         throw std::invalid_argument("tessera: flag " + key + " takes no value (got '" + arg + "')");
       if (key == "--tessera-print-configuration") s.set_print_configuration(true);
       else if (key == "--tessera-disable-binding") s.set_bind_threads(false);
+      else if (key == "--tessera-disable-huge-pages") s.set_huge_pages(false);
       else s.set_print_help(true);
     } else {
       throw std::invalid_argument("tessera: unknown flag '" + arg + "'; valid flags are " +
@@ -105,6 +128,8 @@ const char* help_text() {
          "  --tessera-device-id=N          CUDA device to use (env TESSERA_DEVICE_ID)\n"
          "  --tessera-print-configuration  print the configuration at initialize\n"
          "  --tessera-disable-binding      do not pin the Threads back-end's threads\n"
+         "  --tessera-disable-huge-pages   do not advise huge pages for host allocations >= 2 MiB\n"
+         "                                 (env TESSERA_HUGE_PAGES=0)\n"
          "  --tessera-help                 print this text\n"
          "Environment: TESSERA_PROFILE=summary prints a kernel table at finalize;\n"
          "             TESSERA_TRACE=file.json writes a Chrome trace.\n";
@@ -118,6 +143,7 @@ void initialize(const InitializationSettings& given) {
     throw std::runtime_error("tessera::initialize: cannot initialize again after finalize()");
   InitializationSettings s = given;
   apply_environment(s);
+  HostSpace::impl_set_huge_pages(s.get_huge_pages());
   profiling::detail::initialize_tools();
   Serial::impl_initialize(s);
 #if TESSERA_ENABLE_OPENMP
@@ -181,6 +207,8 @@ void print_configuration(std::ostream& out, bool verbose) {
     out << "  (not initialized)\n";
     return;
   }
+  out << "  host memory: huge pages " << (HostSpace::impl_huge_pages() ? "advised" : "not advised")
+      << " for allocations >= 2 MiB (kernel transparent huge pages: " << transparent_huge_page_mode() << ")\n";
   Serial::print_configuration(out, verbose);
 #if TESSERA_ENABLE_THREADS
   Threads::print_configuration(out, verbose);

@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 #include <tessera/core.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -155,6 +157,83 @@ void child_print_flags() {
   std::exit(0);
 }
 
+// The VmFlags line of the mapping of this process that holds address p
+// (/proc/self/smaps; "hg" is MADV_HUGEPAGE), or "" when none or no /proc.
+std::string vm_flags_of(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    // A mapping's first line starts "lo-hi perms ..." in hex; its fields
+    // ("Size:", "VmFlags:") follow on lines of their own.
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = a >= lo && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.substr(8) + " ";
+    }
+  }
+  return "";
+}
+bool advised_huge(const void* p) { return vm_flags_of(p).find(" hg ") != std::string::npos; }
+// Whether this kernel has transparent huge pages at all (the advice is
+// refused, and never shows, without them).
+bool kernel_has_thp() { return std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good(); }
+
+// 64 MiB: above glibc's largest automatic mmap threshold (32 MiB), so each
+// block is a fresh mapping of its own and its flags are its own.
+constexpr std::size_t kLarge = std::size_t(64) << 20;
+
+void child_huge_pages(bool expect_advised, std::initializer_list<std::string> flags) {
+  Args a(flags);
+  tessera::initialize(a.argc, a.argv());
+  CHILD_CHECK(tessera::HostSpace::impl_huge_pages() == expect_advised);
+  void* p = tessera::HostSpace().allocate("large", kLarge);
+  CHILD_CHECK(reinterpret_cast<std::uintptr_t>(p) % tessera::HostSpace::huge_page_bytes == 0);
+  CHILD_CHECK(!vm_flags_of(p).empty());
+  CHILD_CHECK(advised_huge(p) == expect_advised);
+  // A View's data lies inside its allocation, after the label header.
+  tessera::View<double*, tessera::HostSpace> v(tessera::view_alloc("v", tessera::WithoutInitializing), kLarge / 8);
+  CHILD_CHECK(advised_huge(v.data()) == expect_advised);
+  v(0) = 1.0;
+  v(v.extent(0) - 1) = 2.0;
+  CHILD_CHECK(v(0) + v(v.extent(0) - 1) == 3.0);
+  // Small blocks are not realigned: 64 bytes, as always.
+  void* small = tessera::HostSpace().allocate("small", 1000);
+  CHILD_CHECK(reinterpret_cast<std::uintptr_t>(small) % tessera::HostSpace::alignment == 0);
+  tessera::HostSpace().deallocate("small", small, 1000);
+  tessera::HostSpace().deallocate("large", p, kLarge);
+  std::ostringstream out;
+  tessera::print_configuration(out);
+  CHILD_CHECK(out.str().find(expect_advised ? "huge pages advised" : "huge pages not advised") != std::string::npos);
+  v = {};
+  tessera::finalize();
+  std::exit(0);
+}
+
+void child_huge_pages_environment(const char* value, bool expect_advised) {
+  setenv("TESSERA_HUGE_PAGES", value, 1);
+  tessera::initialize();
+  CHILD_CHECK(tessera::HostSpace::impl_huge_pages() == expect_advised);
+  void* p = tessera::HostSpace().allocate("large", kLarge);
+  CHILD_CHECK(advised_huge(p) == expect_advised);
+  tessera::HostSpace().deallocate("large", p, kLarge);
+  tessera::finalize();
+  std::exit(0);
+}
+
+void child_huge_pages_malformed_environment() {
+  setenv("TESSERA_HUGE_PAGES", "yes", 1);
+  try {
+    tessera::initialize();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(3);
+  }
+  std::exit(0);
+}
+
 class Lifecycle : public ::testing::Test {
  protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
@@ -164,7 +243,7 @@ class Lifecycle : public ::testing::Test {
 
 TEST(ParseFlags, RecognizedFlagsAreRemovedOthersKept) {
   Args a({"prog", "--gtest_color=no", "--tessera-num-threads=4", "input.mtx", "--tessera-device-id=1",
-          "--tessera-print-configuration", "--tessera-disable-binding", "-v"});
+          "--tessera-print-configuration", "--tessera-disable-binding", "--tessera-disable-huge-pages", "-v"});
   auto s = tessera::parse_flags(a.argc, a.argv());
   EXPECT_TRUE(s.has_num_threads());
   EXPECT_EQ(s.get_num_threads(), 4);
@@ -172,6 +251,8 @@ TEST(ParseFlags, RecognizedFlagsAreRemovedOthersKept) {
   EXPECT_EQ(s.get_device_id(), 1);
   EXPECT_TRUE(s.get_print_configuration());
   EXPECT_FALSE(s.get_bind_threads());
+  EXPECT_TRUE(s.has_huge_pages());
+  EXPECT_FALSE(s.get_huge_pages());
   ASSERT_EQ(a.argc, 4);
   EXPECT_STREQ(a.argv()[0], "prog");
   EXPECT_STREQ(a.argv()[1], "--gtest_color=no");
@@ -193,6 +274,8 @@ TEST(ParseFlags, NothingGivenMeansNothingSet) {
   auto s = tessera::parse_flags(a.argc, a.argv());
   EXPECT_FALSE(s.has_num_threads());
   EXPECT_FALSE(s.has_device_id());
+  EXPECT_FALSE(s.has_huge_pages());
+  EXPECT_TRUE(s.get_huge_pages());  // the default: advised
   EXPECT_EQ(a.argc, 1);
 }
 
@@ -200,7 +283,7 @@ TEST(ParseFlags, UnknownFlagListsTheValidOnes) {
   const std::string e = parse_error({"prog", "--tessera-threads=4"});
   EXPECT_NE(e.find("unknown flag '--tessera-threads=4'"), std::string::npos) << e;
   for (const char* valid : {"--tessera-num-threads=N", "--tessera-device-id=N", "--tessera-print-configuration",
-                            "--tessera-disable-binding", "--tessera-help"})
+                            "--tessera-disable-binding", "--tessera-disable-huge-pages", "--tessera-help"})
     EXPECT_NE(e.find(valid), std::string::npos) << valid << " not listed in: " << e;
 }
 
@@ -248,6 +331,24 @@ TEST_F(Lifecycle, ScopeGuardAndSettings) {
 
 TEST_F(Lifecycle, PrintConfigurationAndHelpFlags) {
   EXPECT_EXIT(child_print_flags(), ::testing::ExitedWithCode(0), "");
+}
+
+// Large host blocks are 2 MiB aligned and advised as huge pages by default;
+// the flag and TESSERA_HUGE_PAGES=0 turn the advice off, and a bad value of
+// the variable is an error that names it. The advice is read back from the
+// kernel's own record of the mapping (/proc/self/smaps), not from Tessera.
+TEST_F(Lifecycle, HugePagesAdvisedForLargeHostBlocksUnlessDisabled) {
+  if (!kernel_has_thp() || vm_flags_of(&kLarge).empty())
+    GTEST_SKIP() << "this kernel has no transparent huge pages or no /proc/self/smaps VmFlags";
+  EXPECT_EXIT(child_huge_pages(true, {"prog"}), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(child_huge_pages(false, {"prog", "--tessera-disable-huge-pages"}), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(child_huge_pages_environment("0", false), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(child_huge_pages_environment("1", true), ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(Lifecycle, MalformedHugePagesEnvironmentIsAnError) {
+  EXPECT_EXIT(child_huge_pages_malformed_environment(), ::testing::ExitedWithCode(3),
+              "invalid value 'yes' for TESSERA_HUGE_PAGES: expected 0 or 1");
 }
 
 int main(int argc, char** argv) {

@@ -8,7 +8,8 @@
 namespace tessera {
 
 // Settings for initialize(); unset fields fall back to the environment
-// (TESSERA_NUM_THREADS, TESSERA_DEVICE_ID), then to the machine's defaults.
+// (TESSERA_NUM_THREADS, TESSERA_DEVICE_ID, TESSERA_HUGE_PAGES), then to the
+// machine's defaults.
 class InitializationSettings {
  public:
   InitializationSettings& set_num_threads(int n) { m_num_threads = n; return *this; }
@@ -27,7 +28,6 @@ class InitializationSettings {
   InitializationSettings& set_print_help(bool on) { m_print_help = on; return *this; }
   bool get_print_help() const { return m_print_help.value_or(false); }
 
-  // Thread pinning on the Threads back-end (on by default).
   // Kokkos settings Tessera accepts with nothing to change: it prints no
   // warnings, and has no internal tuning to switch on.
   InitializationSettings& set_disable_warnings(bool on) { m_disable_warnings = on; return *this; }
@@ -37,15 +37,23 @@ class InitializationSettings {
   bool has_tune_internals() const { return m_tune_internals.has_value(); }
   bool get_tune_internals() const { return m_tune_internals.value_or(false); }
 
+  // Thread pinning on the Threads back-end (on by default).
   InitializationSettings& set_bind_threads(bool on) { m_bind_threads = on; return *this; }
   bool has_bind_threads() const { return m_bind_threads.has_value(); }
   bool get_bind_threads() const { return m_bind_threads.value_or(true); }
+
+  // Transparent huge pages asked for on host allocations of 2 MiB and more
+  // (on by default; HostSpace::huge_page_bytes says why).
+  InitializationSettings& set_huge_pages(bool on) { m_huge_pages = on; return *this; }
+  bool has_huge_pages() const { return m_huge_pages.has_value(); }
+  bool get_huge_pages() const { return m_huge_pages.value_or(true); }
 
  private:
   std::optional<int> m_num_threads;
   std::optional<int> m_device_id;
   std::optional<bool> m_print_configuration;
   std::optional<bool> m_bind_threads;
+  std::optional<bool> m_huge_pages;
   std::optional<bool> m_print_help;
   std::optional<bool> m_disable_warnings;
   std::optional<bool> m_tune_internals;

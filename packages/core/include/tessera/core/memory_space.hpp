@@ -62,6 +62,20 @@ class HostSpace {
   // the profiling tools and in error messages, as Kokkos does.
   void* impl_allocate(const char* label, std::size_t total_bytes, std::size_t logical_bytes) const;
   void impl_deallocate(const char* label, void* ptr, std::size_t total_bytes, std::size_t logical_bytes) const;
+
+  // Allocations of at least this size start on a 2 MiB boundary and, on
+  // Linux, are advised as transparent huge pages (madvise MADV_HUGEPAGE),
+  // unless initialize() was told otherwise (--tessera-disable-huge-pages,
+  // TESSERA_HUGE_PAGES=0). Why: arrays read at random (a graph's PageRank
+  // contributions, a BFS bitmap, a hash table) miss the TLB on most reads
+  // with 4 KiB pages once they outgrow what its entries cover (a few MiB),
+  // and first touch takes one fault per 2 MiB instead of 512. Debian and
+  // most distributions ship the kernel in "madvise" mode, where only advised
+  // memory gets huge pages. The kernel may still refuse (no free 2 MiB
+  // frame, mode "never"): the memory is then ordinary pages, nothing fails.
+  static constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
+  static void impl_set_huge_pages(bool on);
+  static bool impl_huge_pages();
 };
 
 }  // namespace tessera
