@@ -21,7 +21,7 @@ for extra in "$@"; do
                        libcombblas-dev) ;;
     format) pkgs+=(clang-format) ;;
     clang) pkgs+=(clang libomp-dev) ;;
-    # libFuzzer and the sanitizer runtimes of Clang 14 (ci/fuzz.sh).
+    # libFuzzer and the sanitizer runtimes of Clang 14 (ci/fuzz.sh; the asan row of ci/matrix.sh).
     fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
     git) pkgs+=(git ca-certificates) ;;
     *) echo "debian-packages.sh: unknown extra '$extra'" >&2; exit 2 ;;

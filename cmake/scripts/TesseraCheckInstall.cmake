@@ -1,7 +1,8 @@
 # cmake -P script run by ctest (see cmake/TesseraSuperbuildTests.cmake).
 #  MODE=examples:     install BUILD_DIR into WORK_DIR/prefix, then configure,
-#                     build and ctest every SOURCE_DIR/examples/*/ project against it
-#                     (skipping those that need a component that was not built).
+#                     build and ctest every SOURCE_DIR/examples/*/ project against it,
+#                     all as subfolders of one outside project (skipping those
+#                     that need a component that was not built).
 #  MODE=find_package: install, then an outside project asks for every built
 #                     component, links Tessera::all_libs and runs; asking for an
 #                     unknown and for an unbuilt component must fail naming it.
@@ -49,6 +50,7 @@ if(MODE STREQUAL "examples")
   file(GLOB _examples LIST_DIRECTORIES true ${SOURCE_DIR}/examples/*)
   set(_ran "")
   set(_skipped "")
+  set(_subdirs "")
   foreach(_ex IN LISTS _examples)
     if(NOT EXISTS ${_ex}/CMakeLists.txt)
       continue()
@@ -71,12 +73,24 @@ if(MODE STREQUAL "examples")
       list(APPEND _skipped "${_name} (needs ${_missing})")
       continue()
     endif()
-    check_project(${_name} ${_ex})
     list(APPEND _ran ${_name})
+    string(APPEND _subdirs "add_subdirectory(\"${_ex}\" ${_name})\n")
   endforeach()
   if(NOT _ran)
     message(FATAL_ERROR "FAILED: no example under ${SOURCE_DIR}/examples could be built")
   endif()
+  # One outside project that adds every example folder: each example's own
+  # CMakeLists.txt still runs its find_package(Tessera ...) against the
+  # prefix, in its own directory scope, but there is one configure instead of
+  # one per example, and one build whose jobs span the examples (most are a
+  # single source file, so building them one project at a time left a core
+  # idle). A failure names the example's folder (its build subfolder).
+  set(_all ${WORK_DIR}/all-examples-src)
+  file(WRITE ${_all}/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)
+project(tessera_examples_against_install LANGUAGES CXX)
+enable_testing()
+${_subdirs}")
+  check_project(examples ${_all})
   string(REPLACE ";" ", " _ran "${_ran}")
   message(STATUS "examples built and run against the installed Tessera: ${_ran}")
   if(_skipped)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -24,11 +25,14 @@ struct Json {
   std::string text;  // String: the unescaped text; Number: as written
   bool flag = false;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // An object's members as two parallel vectors: a vector of pair<string,
+  // Json> would need Json complete inside its own definition (Clang refuses).
+  std::vector<std::string> member_keys;
+  std::vector<Json> member_values;
 
   const Json* get(const std::string& key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return &v;
+    for (std::size_t i = 0; i < member_keys.size(); ++i)
+      if (member_keys[i] == key) return &member_values[i];
     return nullptr;
   }
   std::string str(const std::string& key) const {
@@ -93,7 +97,8 @@ class JsonReader {
       if (m_i >= m_s.size() || m_s[m_i++] != ':') return false;
       Json member;
       if (!value(member)) return false;
-      v.members.emplace_back(std::move(key), std::move(member));
+      v.member_keys.push_back(std::move(key));
+      v.member_values.push_back(std::move(member));
       ws();
       if (m_i < m_s.size() && m_s[m_i] == ',') {
         ++m_i;

@@ -66,10 +66,12 @@ DistCrsMatrix<T> make_dist_matrix(const Comm& comm, const std::string& spec, con
   if (colon != std::string::npos && (kind == "lap2d" || kind == "lap3d" || kind == "lap3d27")) {
     const std::string arg = spec.substr(colon + 1);
     std::int64_t nx = 0;
-    const auto [p, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), nx);
+    // A named result, not a structured binding: Clang 14 cannot capture
+    // structured bindings in a lambda.
+    const std::from_chars_result parsed = std::from_chars(arg.data(), arg.data() + arg.size(), nx);
     const int dims = kind == "lap2d" ? 2 : 3;
     comm.agreed([&] {
-      if (ec != std::errc() || p != arg.data() + arg.size() || nx < 1)
+      if (parsed.ec != std::errc() || parsed.ptr != arg.data() + arg.size() || nx < 1)
         throw dist_error("matrix spec '" + spec + "': the grid size must be a positive integer, got '" + arg + "'");
       std::int64_t n = 1;
       for (int d = 0; d < dims; ++d) n *= nx;
