@@ -25,7 +25,8 @@
 #   format      clang-format check (reports every file; fails only for files in ci/format-enforced.txt)
 #
 # Environment: BUILD_ROOT (default build-ci), JOBS (build jobs, default 2),
-# CTEST_JOBS (default 1; the asan row: ASAN_CTEST_JOBS, default 2), CUDA_ARCHS (default 90),
+# CTEST_JOBS (default 1; the asan row: ASAN_CTEST_JOBS, default 2), CXX_CLANG (the clang and asan
+# rows; default clang++-14, else clang++), CUDA_ARCHS (default 90),
 # NVCC (default /usr/local/cuda/bin/nvcc),
 # TESSERA_CI_INSTALL_DEPS=1 to apt-get install what rows need (as root).
 set -uo pipefail
@@ -75,6 +76,12 @@ row_release() {
     ctest_run "$b" --no-tests=error
 }
 
+# The Clang the clang and asan rows build with (as ci/fuzz.sh finds it):
+# CXX_CLANG, else clang++-14, else clang++; empty when there is none.
+clang_cxx() {
+  echo "${CXX_CLANG:-$(command -v clang++-14 || command -v clang++ || true)}"
+}
+
 row_asan_common() {  # row_asan_common <dir> <extra cmake args...> [-- <extra ctest args...>]
   local b="$1"; shift
   local cmake_args=() ctest_args=()
@@ -98,11 +105,11 @@ row_asan_common() {  # row_asan_common <dir> <extra cmake args...> [-- <extra ct
 # for the same reason: the OpenMP back-end's own code is the thin pragma
 # layer, and the algorithms it runs are the ones checked here on Threads.
 row_asan() {
-  local compiler=() cxx; cxx="$(command -v clang++-14 || true)"
+  local compiler=() cxx; cxx="$(clang_cxx)"
   if [[ -n "$cxx" ]]; then
     compiler=("-DCMAKE_CXX_COMPILER=$cxx")
   else
-    echo "asan: clang++-14 not found (apt-get install clang libclang-rt-14-dev); building with the default compiler"
+    echo "asan: no clang++ found (apt-get install clang libclang-rt-14-dev); building with the default compiler"
   fi
   # Two tests at a time (ASAN_CTEST_JOBS): most instrumented tests keep one
   # core busy; the MPI suites hold as many as their ranks (PROCESSORS), so
@@ -210,7 +217,7 @@ row_subset() {
 
 row_clang() {
   local b="$BUILD_ROOT/clang"
-  local cxx; cxx="$(command -v clang++-14 || command -v clang++ || true)"
+  local cxx; cxx="$(clang_cxx)"
   if [[ -z "$cxx" ]]; then
     echo "clang: no clang++ found (apt-get install clang libomp-dev)"
     return 1
