@@ -36,7 +36,14 @@ std::vector<std::function<void()>> g_finalize_hooks;
 
 const char* const kValidFlags =
     "--tessera-num-threads=N, --tessera-device-id=N, --tessera-print-configuration, "
-    "--tessera-disable-binding, --tessera-disable-huge-pages, --tessera-help";
+    "--tessera-disable-binding, --tessera-disable-huge-pages, --tessera-cuda-malloc-async=0|1, --tessera-help";
+
+// A 0/1 switch given as a flag value or in the environment.
+bool parse_switch(const std::string& what, const std::string& v) {
+  if (v != "0" && v != "1")
+    throw std::invalid_argument("tessera: invalid value '" + v + "' for " + what + ": expected 0 or 1");
+  return v == "1";
+}
 
 int parse_int(const std::string& what, const char* text, int min_value) {
   errno = 0;
@@ -71,12 +78,12 @@ void apply_environment(InitializationSettings& s) {
       s.set_device_id(parse_int("TESSERA_DEVICE_ID", env, 0));
   }
   if (!s.has_huge_pages()) {
-    if (const char* env = std::getenv("TESSERA_HUGE_PAGES"); env && *env) {
-      const std::string v = env;
-      if (v != "0" && v != "1")
-        throw std::invalid_argument("tessera: invalid value '" + v + "' for TESSERA_HUGE_PAGES: expected 0 or 1");
-      s.set_huge_pages(v == "1");
-    }
+    if (const char* env = std::getenv("TESSERA_HUGE_PAGES"); env && *env)
+      s.set_huge_pages(parse_switch("TESSERA_HUGE_PAGES", env));
+  }
+  if (!s.has_cuda_malloc_async()) {
+    if (const char* env = std::getenv("TESSERA_CUDA_MALLOC_ASYNC"); env && *env)
+      s.set_cuda_malloc_async(parse_switch("TESSERA_CUDA_MALLOC_ASYNC", env));
   }
 }
 
@@ -104,6 +111,8 @@ InitializationSettings parse_flags(int& argc, char* argv[]) {
       s.set_num_threads(parse_int(key, need_value("--tessera-num-threads").c_str(), 1));
     } else if (key == "--tessera-device-id") {
       s.set_device_id(parse_int(key, need_value("--tessera-device-id").c_str(), 0));
+    } else if (key == "--tessera-cuda-malloc-async") {
+      s.set_cuda_malloc_async(parse_switch(key, need_value("--tessera-cuda-malloc-async")));
     } else if (key == "--tessera-print-configuration" || key == "--tessera-disable-binding" ||
                key == "--tessera-disable-huge-pages" || key == "--tessera-help") {
       if (has_value)
@@ -130,6 +139,8 @@ const char* help_text() {
          "  --tessera-disable-binding      do not pin the Threads back-end's threads\n"
          "  --tessera-disable-huge-pages   do not advise huge pages for host allocations >= 2 MiB\n"
          "                                 (env TESSERA_HUGE_PAGES=0)\n"
+         "  --tessera-cuda-malloc-async=0|1  CudaSpace from CUDA's stream-ordered pool (1, the default)\n"
+         "                                 or cudaMalloc (0) (env TESSERA_CUDA_MALLOC_ASYNC)\n"
          "  --tessera-help                 print this text\n"
          "Environment: TESSERA_PROFILE=summary prints a kernel table at finalize;\n"
          "             TESSERA_TRACE=file.json writes a Chrome trace.\n";

@@ -1,17 +1,25 @@
 #pragma once
 // Atomic operations on plain memory, callable on host and device.
 //
-// Integers and floating-point types of 4 and 8 bytes use the hardware
-// directly (fetch-add, or a compare-and-swap loop for min/max/mul). Any other
-// trivially copyable type goes through a CAS loop when its size is 1, 2, 4 or
-// 8 bytes, and through a striped array of spin locks otherwise.
+// Host: integers of 4 and 8 bytes use the hardware's fetch-add/and/or; any
+// other trivially copyable type of 1, 2, 4 or 8 bytes a compare-and-swap
+// loop; wider types a striped array of spin locks. Loads and stores are
+// sequentially consistent.
+// Device (nvcc): native instructions wherever the GPU has them, acquire
+// loads and release stores, small types a CAS on their aligned word, the
+// lock array only for what is left (backends/cuda/cuda_atomics.hpp).
 #include <tessera/core/macros.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <type_traits>
 #include <utility>
+
+#if defined(__CUDACC__)
+#include <tessera/core/backends/cuda/cuda_atomics.hpp>
+#endif
 
 namespace tessera {
 
@@ -50,47 +58,19 @@ struct HostLockArray {
   }
 };
 
-#if defined(__CUDACC__)
-// Device lock array, one per translation unit: without relocatable device
-// code a __device__ variable cannot be shared across translation units (an
-// inline one is rejected by nvcc), and a kernel and every atomic it performs
-// live in one translation unit. Kernels of different translation units that
-// run at the same time do not exclude each other on types wider than 8 bytes.
-static __device__ int g_device_locks[4096];
-#endif
+// Takes a host lock: spins a little, then yields, so that a holder that was
+// descheduled gets the core back.
+inline void host_lock(std::atomic_flag& lock) {
+  for (int spins = 0; lock.test_and_set(std::memory_order_acquire); ++spins)
+    if (spins >= 64) std::this_thread::yield();
+}
 
 // Applies `op` atomically: *p = op(*p); returns the old value.
 template <class T, class Op>
 TESSERA_INLINE_FUNCTION T atomic_fetch_oper(T* p, Op op) {
   static_assert(std::is_trivially_copyable_v<T>, "atomics need trivially copyable types");
 #if TESSERA_IMPL_ON_DEVICE
-  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
-    using U = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
-    U* up = reinterpret_cast<U*>(p);
-    U old_bits = *reinterpret_cast<volatile U*>(up), assumed;
-    T result;
-    do {
-      assumed = old_bits;
-      T old_val;
-      memcpy(&old_val, &assumed, sizeof(T));
-      T new_val = op(old_val);
-      U new_bits;
-      memcpy(&new_bits, &new_val, sizeof(T));
-      old_bits = atomicCAS(up, assumed, new_bits);
-      result = old_val;
-    } while (assumed != old_bits);
-    return result;
-  } else {
-    int* lock = &g_device_locks[(reinterpret_cast<std::uintptr_t>(p) >> 4) % 4096];
-    while (atomicCAS(lock, 0, 1) != 0) {
-    }
-    __threadfence();
-    T old_val = *p;
-    *p = op(old_val);
-    __threadfence();
-    atomicExch(lock, 0);
-    return old_val;
-  }
+  return cuda_atomic::fetch_oper(p, op);
 #else
   if constexpr (cas_able<T>) {
     using U = typename uint_of_size<sizeof(T)>::type;
@@ -107,8 +87,7 @@ TESSERA_INLINE_FUNCTION T atomic_fetch_oper(T* p, Op op) {
     }
   } else {
     auto& lock = HostLockArray::lock_for(p);
-    while (lock.test_and_set(std::memory_order_acquire)) {
-    }
+    host_lock(lock);
     T old_val = *p;
     *p = op(old_val);
     lock.clear(std::memory_order_release);
@@ -135,7 +114,7 @@ inline constexpr bool native_add = (std::is_integral_v<T> && (sizeof(T) == 4 || 
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_load(const T* p) {
 #if TESSERA_IMPL_ON_DEVICE
-  return detail::atomic_fetch_oper(const_cast<T*>(p), [](T v) { return v; });
+  return detail::cuda_atomic::load(p);
 #else
   if constexpr (detail::cas_able<T>) {
     using U = typename detail::uint_of_size<sizeof(T)>::type;
@@ -151,7 +130,10 @@ TESSERA_INLINE_FUNCTION T atomic_load(const T* p) {
 
 template <class T>
 TESSERA_INLINE_FUNCTION void atomic_store(T* p, detail::arg_t<T> val) {
-#if !TESSERA_IMPL_ON_DEVICE
+#if TESSERA_IMPL_ON_DEVICE
+  detail::cuda_atomic::store(p, val);
+  return;
+#else
   if constexpr (detail::cas_able<T>) {
     using U = typename detail::uint_of_size<sizeof(T)>::type;
     U bits;
@@ -159,19 +141,25 @@ TESSERA_INLINE_FUNCTION void atomic_store(T* p, detail::arg_t<T> val) {
     __atomic_store_n(reinterpret_cast<U*>(p), bits, __ATOMIC_SEQ_CST);
     return;
   }
-#endif
   detail::atomic_fetch_oper(p, [val](T) { return val; });
+#endif
 }
 
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_exchange(T* p, detail::arg_t<T> val) {
+#if TESSERA_IMPL_ON_DEVICE
+  return detail::cuda_atomic::exchange(p, val);
+#else
   return detail::atomic_fetch_oper(p, [val](T) { return val; });
+#endif
 }
 
 // Kokkos semantics: stores `desired` if *p == expected; returns the old value.
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_compare_exchange(T* p, detail::arg_t<T> expected, detail::arg_t<T> desired) {
-#if !TESSERA_IMPL_ON_DEVICE
+#if TESSERA_IMPL_ON_DEVICE
+  return detail::cuda_atomic::compare_exchange(p, expected, desired);
+#else
   if constexpr (detail::cas_able<T>) {
     // One hardware compare-and-swap: never writes when the comparison fails.
     using U = typename detail::uint_of_size<sizeof(T)>::type;
@@ -184,10 +172,10 @@ TESSERA_INLINE_FUNCTION T atomic_compare_exchange(T* p, detail::arg_t<T> expecte
     std::memcpy(&old, &exp_bits, sizeof(T));
     return old;
   }
-#endif
   return detail::atomic_fetch_oper(p, [expected, desired](T old) {
     return detail::bitwise_equal(old, expected) ? desired : old;
   });
+#endif
 }
 template <class T>
 TESSERA_INLINE_FUNCTION bool atomic_compare_exchange_strong(T* p, detail::arg_t<T> expected, detail::arg_t<T> desired) {
@@ -198,12 +186,8 @@ TESSERA_INLINE_FUNCTION bool atomic_compare_exchange_strong(T* p, detail::arg_t<
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_fetch_add(T* p, detail::arg_t<T> v) {
 #if TESSERA_IMPL_ON_DEVICE
-  if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, unsigned long long> ||
-                std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    return atomicAdd(p, v);
-  } else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
-    return T(atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
-  }
+  if constexpr (detail::cuda_atomic::native_int<T> || std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return detail::cuda_atomic::fetch_add(p, T(v));
 #else
   if constexpr (detail::native_add<T>) return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 #endif
@@ -211,7 +195,10 @@ TESSERA_INLINE_FUNCTION T atomic_fetch_add(T* p, detail::arg_t<T> v) {
 }
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_fetch_sub(T* p, detail::arg_t<T> v) {
-#if !TESSERA_IMPL_ON_DEVICE
+#if TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::cuda_atomic::native_int<T> || std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return detail::cuda_atomic::fetch_sub(p, T(v));
+#else
   if constexpr (detail::native_add<T>) return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);
 #endif
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a - v); });
@@ -226,28 +213,41 @@ TESSERA_INLINE_FUNCTION T atomic_fetch_div(T* p, detail::arg_t<T> v) {
 }
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_fetch_min(T* p, detail::arg_t<T> v) {
+#if TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::cuda_atomic::native_int<T>) return detail::cuda_atomic::fetch_min(p, T(v));
+#endif
   return detail::atomic_fetch_oper(p, [v](T a) { return v < a ? v : a; });
 }
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_fetch_max(T* p, detail::arg_t<T> v) {
+#if TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::cuda_atomic::native_int<T>) return detail::cuda_atomic::fetch_max(p, T(v));
+#endif
   return detail::atomic_fetch_oper(p, [v](T a) { return v > a ? v : a; });
 }
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_fetch_and(T* p, detail::arg_t<T> v) {
-#if !TESSERA_IMPL_ON_DEVICE
+#if TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::cuda_atomic::native_int<T>) return detail::cuda_atomic::fetch_and(p, T(v));
+#else
   if constexpr (detail::native_add<T>) return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
 #endif
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a & v); });
 }
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_fetch_or(T* p, detail::arg_t<T> v) {
-#if !TESSERA_IMPL_ON_DEVICE
+#if TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::cuda_atomic::native_int<T>) return detail::cuda_atomic::fetch_or(p, T(v));
+#else
   if constexpr (detail::native_add<T>) return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
 #endif
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a | v); });
 }
 template <class T>
 TESSERA_INLINE_FUNCTION T atomic_fetch_xor(T* p, detail::arg_t<T> v) {
+#if TESSERA_IMPL_ON_DEVICE
+  if constexpr (detail::cuda_atomic::native_int<T>) return detail::cuda_atomic::fetch_xor(p, T(v));
+#endif
   return detail::atomic_fetch_oper(p, [v](T a) { return T(a ^ v); });
 }
 template <class T>

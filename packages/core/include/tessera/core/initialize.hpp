@@ -8,7 +8,8 @@
 namespace tessera {
 
 // Settings for initialize(); unset fields fall back to the environment
-// (TESSERA_NUM_THREADS, TESSERA_DEVICE_ID, TESSERA_HUGE_PAGES), then to the
+// (TESSERA_NUM_THREADS, TESSERA_DEVICE_ID, TESSERA_HUGE_PAGES,
+// TESSERA_CUDA_MALLOC_ASYNC), then to the
 // machine's defaults.
 class InitializationSettings {
  public:
@@ -48,12 +49,20 @@ class InitializationSettings {
   bool has_huge_pages() const { return m_huge_pages.has_value(); }
   bool get_huge_pages() const { return m_huge_pages.value_or(true); }
 
+  // CudaSpace allocations from CUDA's stream-ordered pool (cudaMallocAsync,
+  // on by default where the device supports it) or with cudaMalloc (off):
+  // --tessera-cuda-malloc-async=0|1, env TESSERA_CUDA_MALLOC_ASYNC.
+  InitializationSettings& set_cuda_malloc_async(bool on) { m_cuda_malloc_async = on; return *this; }
+  bool has_cuda_malloc_async() const { return m_cuda_malloc_async.has_value(); }
+  bool get_cuda_malloc_async() const { return m_cuda_malloc_async.value_or(true); }
+
  private:
   std::optional<int> m_num_threads;
   std::optional<int> m_device_id;
   std::optional<bool> m_print_configuration;
   std::optional<bool> m_bind_threads;
   std::optional<bool> m_huge_pages;
+  std::optional<bool> m_cuda_malloc_async;
   std::optional<bool> m_print_help;
   std::optional<bool> m_disable_warnings;
   std::optional<bool> m_tune_internals;

@@ -16,8 +16,12 @@
 //  - any other key type or comparator: parallel merge sort. Each thread sorts
 //    one block, then the blocks are merged pairwise, every merge cut into
 //    equal pieces by merge-path co-ranking so all threads work on every round.
-// CUDA (compiled by nvcc): thrust's sort on the device. Both sort_by_key
-// variants are stable everywhere (Kokkos does not promise that).
+// CUDA (compiled by nvcc): CUB's radix sort for arithmetic keys in the
+// default order, Thrust's merge sort otherwise, on the instance's stream
+// (backends/cuda/cuda_sort.hpp). Both sort_by_key variants are stable
+// everywhere (Kokkos does not promise that). As in Kokkos, the forms that
+// take an execution space instance return without waiting for it (a Cuda
+// sort is then queued on the instance's stream); the forms without one wait.
 #include <tessera/core/deep_copy.hpp>
 #include <tessera/core/detail/host_region.hpp>
 #include <tessera/core/mirror.hpp>
@@ -34,8 +38,7 @@
 #include <vector>
 
 #if defined(__CUDACC__) && TESSERA_ENABLE_CUDA
-#include <thrust/execution_policy.h>
-#include <thrust/sort.h>
+#include <tessera/core/backends/cuda/cuda_sort.hpp>
 #endif
 
 namespace tessera {
@@ -300,16 +303,6 @@ struct HostRange {
   }
 };
 
-#if defined(__CUDACC__) && TESSERA_ENABLE_CUDA
-template <class T, class Comp>
-void device_sort(T* p, std::size_t n, const Comp& comp) {
-  thrust::sort(thrust::device, p, p + n, comp);
-}
-template <class K, class V, class Comp>
-void device_sort_by_key(K* k, V* v, std::size_t n, const Comp& comp) {
-  thrust::stable_sort_by_key(thrust::device, k, k + n, v, comp);
-}
-#endif
 
 template <class Exec, class View1, class Comp>
 void sort_impl(const Exec& exec, const View1& v, std::size_t begin, std::size_t end, const Comp& comp) {
@@ -324,13 +317,18 @@ void sort_impl(const Exec& exec, const View1& v, std::size_t begin, std::size_t 
     r.finish();
   } else {
 #if defined(__CUDACC__) && TESSERA_ENABLE_CUDA
-    if (contiguous_rank1(v)) {
-      exec.fence();
-      device_sort(v.data() + begin, end - begin, comp);
-      exec.fence();
-      return;
+    if constexpr (std::is_same_v<Exec, Cuda>) {
+      if (contiguous_rank1(v)) {
+        using T = typename View1::non_const_value_type;
+        if constexpr (cuda::radix_sort_key<T> && std::is_same_v<Comp, SortLess>)
+          cuda::device_radix_sort(exec, v.data() + begin, end - begin);
+        else
+          cuda::device_merge_sort(exec, v.data() + begin, end - begin, comp);
+        return;
+      }
     }
 #endif
+    exec.fence();  // the host copy below reads what the instance's earlier work wrote
     HostRange<DefaultHostExecutionSpace, View1> r(v, begin, end);
     host_sort_array(DefaultHostExecutionSpace(), r.ptr, r.n, comp);
     r.finish();
@@ -357,13 +355,18 @@ void sort_by_key_impl(const Exec& exec, const KV& keys, const VV& values, const 
     v.finish();
   } else {
 #if defined(__CUDACC__) && TESSERA_ENABLE_CUDA
-    if (contiguous_rank1(keys) && contiguous_rank1(values)) {
-      exec.fence();
-      device_sort_by_key(keys.data(), values.data(), n, comp);
-      exec.fence();
-      return;
+    if constexpr (std::is_same_v<Exec, Cuda>) {
+      if (contiguous_rank1(keys) && contiguous_rank1(values)) {
+        using K = typename KV::non_const_value_type;
+        if constexpr (cuda::radix_sort_by_key_key<K> && std::is_same_v<Comp, SortLess>)
+          cuda::device_radix_sort_by_key(exec, keys.data(), values.data(), n);
+        else
+          cuda::device_merge_sort_by_key(exec, keys.data(), values.data(), n, comp);
+        return;
+      }
     }
 #endif
+    exec.fence();  // the host copies below read what the instance's earlier work wrote
     HostRange<DefaultHostExecutionSpace, KV> k(keys, 0, n);
     HostRange<DefaultHostExecutionSpace, VV> v(values, 0, n);
     host_sort_by_key_array(DefaultHostExecutionSpace(), k.ptr, v.ptr, n, comp);
@@ -390,12 +393,14 @@ template <class DT, class... DP>
 void sort(const View<DT, DP...>& view) {
   using Exec = typename View<DT, DP...>::execution_space;
   detail::sort_impl(Exec(), view, 0, view.extent(0), detail::SortLess());
+  Exec().fence("tessera::sort");
 }
 template <class DT, class... DP, class Comp>
   requires(!std::is_integral_v<Comp>)
 void sort(const View<DT, DP...>& view, const Comp& comp) {
   using Exec = typename View<DT, DP...>::execution_space;
   detail::sort_impl(Exec(), view, 0, view.extent(0), comp);
+  Exec().fence("tessera::sort");
 }
 // Sorts view(begin), ..., view(end - 1) only.
 template <class Exec, class DT, class... DP>
@@ -407,6 +412,7 @@ template <class DT, class... DP>
 void sort(const View<DT, DP...>& view, std::size_t begin, std::size_t end) {
   using Exec = typename View<DT, DP...>::execution_space;
   detail::sort_impl(Exec(), view, begin, end, detail::SortLess());
+  Exec().fence("tessera::sort");
 }
 
 // ---- sort_by_key ---------------------------------------------------------------
@@ -426,11 +432,13 @@ template <class KT, class... KP, class VT, class... VP>
 void sort_by_key(const View<KT, KP...>& keys, const View<VT, VP...>& values) {
   using Exec = typename View<KT, KP...>::execution_space;
   detail::sort_by_key_impl(Exec(), keys, values, detail::SortLess());
+  Exec().fence("tessera::sort_by_key");
 }
 template <class KT, class... KP, class VT, class... VP, class Comp>
 void sort_by_key(const View<KT, KP...>& keys, const View<VT, VP...>& values, const Comp& comp) {
   using Exec = typename View<KT, KP...>::execution_space;
   detail::sort_by_key_impl(Exec(), keys, values, comp);
+  Exec().fence("tessera::sort_by_key");
 }
 
 namespace Experimental {

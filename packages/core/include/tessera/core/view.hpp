@@ -8,6 +8,9 @@
 #include <tessera/core/error.hpp>
 #include <tessera/core/parallel.hpp>
 #include <tessera/core/view_fwd.hpp>
+#if defined(__CUDACC__) && TESSERA_ENABLE_CUDA
+#include <tessera/core/backends/cuda/cuda_trap_report.hpp>
+#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -112,13 +115,17 @@ struct dynamic_data<V, 0> {
 
 // Prints a bounds error naming the View, the dimension, the index and the
 // extent, then aborts (on a device: traps, ending the kernel with an error
-// the host sees at the next fence). `label` may be null for unmanaged Views.
+// the host sees at the next fence, which quotes the report: see
+// backends/cuda/cuda_trap_report.hpp). `label` may be null for unmanaged Views.
 TESSERA_INLINE_FUNCTION void report_bounds_error(const char* label, std::size_t dim, long long index,
                                                  std::size_t extent, std::size_t rank) {
   if (!label) label = "(unmanaged)";
 #if TESSERA_IMPL_ON_DEVICE
   ::printf("tessera: View bounds error in View '%s': index %lld of dimension %llu is outside [0, %llu) (rank %llu)\n",
            label, index, (unsigned long long)dim, (unsigned long long)extent, (unsigned long long)rank);
+#if defined(__CUDACC__) && TESSERA_ENABLE_CUDA
+  cuda::report_bounds_error_to_host(label, dim, index, extent, rank);
+#endif
   __trap();
 #else
   std::fprintf(stderr,

@@ -258,18 +258,22 @@ class MemoryPool {
       }
       const std::uint32_t lg = block_lg(bytes);
       void* p = nullptr;
-#if !TESSERA_IMPL_ON_DEVICE
+#if TESSERA_IMPL_ON_DEVICE
+      p = allocate_warp_aggregated(lg, attempt_limit);
+      if (!p) count_failure();
+      return p;
+#else
       if (m_cache) {
         p = allocate_cached(lg, attempt_limit);
         if (!p) count_failure();
         return p;
       }
-#endif
       if (allocate_blocks(lg, 1, &p, attempt_limit, mp::scatter_value()) == 0) {
         count_failure();
         return nullptr;
       }
       return p;
+#endif
     }
   }
 
@@ -296,14 +300,17 @@ class MemoryPool {
 #endif
       std::uint32_t sb = 0, lg = 0, idx = 0;
       int why = locate(p, bytes, sb, lg, idx);
+      bool freed = false;
       if (why == detail::mempool::kDeallocOk) {
-        if (free_bits(sb, class_info(lg), idx >> 5, 1u << (idx & 31u))) {
-          release(sb, 1);
-          return;
-        }
-        why = detail::mempool::kAlreadyFree;
+        freed = free_bits(sb, class_info(lg), idx >> 5, 1u << (idx & 31u)) != 0;
+        if (!freed) why = detail::mempool::kAlreadyFree;
       }
-      count_bad_deallocation(p, bytes, why);
+      if (!freed) count_bad_deallocation(p, bytes, why);
+#if TESSERA_IMPL_ON_DEVICE
+      release_warp_aggregated(freed ? sb : kNone);
+#else
+      if (freed) release(sb, 1);
+#endif
     }
   }
 
@@ -417,6 +424,7 @@ class MemoryPool {
   static constexpr std::uint32_t kNone = 0xffffffffu;
   static constexpr int kSwapRounds = 8;
   static constexpr int kSwapSpin = 1 << 12;
+  static constexpr std::uint32_t kScanBatch = 16;
 
   TESSERA_INLINE_FUNCTION std::uint32_t block_lg(std::size_t bytes) const {
     const std::uint32_t lg = detail::mempool::ceil_log2(bytes);
@@ -487,10 +495,27 @@ class MemoryPool {
     return false;
   }
 
-  // Reserves between 1 and `want` blocks (0 if none): compare-and-swap, used
-  // by the host caches' batch refills.
+  // Reserves between 1 and `want` blocks (0 if none): the host caches' batch
+  // refills and, on a GPU, the warp-aggregated allocations. On a GPU one
+  // atomic add of `want` (kept up to the capacity, the rest given back at
+  // once: thousands of warps retrying a compare-and-swap on one word would
+  // mostly fail); on the host a compare-and-swap loop, which never
+  // overshoots.
   TESSERA_INLINE_FUNCTION std::uint32_t reserve_up_to(std::uint32_t sb, const ClassInfo& ci, std::uint32_t want) const {
     namespace mp = detail::mempool;
+#if TESSERA_IMPL_ON_DEVICE
+    if (want == 1) return reserve_one(sb, ci) ? 1u : 0u;
+    const std::uint32_t old = mp::fetch_add(state_word(sb), want);
+    const std::uint32_t count = old & mp::kCountMask;
+    if ((old >> mp::kCountBits) != ci.code || count >= ci.nblocks) {
+      release(sb, want);  // undo (may be the decrement that leaves it empty)
+      return 0;
+    }
+    const std::uint32_t kept = want < ci.nblocks - count ? want : ci.nblocks - count;
+    // Keeps at least one reservation, so this cannot be the decrement to zero.
+    if (kept < want) mp::fetch_sub(state_word(sb), want - kept);
+    return kept;
+#else
     std::uint32_t* st = state_word(sb);
     for (;;) {
       const std::uint32_t cur = mp::load(st);
@@ -499,6 +524,7 @@ class MemoryPool {
       const std::uint32_t k = want < ci.nblocks - count ? want : ci.nblocks - count;
       if (mp::cas(st, cur, cur + k)) return k;
     }
+#endif
   }
 
   // Gives back n reservations; the one that brings the count to 0 offers the
@@ -612,8 +638,12 @@ class MemoryPool {
 
   // ---- choosing superblocks ----
 
-  // Called with the swap lock of ci's size held: finds a superblock for size
-  // ci, with one block reserved. Order: partially full superblocks of this
+  // Finds a superblock for size ci, with one block reserved; usually called
+  // with the swap lock of ci's size held (the last resort of a contended
+  // allocation calls it without: every claim is a compare-and-swap of the
+  // state word, so the lock only decides who installs the active
+  // superblock). States are peeked with relaxed loads: they only pick
+  // candidates, and the read-modify-write that follows decides. Order: partially full superblocks of this
   // size (below the full threshold), then empty ones never or no longer
   // assigned, then empty ones labeled with another size that is not their
   // size's active one; when `retiring` (a proactive swap) stop there; else
@@ -622,50 +652,59 @@ class MemoryPool {
   TESSERA_INLINE_FUNCTION std::uint32_t find_and_claim(const ClassInfo& ci, std::uint32_t exclude, std::uint64_t hash,
                                                       bool retiring) const {
     namespace mp = detail::mempool;
+    const std::uint32_t start = static_cast<std::uint32_t>(((hash >> 32) * m_sb_count) >> 32);
+    auto code_of = [](std::uint32_t st) { return st >> mp::kCountBits; };
+    auto count_of = [](std::uint32_t st) { return st & mp::kCountMask; };
+    std::uint32_t sb = scan_superblocks(start, exclude, [&](std::uint32_t s, std::uint32_t st) {
+      return code_of(st) == ci.code && count_of(st) < ci.nblocks && mp::load_relaxed(full_pages_word(s)) < ci.sb_thr &&
+             reserve_one(s, ci);
+    });
+    if (sb != kNone) return sb;
+    sb = scan_superblocks(start, exclude, [&](std::uint32_t s, std::uint32_t st) { return st == 0 && claim(s, 0, ci); });
+    if (sb != kNone) return sb;
+    sb = scan_superblocks(start, exclude, [&](std::uint32_t s, std::uint32_t st) {
+      const std::uint32_t code = code_of(st);
+      return code != 0 && code != ci.code && count_of(st) == 0 && mp::load(active_word(code + 5 - m_min_lg)) != s + 1 &&
+             claim(s, st, ci);
+    });
+    if (sb != kNone || retiring) return sb;
+    sb = scan_superblocks(start, exclude, [&](std::uint32_t s, std::uint32_t st) {
+      return code_of(st) == ci.code && count_of(st) < ci.nblocks && reserve_one(s, ci);
+    });
+    if (sb != kNone) return sb;
+    return scan_superblocks(start, exclude, [&](std::uint32_t s, std::uint32_t st) {
+      const std::uint32_t code = code_of(st);
+      return code != 0 && code != ci.code && count_of(st) == 0 && claim(s, st, ci);
+    });
+  }
+
+  // Offers every superblock but `exclude`, from `start` round the ring, to
+  // take(s, state) until one accepts; returns it, or kNone. The state words
+  // are loaded kScanBatch at a time: independent loads that are in flight
+  // together (on a GPU, one round trip to L2 per batch instead of per
+  // superblock).
+  template <class Take>
+  TESSERA_INLINE_FUNCTION std::uint32_t scan_superblocks(std::uint32_t start, std::uint32_t exclude, const Take& take) const {
+    namespace mp = detail::mempool;
     const std::uint32_t n = m_sb_count;
-    const std::uint32_t start = static_cast<std::uint32_t>(((hash >> 32) * n) >> 32);
-    for (std::uint32_t i = 0, s = start; i < n; ++i, s = s + 1 == n ? 0 : s + 1) {
-      if (s == exclude) continue;
-      const std::uint32_t st = mp::load(state_word(s));
-      if ((st >> mp::kCountBits) == ci.code && (st & mp::kCountMask) < ci.nblocks &&
-          mp::load(full_pages_word(s)) < ci.sb_thr && reserve_one(s, ci))
-        return s;
-    }
-    for (std::uint32_t i = 0, s = start; i < n; ++i, s = s + 1 == n ? 0 : s + 1) {
-      if (mp::load(state_word(s)) == 0 && claim(s, 0, ci)) return s;
-    }
-    for (std::uint32_t i = 0, s = start; i < n; ++i, s = s + 1 == n ? 0 : s + 1) {
-      const std::uint32_t st = mp::load(state_word(s));
-      const std::uint32_t code = st >> mp::kCountBits;
-      if (code != 0 && code != ci.code && (st & mp::kCountMask) == 0 &&
-          mp::load(active_word(code + 5 - m_min_lg)) != s + 1 && claim(s, st, ci))
-        return s;
-    }
-    if (retiring) return kNone;
-    for (std::uint32_t i = 0, s = start; i < n; ++i, s = s + 1 == n ? 0 : s + 1) {
-      const std::uint32_t st = mp::load(state_word(s));
-      if ((st >> mp::kCountBits) == ci.code && (st & mp::kCountMask) < ci.nblocks && reserve_one(s, ci)) return s;
-    }
-    for (std::uint32_t i = 0, s = start; i < n; ++i, s = s + 1 == n ? 0 : s + 1) {
-      const std::uint32_t st = mp::load(state_word(s));
-      const std::uint32_t code = st >> mp::kCountBits;
-      if (code != 0 && code != ci.code && (st & mp::kCountMask) == 0 && claim(s, st, ci)) return s;
+    for (std::uint32_t i = 0; i < n; i += kScanBatch) {
+      std::uint32_t st[kScanBatch];
+#if TESSERA_IMPL_ON_DEVICE
+#pragma unroll
+#endif
+      for (std::uint32_t b = 0; b < kScanBatch; ++b) {
+        const std::uint32_t k = i + b < n ? start + i + b : 0;
+        st[b] = i + b < n ? mp::load_relaxed(state_word(k < n ? k : k - n)) : 0u;
+      }
+      for (std::uint32_t b = 0; b < kScanBatch && i + b < n; ++b) {
+        const std::uint32_t k = start + i + b;
+        const std::uint32_t s = k < n ? k : k - n;
+        if (s != exclude && take(s, st[b])) return s;
+      }
     }
     return kNone;
   }
 
-  // Without the lock: any superblock of this size with room (no claims, no
-  // change of the active superblock). The last resort of a contended attempt.
-  TESSERA_INLINE_FUNCTION std::uint32_t find_assigned(const ClassInfo& ci, std::uint64_t hash) const {
-    namespace mp = detail::mempool;
-    const std::uint32_t n = m_sb_count;
-    const std::uint32_t start = static_cast<std::uint32_t>(((hash >> 32) * n) >> 32);
-    for (std::uint32_t i = 0, s = start; i < n; ++i, s = s + 1 == n ? 0 : s + 1) {
-      const std::uint32_t st = mp::load(state_word(s));
-      if ((st >> mp::kCountBits) == ci.code && (st & mp::kCountMask) < ci.nblocks && reserve_one(s, ci)) return s;
-    }
-    return kNone;
-  }
 
   // The active superblock `sb` of size ci just passed its full threshold:
   // if nobody else is swapping, install a fresher one for the next allocations.
@@ -686,8 +725,62 @@ class MemoryPool {
     }
   }
 
+#if defined(__CUDACC__)
+  __device__ static unsigned lane_id() {
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+  }
+
+  // GPU allocation: the lanes of a warp that ask for the same block size at
+  // the same time are served together. The lowest of them reserves and
+  // takes blocks for all (one atomic on a superblock's state word, and one
+  // per bitset word, for up to 32 blocks), then hands them out by shuffles.
+  // A round may get fewer blocks than asked (its superblock ran out): the
+  // next round asks for the rest; a round that gets none means a full scan
+  // found nothing, and the lanes not yet served get nullptr.
+  __device__ void* allocate_warp_aggregated(std::uint32_t lg, int attempt_limit) const {
+    const unsigned peers = __match_any_sync(__activemask(), lg);
+    const unsigned lane = lane_id();
+    const unsigned leader = unsigned(__ffs(int(peers))) - 1u;
+    const unsigned rank = unsigned(__popc(peers & ((1u << lane) - 1u)));
+    const unsigned want = unsigned(__popc(peers));
+    void* mine = nullptr;
+    void* taken[32];
+    for (unsigned served = 0; served < want;) {
+      unsigned got = 0;
+      if (lane == leader)
+        got = allocate_blocks(lg, want - served, taken, attempt_limit, detail::mempool::scatter_value());
+      got = __shfl_sync(peers, got, int(leader));
+      if (got == 0) break;
+      for (unsigned k = 0; k < got; ++k) {
+        const unsigned long long a =
+            __shfl_sync(peers, lane == leader ? reinterpret_cast<unsigned long long>(taken[k]) : 0ull, int(leader));
+        if (rank == served + k) mine = reinterpret_cast<void*>(a);
+      }
+      served += got;
+    }
+    return mine;
+  }
+
+  // GPU deallocation, after each lane cleared its block's bit: the lanes of
+  // a warp that freed blocks of the same superblock give their reservations
+  // back with one atomic (sb == kNone: this lane freed nothing).
+  __device__ void release_warp_aggregated(std::uint32_t sb) const {
+    const unsigned group = __match_any_sync(__activemask(), sb);
+    __syncwarp(group);  // every lane's bit is cleared before the count drops
+    if (sb != kNone && lane_id() == unsigned(__ffs(int(group))) - 1u) release(sb, unsigned(__popc(group)));
+  }
+#endif
+
   // The bitset path: `want` blocks of size 2^lg (all from one superblock),
-  // addresses to out; returns how many (0 when the pool cannot serve).
+  // addresses to out; returns how many, 0 only when a full scan of the
+  // superblocks found nothing to take or claim (the pool is full for this
+  // size), `attempt_limit` times over. Each attempt: a few rounds of
+  // reserving on the active superblock or swapping it under the size's lock
+  // (waiting a bounded time for another thread's swap), then, if those
+  // rounds were lost to contention, a lock-free scan that claims any
+  // superblock it can.
   TESSERA_INLINE_FUNCTION std::uint32_t allocate_blocks(std::uint32_t lg, std::uint32_t want, void** out,
                                                        int attempt_limit, std::uint64_t hash) const {
     namespace mp = detail::mempool;
@@ -701,7 +794,10 @@ class MemoryPool {
         const std::uint32_t a = mp::load(active);
         if (a != 0) {
           const std::uint32_t k = want == 1 ? (reserve_one(a - 1, ci) ? 1u : 0u) : reserve_up_to(a - 1, ci, want);
-          if (k != 0) return take_bits(a - 1, ci, k, out, hash);
+          if (k != 0) {
+            if (const std::uint32_t got = take_bits(a - 1, ci, k, out, hash); got != 0) return got;
+            continue;  // the bitset search gave up (a safety bound): try again
+          }
         }
         // The active superblock is missing, full, or was given to another size.
         if (mp::cas(lock, 0u, 1u)) {
@@ -713,20 +809,27 @@ class MemoryPool {
           if (sb != kNone) mp::exchange(active, sb + 1);
           mp::exchange(lock, 0u);
           if (sb == kNone) {
-            exhausted = true;
+            exhausted = true;  // a full scan, under the lock, found nothing
             break;
           }
           if (a != 0 && a - 1 != sb) release_if_empty(a - 1);
           std::uint32_t k = 1;
           if (want > 1) k += reserve_up_to(sb, ci, want - 1);
-          return take_bits(sb, ci, k, out, hash);
+          if (const std::uint32_t got = take_bits(sb, ci, k, out, hash); got != 0) return got;
+          continue;
         }
         // Another thread is swapping: wait (bounded) until it publishes.
         for (int spin = 0; spin < kSwapSpin && mp::load(lock) != 0 && mp::load(active) == a; ++spin) mp::spin_pause();
       }
       if (!exhausted) {
-        const std::uint32_t sb = find_assigned(ci, hash);
-        if (sb != kNone) return take_bits(sb, ci, 1, out, hash);
+        // Every round was lost to other threads: scan all superblocks without
+        // the lock, claiming whatever can serve this size.
+        const std::uint32_t sb = find_and_claim(ci, kNone, hash, false);
+        if (sb != kNone) {
+          std::uint32_t k = 1;
+          if (want > 1) k += reserve_up_to(sb, ci, want - 1);
+          if (const std::uint32_t got = take_bits(sb, ci, k, out, hash); got != 0) return got;
+        }
       }
       hash = mp::mix64(hash);
     }

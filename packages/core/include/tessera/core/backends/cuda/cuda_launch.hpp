@@ -3,6 +3,7 @@
 // the kernel, block-size choice under launch bounds, and launch checking.
 // Only meaningful under nvcc.
 #include <tessera/core/backends/cuda/cuda_space.hpp>
+#include <tessera/core/backends/cuda/cuda_trap_report.hpp>
 #include <tessera/core/policy_traits.hpp>
 
 #include <algorithm>
@@ -38,6 +39,7 @@ inline constexpr bool functor_fits_param = sizeof(F) <= kMaxFunctorParamBytes;
 // scratch of `inst` (caller holds inst.mutex in that case: see needs_lock).
 template <class F, class Launch>
 void with_functor(CudaInstance& inst, const F& f, const Launch& launch) {
+  publish_trap_report();  // once per translation unit
   if constexpr (functor_fits_param<F>) {
     launch(FunctorByValue<F>{f});
   } else {

@@ -1,6 +1,11 @@
 #pragma once
 // The CUDA memory spaces:
-//   CudaSpace            device memory (cudaMalloc); reachable from Cuda only
+//   CudaSpace            device memory; reachable from Cuda only. Taken from
+//                        CUDA's stream-ordered pool (cudaMallocAsync /
+//                        cudaFreeAsync) by default, so that freeing a
+//                        temporary does not wait for the whole device the way
+//                        cudaFree does; --tessera-cuda-malloc-async=0 (or
+//                        TESSERA_CUDA_MALLOC_ASYNC=0) selects cudaMalloc.
 //   CudaHostPinnedSpace  page-locked host memory (cudaMallocHost); reachable
 //                        from host code and from Cuda (over the bus)
 //   CudaUVMSpace         managed memory (cudaMallocManaged); reachable from both,
@@ -33,6 +38,11 @@ class CudaSpace {
   void* allocate(std::size_t bytes) const { return allocate("(unlabeled)", bytes); }
   void deallocate(const char* label, void* ptr, std::size_t bytes) const;
   void deallocate(void* ptr, std::size_t bytes) const { deallocate("(unlabeled)", ptr, bytes); }
+  // What Views call: `total_bytes` includes the View's label header,
+  // `logical_bytes` is what the user asked for (reported to profiling tools
+  // and named in errors).
+  void* impl_allocate(const char* label, std::size_t total_bytes, std::size_t logical_bytes) const;
+  void impl_deallocate(const char* label, void* ptr, std::size_t total_bytes, std::size_t logical_bytes) const;
 };
 
 class CudaHostPinnedSpace {
@@ -50,6 +60,11 @@ class CudaHostPinnedSpace {
   void* allocate(std::size_t bytes) const { return allocate("(unlabeled)", bytes); }
   void deallocate(const char* label, void* ptr, std::size_t bytes) const;
   void deallocate(void* ptr, std::size_t bytes) const { deallocate("(unlabeled)", ptr, bytes); }
+  // What Views call: `total_bytes` includes the View's label header,
+  // `logical_bytes` is what the user asked for (reported to profiling tools
+  // and named in errors).
+  void* impl_allocate(const char* label, std::size_t total_bytes, std::size_t logical_bytes) const;
+  void impl_deallocate(const char* label, void* ptr, std::size_t total_bytes, std::size_t logical_bytes) const;
 };
 
 class CudaUVMSpace {
@@ -66,6 +81,11 @@ class CudaUVMSpace {
   void* allocate(std::size_t bytes) const { return allocate("(unlabeled)", bytes); }
   void deallocate(const char* label, void* ptr, std::size_t bytes) const;
   void deallocate(void* ptr, std::size_t bytes) const { deallocate("(unlabeled)", ptr, bytes); }
+  // What Views call: `total_bytes` includes the View's label header,
+  // `logical_bytes` is what the user asked for (reported to profiling tools
+  // and named in errors).
+  void* impl_allocate(const char* label, std::size_t total_bytes, std::size_t logical_bytes) const;
+  void impl_deallocate(const char* label, void* ptr, std::size_t total_bytes, std::size_t logical_bytes) const;
 };
 
 namespace detail {

@@ -15,6 +15,7 @@
 // the hardware scheduler balances blocks.
 #include <tessera/core/backends/cuda/cuda_launch.hpp>
 #include <tessera/core/backends/cuda/cuda_reduce.hpp>
+#include <tessera/core/backends/cuda/cuda_scan.hpp>
 #include <tessera/core/detail/reduction_ops.hpp>
 #include <tessera/core/range_policy.hpp>
 
@@ -363,6 +364,40 @@ void range_parallel_reduce(const RangePolicy<P...>& p, const F& f, const Ops& op
   });
 }
 
+// The single-pass scan of cuda_scan.hpp over [begin, begin + n), n > 0.
+template <class Tag, class I, class F, class Ops>
+void range_single_pass_scan(CudaInstance& inst, I begin, std::int64_t n, const F& f, const Ops& ops,
+                            typename Ops::value_type* total) {
+  using V = typename Ops::value_type;
+  using H = functor_holder_t<F>;
+  static constexpr const char* what = "tessera::parallel_scan on Cuda";
+  const std::int64_t per_tile = std::int64_t(kScanBlock) * kScanItems<V>;
+  const std::int64_t tiles64 = (n + per_tile - 1) / per_tile;
+  if (tiles64 > std::int64_t(cuda_device_info().max_grid_x))
+    throw std::runtime_error(std::string(what) + ": " + std::to_string(n) + " indices need " + std::to_string(tiles64) +
+                             " tiles, more than the device's grid allows");
+  const unsigned tiles = unsigned(tiles64);
+  std::lock_guard<std::mutex> lock(inst.mutex);
+  // One request for the functor copy and the tiles' state (see dispatch_scratch).
+  const auto s = dispatch_scratch<F>(inst, scan_tiles_bytes<V>(tiles));
+  const ScanTiles<V> t = scan_tiles_at<V>(s.data, tiles);
+  cuda_check(cudaMemsetAsync(t.tile_counter, 0, scan_tiles_flag_bytes<V>(tiles), inst.stream),
+             "tessera::parallel_scan on Cuda: clearing the tile flags");
+  with_functor(inst, f, [&](auto holder) {
+    static_assert(std::is_same_v<decltype(holder), H>);
+    check_functor_placement(holder, s, what);
+    scan_single_pass_kernel<Tag, I, H, Ops><<<tiles, kScanBlock, 0, inst.stream>>>(holder, ops, begin, n, t);
+    check_launch(what);
+    if (total) {
+      void* host = inst.pinned(sizeof(V));
+      cuda_check(cudaMemcpyAsync(host, t.grand, sizeof(V), cudaMemcpyDeviceToHost, inst.stream),
+                 "tessera::parallel_scan on Cuda: copying the total back");
+      cuda_check(cudaStreamSynchronize(inst.stream), "tessera::parallel_scan on Cuda (kernel failed?)");
+      *total = *static_cast<const V*>(host);
+    }
+  });
+}
+
 template <class... P, class F, class Ops>
 void range_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops, typename Ops::value_type* total) {
   using Policy = RangePolicy<P...>;
@@ -379,6 +414,12 @@ void range_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops,
     return;
   }
   CudaInstance& inst = p.space().impl_internal();
+  if constexpr (single_pass_scan_able<V> && (lb_max_threads<LB> == 0 || lb_max_threads<LB> >= kScanBlock)) {
+    if (ops.value_count() == 1) {
+      range_single_pass_scan<Tag, I>(inst, p.begin(), n, f, ops, total);
+      return;
+    }
+  }
   const auto& dev = cuda_device_info();
   const void* k0;
   const void* k1;

@@ -33,6 +33,18 @@ __device__ inline V shfl_down(const V& v, unsigned offset) {
 }
 
 template <class V>
+__device__ inline V shfl_up(const V& v, unsigned delta) {
+  constexpr int kWords = int((sizeof(V) + 3) / 4);
+  int words[kWords];
+  memcpy(words, &v, sizeof(V));
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) words[w] = __shfl_up_sync(0xffffffffu, words[w], delta);
+  V out = v;
+  memcpy(static_cast<void*>(&out), words, sizeof(V));
+  return out;
+}
+
+template <class V>
 __device__ inline V shfl(const V& v, int src_lane, int width = kWarpSize) {
   constexpr int kWords = int((sizeof(V) + 3) / 4);
   int words[kWords];

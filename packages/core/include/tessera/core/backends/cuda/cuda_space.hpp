@@ -29,6 +29,28 @@
 namespace tessera {
 
 class InitializationSettings;
+class Cuda;
+
+// A point in one instance's stream (a CUDA event without timing): recorded by
+// Cuda::record_event(); another instance waits for it with Cuda::wait(event)
+// without the host blocking, the host with synchronize(). Copies share the
+// event; it is destroyed with the last copy. A default-constructed event is
+// empty: waiting for it returns at once.
+class CudaEvent {
+ public:
+  CudaEvent() = default;
+  // True once the work before the event has completed (or for an empty
+  // event). Throws the CUDA error if that work failed.
+  bool is_complete() const;
+  // Blocks the calling host thread until the work before the event has completed.
+  void synchronize() const;
+  bool empty() const { return m_event == nullptr; }
+  cudaEvent_t cuda_event() const { return m_event.get(); }
+
+ private:
+  friend class Cuda;
+  std::shared_ptr<CUevent_st> m_event;
+};
 
 namespace detail {
 
@@ -85,6 +107,14 @@ struct CudaInstance {
 // The device in use; throws the unavailability reason when there is none.
 const CudaDeviceInfo& cuda_device_info();
 
+// Device scratch for one operation on `exec` (sort's buffers, say), ordered
+// on its stream: usable by work queued there after the call, and given back
+// for reuse once the work queued before cuda_stream_free has run, without
+// the host waiting (stream-ordered pool; with --tessera-cuda-malloc-async=0,
+// cudaMalloc / cudaFree). Throws allocation_error naming `what` and the size.
+void* cuda_stream_allocate(const Cuda& exec, std::size_t bytes, const char* what);
+void cuda_stream_free(const Cuda& exec, void* ptr);
+
 }  // namespace detail
 
 class Cuda {
@@ -113,6 +143,19 @@ class Cuda {
   // Waits for the work queued on this instance. Never throws for an
   // unavailable back-end (there is nothing to wait for).
   void fence(const std::string& label = "") const;
+  // Marks the current end of this instance's stream; work queued here later
+  // is not covered by the event.
+  CudaEvent record_event() const;
+  // Work queued on this instance after the call starts only once the work
+  // before `event` (on whatever instance recorded it) has completed. The host
+  // does not wait.
+  void wait(const CudaEvent& event) const;
+  // Orders this instance after everything queued on `other` so far (an event
+  // recorded there, waited for here); the host does not wait.
+  void wait(const Cuda& other) const;
+  // Whether CudaSpace allocates from CUDA's stream-ordered pool (the
+  // default when the device supports it) or with cudaMalloc.
+  static bool impl_uses_malloc_async();
   // Waits for all work on the device (every instance).
   static void impl_static_fence(const std::string& label = "");
   // True inside a kernel.

@@ -1,0 +1,235 @@
+#pragma once
+// parallel_scan over a RangePolicy on Cuda in one pass over the data, with
+// results that are the same from run to run (floating point included).
+//
+// The range is cut into tiles of kScanItems(V) x block-size indices; blocks
+// take tiles in order from an atomic counter, so every tile a block waits
+// for belongs to a block that is already running (no deadlock, whatever the
+// scheduler does). Inside a tile each warp owns kScanItems rows of 32
+// consecutive indices (coalesced, whatever the functor reads), scans each
+// row with shuffles and carries the row totals; a warp of the block then
+// scans the warps' totals. That gives the tile's aggregate A(x).
+//
+// Across tiles: single-pass scans (Merrill and Garland, "Single-pass
+// Parallel Prefix Scan with Decoupled Look-back", NVIDIA TR, 2016) let tile
+// x combine the aggregates and prefixes of whichever predecessors have
+// published so far, so the grouping of the joins, and with it a
+// floating-point result, depends on timing. Here the grouping is fixed by x
+// alone: tile x's exclusive prefix is the join, from high bits to low, of
+// the sums of the aligned power-of-two ranges of tiles given by the set bits
+// of x (a Fenwick decomposition: for x = 13 = 0b1101, tiles [0,8), [8,12),
+// [12,13)). The sum of an aligned range [e - 2^m, e) is published by its
+// last tile, e - 1, as soon as it knows it: level 0 is its own aggregate, and
+// level m joins the published level m-1 sum of the left half with its own
+// level m-1 sum. The slots a tile reads are published by earlier tiles, and
+// the ones tile x needs for its prefix are exactly those it needs to publish
+// its own levels. Each tile reads popcount(x) slots (one per lane of a warp,
+// in parallel) and writes at most log2 of the tile count, on average two.
+//
+// The functor runs twice per index, as on every Tessera back-end: once
+// (final = false) for the contributions, once (final = true) with the
+// exclusive prefix; the second pass reads what the first brought into cache.
+#include <tessera/core/backends/cuda/cuda_launch.hpp>
+#include <tessera/core/backends/cuda/cuda_reduce.hpp>
+
+#include <cuda/atomic>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera::detail::cuda {
+
+// Indices per thread: enough values in flight per thread to cover memory
+// latency, few enough registers that the block stays resident.
+template <class V>
+inline constexpr int kScanItems = sizeof(V) <= 4 ? 16 : sizeof(V) <= 8 ? 12 : 6;
+inline constexpr int kScanBlock = 256;
+
+// Whether the single-pass kernel serves a value type (values kept in
+// registers and shuffled); array reductions and larger values take the
+// two-pass path of cuda_range.hpp.
+template <class V>
+inline constexpr bool single_pass_scan_able = shuffle_able<V> && sizeof(V) <= 16;
+
+template <class V>
+struct ScanTiles {
+  unsigned* tile_counter;  // zero on entry
+  unsigned* flags;         // 2 * tiles, zero on entry: 1 once the slot is published
+  V* slots;                // 2 * tiles: aligned range sums, level by level
+  V* grand;                // the total of the whole range
+  unsigned tiles;
+};
+
+// Slot of the level-m range that ends at tile e (exclusive): levels are
+// stored one after another, level m holding floor(tiles / 2^m) ranges.
+__device__ inline std::size_t scan_slot(unsigned tiles, unsigned m, unsigned e) {
+  std::size_t offset = 0;
+  for (unsigned l = 0; l < m; ++l) offset += tiles >> l;
+  return offset + (e >> m) - 1;
+}
+
+template <class V>
+__device__ inline void publish_slot(const ScanTiles<V>& t, std::size_t slot, const V& value) {
+  t.slots[slot] = value;
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(t.flags[slot]).store(1u, ::cuda::memory_order_release);
+}
+
+template <class V>
+__device__ inline V read_slot(const ScanTiles<V>& t, std::size_t slot) {
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> flag(t.flags[slot]);
+  // The slot's tile is running on another block: poll, backing off.
+  for (unsigned sleep_ns = 32; flag.load(::cuda::memory_order_acquire) == 0u;) {
+    __nanosleep(sleep_ns);
+    if (sleep_ns < 1024) sleep_ns *= 2;
+  }
+  return t.slots[slot];
+}
+
+template <class Tag, class I, class H, class Ops>
+__device__ void scan_single_pass_body(const H& h, Ops ops, I begin, std::int64_t n, const ScanTiles<typename Ops::value_type>& t) {
+  using V = typename Ops::value_type;
+  constexpr int kItems = kScanItems<V>;
+  const auto& f = h.get();
+  rebind_functor(ops, &f);
+  // Raw shared storage: V need not be default-constructible in shared memory.
+  __shared__ unsigned tile_shared;
+  __shared__ alignas(alignof(V) > 16 ? alignof(V) : 16) unsigned char shared_values[33 * sizeof(V)];
+  V* warp_prefix = reinterpret_cast<V*>(shared_values);
+  V& tile_prefix = warp_prefix[32];
+  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const unsigned nwarps = blockDim.x / kWarpSize;
+  if (threadIdx.x == 0) tile_shared = atomicAdd(t.tile_counter, 1u);
+  __syncthreads();
+  const unsigned x = tile_shared;
+  const std::int64_t tile_base = std::int64_t(x) * blockDim.x * kItems;
+  const std::int64_t warp_base = tile_base + std::int64_t(warp) * kWarpSize * kItems;
+
+  // Contributions, one row of 32 consecutive indices per item: each lane
+  // keeps the exclusive prefix of its index within the warp's rows.
+  V excl[kItems];
+  V running;
+  ops.init(&running);
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const std::int64_t k = warp_base + std::int64_t(j) * kWarpSize + lane;
+    V c;
+    ops.init(&c);
+    if (k < n) invoke_tagged<Tag>(f, static_cast<I>(begin + static_cast<I>(k)), c, false);
+#pragma unroll
+    for (unsigned d = 1; d < kWarpSize; d <<= 1) {
+      V y = shfl_up(c, d);
+      if (lane >= d) {
+        ops.join(&y, &c);  // earlier indices on the left
+        c = y;
+      }
+    }
+    V before = shfl_up(c, 1);
+    if (lane == 0) ops.init(&before);
+    excl[j] = running;
+    ops.join(&excl[j], &before);
+    const V row_total = shfl(c, kWarpSize - 1);
+    ops.join(&running, &row_total);
+  }
+
+  // The warps' totals, scanned by warp 0: each warp's prefix in the tile,
+  // and the tile's aggregate.
+  if (lane == 0) warp_prefix[warp] = running;
+  __syncthreads();
+  if (warp == 0) {
+    V w;
+    if (lane < nwarps) w = warp_prefix[lane];
+    else ops.init(&w);
+#pragma unroll
+    for (unsigned d = 1; d < kWarpSize; d <<= 1) {
+      V y = shfl_up(w, d);
+      if (lane >= d) {
+        ops.join(&y, &w);
+        w = y;
+      }
+    }
+    V before = shfl_up(w, 1);
+    if (lane == 0) ops.init(&before);
+    const V aggregate = shfl(w, int(nwarps) - 1);
+    if (lane < nwarps) warp_prefix[lane] = before;
+
+    // Level 0 first, before waiting for anything: later tiles need it.
+    if (lane == 0) publish_slot(t, scan_slot(t.tiles, 0, x + 1), aggregate);
+    // Lane b reads the level-b range sum ending where x's bits above b end,
+    // for each set bit b of x: the pieces of x's prefix, and the left
+    // halves of the ranges x publishes.
+    V piece;
+    ops.init(&piece);
+    if ((x >> lane) & 1u) piece = read_slot(t, scan_slot(t.tiles, lane, (x >> lane) << lane));
+    // Lane 0 joins the pieces from the highest bit down (fixed order), and
+    // publishes x's higher levels: level m = (left half at level m-1) joined
+    // with its own level m-1 sum, for m = 1 .. (trailing ones of x).
+    V prefix;
+    ops.init(&prefix);
+    V own = aggregate;
+    for (int b = kWarpSize - 1; b >= 0; --b) {
+      const V p = shfl(piece, b);
+      if ((x >> b) & 1u) ops.join(&prefix, &p);
+    }
+    for (unsigned m = 1; m < kWarpSize && ((x >> (m - 1)) & 1u); ++m) {
+      V left = shfl(piece, int(m - 1));
+      ops.join(&left, &own);
+      own = left;
+      if (lane == 0 && ((x + 1) >> m) << m == x + 1 && ((x + 1) >> m) <= (t.tiles >> m))
+        publish_slot(t, scan_slot(t.tiles, m, x + 1), own);
+    }
+    if (lane == 0) {
+      tile_prefix = prefix;
+      if (x + 1 == t.tiles) {
+        V total = prefix;
+        ops.join(&total, &aggregate);
+        *t.grand = total;
+      }
+    }
+  }
+  __syncthreads();
+
+  // The final pass: each index's exclusive prefix is the tile's, the warp's
+  // within the tile, and its own within the warp, joined in that order.
+  V base = tile_prefix;
+  ops.join(&base, &warp_prefix[warp]);
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const std::int64_t k = warp_base + std::int64_t(j) * kWarpSize + lane;
+    if (k < n) {
+      V update = base;
+      ops.join(&update, &excl[j]);
+      invoke_tagged<Tag>(f, static_cast<I>(begin + static_cast<I>(k)), update, true);
+    }
+  }
+}
+
+template <class Tag, class I, class H, class Ops>
+__global__ void __launch_bounds__(kScanBlock)
+    scan_single_pass_kernel(H h, Ops ops, I begin, std::int64_t n, ScanTiles<typename Ops::value_type> t) {
+  scan_single_pass_body<Tag>(h, ops, begin, n, t);
+}
+
+// Bytes of scratch the single-pass scan needs for `tiles` tiles: the tile
+// counter and flags (zeroed before each scan), then the slots and the total.
+template <class V>
+inline std::size_t scan_tiles_flag_bytes(unsigned tiles) {
+  return (sizeof(unsigned) * (1 + 2 * std::size_t(tiles)) + 255) / 256 * 256;
+}
+template <class V>
+inline std::size_t scan_tiles_bytes(unsigned tiles) {
+  return scan_tiles_flag_bytes<V>(tiles) + (sizeof(V) * (2 * std::size_t(tiles) + 1) + 255) / 256 * 256;
+}
+
+template <class V>
+inline ScanTiles<V> scan_tiles_at(void* data, unsigned tiles) {
+  char* base = static_cast<char*>(data);
+  ScanTiles<V> t;
+  t.tile_counter = reinterpret_cast<unsigned*>(base);
+  t.flags = t.tile_counter + 1;
+  t.slots = reinterpret_cast<V*>(base + scan_tiles_flag_bytes<V>(tiles));
+  t.grand = t.slots + 2 * std::size_t(tiles);
+  t.tiles = tiles;
+  return t;
+}
+
+}  // namespace tessera::detail::cuda
