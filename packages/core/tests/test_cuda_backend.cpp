@@ -10,6 +10,7 @@
 #include "tessera_test_spaces.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <sstream>
 #include <stdexcept>
@@ -441,3 +442,107 @@ TEST(CudaBackend, MDRangeWithoutAGpuThrowsTheReason) {
 #else
 TEST(CudaBackend, NotEnabled) { GTEST_SKIP() << "configure with -DTessera_ENABLE_CUDA=ON"; }
 #endif
+
+// Events: a kernel on one stream, another stream made to wait for it without
+// the host blocking, then a kernel there that reads what the first wrote.
+// The first kernel is made slow (a spin of ~20 ms) so that a missing wait
+// would let the reader run too early.
+TEST_F(CudaGpu, AnInstanceWaitsForAnotherInstancesEvent) {
+  cudaStream_t s1 = nullptr, s2 = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+  {
+    Cuda a(s1), b(s2);
+    const int n = 1 << 16;
+    tessera::View<int*, Cuda> v("v", n), w("w", n);
+    Cuda().fence();  // the Views' initialization, on the default instance
+    tessera::parallel_for(tessera::RangePolicy<Cuda>(a, 0, n), TESSERA_LAMBDA(int i) {
+#if defined(__CUDA_ARCH__)
+      if (i == 0) {
+        const long long start = clock64();
+        while (clock64() - start < 30000000ll) {
+        }
+      }
+#endif
+      v(i) = i + 1;
+    });
+    const tessera::CudaEvent written = a.record_event();
+    EXPECT_FALSE(written.empty());
+    b.wait(written);
+    tessera::parallel_for(tessera::RangePolicy<Cuda>(b, 0, n), TESSERA_LAMBDA(int i) { w(i) = v(i); });
+    Cuda c(s1);
+    c.wait(b);  // instance-to-instance form: s1 after everything queued on s2
+    b.fence();
+    EXPECT_TRUE(written.is_complete());
+    auto h = tessera::create_mirror_view_and_copy(HostSpace(), w);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(h(i), i + 1) << "the reader ran before the writer finished";
+    tessera::CudaEvent empty;
+    EXPECT_TRUE(empty.is_complete());
+    b.wait(empty);  // waiting for an empty event is a no-op
+    a.fence();
+  }
+  EXPECT_EQ(cudaStreamDestroy(s1), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(s2), cudaSuccess);
+}
+
+// Stream-ordered allocation: many short-lived temporaries in a loop, each
+// written by a kernel and summed; freed blocks are reused without the host
+// waiting for the device, and every result is right.
+TEST_F(CudaGpu, TemporariesFromTheStreamOrderedPoolAreReusedCorrectly) {
+  std::ostringstream config;
+  Cuda::print_configuration(config, true);
+  EXPECT_NE(config.str().find(Cuda::impl_uses_malloc_async() ? "cudaMallocAsync" : "cudaMalloc"), std::string::npos)
+      << config.str();
+  for (int round = 0; round < 50; ++round) {
+    const int n = 1000 + 997 * round;
+    tessera::View<long*, Cuda> tmp("tmp", n);
+    tessera::parallel_for(tessera::RangePolicy<Cuda>(0, n), TESSERA_LAMBDA(int i) { tmp(i) = i + round; });
+    long sum = 0;
+    tessera::parallel_reduce(tessera::RangePolicy<Cuda>(0, n), TESSERA_LAMBDA(int i, long& s) { s += tmp(i); }, sum);
+    ASSERT_EQ(sum, long(n) * (n - 1) / 2 + long(n) * round) << "round " << round;
+  }
+}
+
+// The single-pass scan on the GPU: long and double over sizes around the
+// tile size and far beyond (many tiles, every power-of-two level of the
+// tile prefixes); integers exact, doubles the same bits run after run.
+TEST_F(CudaGpu, ScanIsExactForIntegersAndBitwiseRepeatableForDoubles) {
+  for (const long n : {1l, 31l, 3071l, 3072l, 3073l, 100000l, 9437185l}) {
+    tessera::View<long*, Cuda> in("in", n), out("out", n);
+    tessera::parallel_for(tessera::RangePolicy<Cuda>(0, n), TESSERA_LAMBDA(long i) { in(i) = (i * 7919) % 1000 - 500; });
+    long total = 0;
+    tessera::parallel_scan(tessera::RangePolicy<Cuda>(0, n), TESSERA_LAMBDA(long i, long& update, bool final) {
+          if (final) out(i) = update;
+          update += in(i);
+        }, total);
+    auto hin = tessera::create_mirror_view_and_copy(HostSpace(), in);
+    auto hout = tessera::create_mirror_view_and_copy(HostSpace(), out);
+    long run = 0;
+    for (long i = 0; i < n; ++i) {
+      ASSERT_EQ(hout(i), run) << "n " << n << ", index " << i;
+      run += hin(i);
+    }
+    EXPECT_EQ(total, run) << "n " << n;
+
+    tessera::View<double*, Cuda> x("x", n), y("y", n), y2("y2", n);
+    tessera::parallel_for(tessera::RangePolicy<Cuda>(0, n), TESSERA_LAMBDA(long i) { x(i) = 1.0 / double(i + 1); });
+    double t1 = 0, t2 = 0;
+    tessera::parallel_scan(tessera::RangePolicy<Cuda>(0, n), TESSERA_LAMBDA(long i, double& u, bool final) {
+          if (final) y(i) = u;
+          u += x(i);
+        }, t1);
+    tessera::parallel_scan(tessera::RangePolicy<Cuda>(0, n), TESSERA_LAMBDA(long i, double& u, bool final) {
+          if (final) y2(i) = u;
+          u += x(i);
+        }, t2);
+    EXPECT_EQ(std::memcmp(&t1, &t2, sizeof(double)), 0) << "the total differs between two runs, n " << n;
+    auto hy = tessera::create_mirror_view_and_copy(HostSpace(), y);
+    auto hy2 = tessera::create_mirror_view_and_copy(HostSpace(), y2);
+    double harmonic = 0;
+    for (long i = 0; i < n; ++i) {
+      ASSERT_EQ(std::memcmp(&hy(i), &hy2(i), sizeof(double)), 0) << "run-to-run difference at " << i << ", n " << n;
+      ASSERT_NEAR(hy(i), harmonic, 1e-9 * (1 + harmonic)) << "index " << i << ", n " << n;
+      harmonic += 1.0 / double(i + 1);
+    }
+  }
+}

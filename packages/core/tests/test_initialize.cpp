@@ -302,6 +302,33 @@ TEST(ParseFlags, MalformedValues) {
   EXPECT_NE(valued.find("--tessera-help takes no value"), std::string::npos) << valued;
 }
 
+TEST(ParseFlags, CudaMallocAsyncSwitch) {
+  {
+    Args a({"prog", "--tessera-cuda-malloc-async=0", "x"});
+    auto s = tessera::parse_flags(a.argc, a.argv());
+    EXPECT_TRUE(s.has_cuda_malloc_async());
+    EXPECT_FALSE(s.get_cuda_malloc_async());
+    EXPECT_EQ(a.argc, 2);
+  }
+  {
+    Args a({"prog", "--tessera-cuda-malloc-async", "1"});
+    auto s = tessera::parse_flags(a.argc, a.argv());
+    EXPECT_TRUE(s.get_cuda_malloc_async());
+    EXPECT_EQ(a.argc, 1);
+  }
+  Args none({"prog"});
+  auto s = tessera::parse_flags(none.argc, none.argv());
+  EXPECT_FALSE(s.has_cuda_malloc_async());
+  EXPECT_TRUE(s.get_cuda_malloc_async()) << "the default: the stream-ordered pool";
+  for (const char* bad : {"2", "yes", "", "-1"}) {
+    const std::string e = parse_error({"prog", std::string("--tessera-cuda-malloc-async=") + bad});
+    EXPECT_NE(e.find("invalid value '" + std::string(bad) + "' for --tessera-cuda-malloc-async: expected 0 or 1"),
+              std::string::npos)
+        << e;
+  }
+  EXPECT_NE(parse_error({"prog", "--tessera-bogus"}).find("--tessera-cuda-malloc-async=0|1"), std::string::npos);
+}
+
 TEST(NotInitialized, StateAndConfiguration) {
   EXPECT_FALSE(tessera::is_initialized());
   EXPECT_FALSE(tessera::is_finalized());

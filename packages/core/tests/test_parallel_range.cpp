@@ -2,7 +2,9 @@
 #include "tessera_test_spaces.hpp"
 
 #include <cmath>
+#include <functional>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 template <class Space>
@@ -85,4 +87,30 @@ TYPED_TEST(ParallelRange, ScanInclusiveExclusiveAndTotal) {
       ASSERT_EQ(hin(i), acc);
     }
   }
+}
+
+// parallel_for / parallel_reduce given a count run on the functor's own
+// execution_space when it names one (Kokkos's rule), not on the default
+// space: a host functor in a build whose default space is Cuda must not be
+// launched on the GPU, where its host Views are out of reach.
+struct RecordsItsThread {
+  using execution_space = tessera::Serial;
+  tessera::View<std::size_t*, tessera::HostSpace> ids;  // hashes of std::thread::id
+  static std::size_t me() { return std::hash<std::thread::id>{}(std::this_thread::get_id()); }
+  void operator()(int i) const { ids(i) = me(); }
+  void operator()(int i, long& sum) const {
+    ids(i) = me();
+    sum += i;
+  }
+};
+
+TEST(ParallelCount, RunsOnTheFunctorsExecutionSpace) {
+  constexpr int n = 4096;
+  RecordsItsThread f{tessera::View<std::size_t*, tessera::HostSpace>("ids", n)};
+  tessera::parallel_for(n, f);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(f.ids(i), RecordsItsThread::me()) << "index " << i << " ran off Serial";
+  long sum = 0;
+  tessera::parallel_reduce(n, f, sum);
+  EXPECT_EQ(sum, long(n) * (n - 1) / 2);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(f.ids(i), RecordsItsThread::me()) << "index " << i << " ran off Serial";
 }

@@ -2,15 +2,41 @@
 #include "tessera_test_spaces.hpp"
 
 #include <tessera/core/array.hpp>
+#include <tessera/core/detail/fast_divisor.hpp>
 #include <tessera/core/printf.hpp>
 #include <tessera/core/timer.hpp>
 
+#include <cstdint>
+#include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 template <class Space>
 class Utilities : public SpaceTest<Space> {};
 TYPED_TEST_SUITE(Utilities, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+
+// The CUDA MDRange kernels map threads to points with FastDivisor; checked
+// here against plain division on the divisors and numerators where such
+// methods break (powers of two and their neighbours, the largest values)
+// and on random ones.
+TEST(FastDivisor, AgreesWithDivisionOnEdgeAndRandomValues) {
+  std::vector<std::uint32_t> divisors, numerators = {0u, 1u, 2u, 3u, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu};
+  for (std::uint32_t d = 1; d <= 1000; ++d) divisors.push_back(d);
+  for (int b = 1; b <= 31; ++b) {
+    const std::uint32_t p = std::uint32_t(1) << b;
+    divisors.insert(divisors.end(), {p - 1, p, p + 1});
+    numerators.insert(numerators.end(), {p - 1, p, p + 1, p * 2 - 1});
+  }
+  std::mt19937 rng(20261127);
+  for (int k = 0; k < 2000; ++k) divisors.push_back(1u + rng() % 0x80000000u);
+  for (int k = 0; k < 200; ++k) numerators.push_back(std::uint32_t(rng()));
+  for (std::uint32_t d : divisors) {
+    if (d == 0 || d > 0x80000000u) continue;
+    const tessera::detail::FastDivisor fd(d);
+    for (std::uint32_t n : numerators) ASSERT_EQ(fd.divide(n), n / d) << n << " / " << d;
+  }
+}
 
 TEST(Timer, MeasuresElapsedTimeAndResets) {
   tessera::Timer t;

@@ -22,9 +22,25 @@ namespace detail {
 template <class T>
 concept execution_policy = requires { typename T::policy; typename T::execution_space; };
 
-template <class P>
+// A functor that names an execution_space runs there when it is given a
+// count rather than a policy (as in Kokkos: parallel_for(n, f) with
+// f::execution_space = a host space runs on the host even when the default
+// space is Cuda, whose kernels could not reach the functor's host Views).
+template <class F>
+concept names_execution_space = requires { typename F::execution_space; };
+template <class F>
+struct count_execution_space {
+  using type = DefaultExecutionSpace;
+};
+template <names_execution_space F>
+  requires is_execution_space_v<typename F::execution_space>
+struct count_execution_space<F> {
+  using type = typename F::execution_space;
+};
+
+template <class F, class P>
 auto as_policy(const P& p) {
-  if constexpr (std::is_integral_v<P>) return RangePolicy<>(0, p);
+  if constexpr (std::is_integral_v<P>) return RangePolicy<typename count_execution_space<F>::type>(0, p);
   else return p;
 }
 
@@ -155,7 +171,7 @@ inline const std::string& empty_label() {
 template <class Policy, class F>
   requires(detail::execution_policy<Policy> || std::is_integral_v<Policy>)
 void parallel_for(const std::string& label, const Policy& policy_or_count, const F& f) {
-  auto policy = detail::as_policy(policy_or_count);
+  auto policy = detail::as_policy<F>(policy_or_count);
   using Exec = typename decltype(policy)::execution_space;
   profiling::KernelScope scope(profiling::Kind::parallel_for, label, Exec::name());
   detail::Backend<Exec>::parallel_for(detail::with_functor_scratch(policy, f), f);
@@ -174,7 +190,7 @@ void parallel_for(const Policy& policy_or_count, const F& f) {
 template <class Policy, class F, class... R>
   requires((detail::execution_policy<Policy> || std::is_integral_v<Policy>) && sizeof...(R) >= 1)
 void parallel_reduce(const std::string& label, const Policy& policy_or_count, const F& f, R&&... results) {
-  auto policy = detail::as_policy(policy_or_count);
+  auto policy = detail::as_policy<F>(policy_or_count);
   using Exec = typename decltype(policy)::execution_space;
   profiling::KernelScope scope(profiling::Kind::parallel_reduce, label, Exec::name());
   auto ops = detail::make_reduce_ops(f, results...);
@@ -193,7 +209,7 @@ void parallel_reduce(const Policy& policy_or_count, const F& f, R&&... results) 
 template <class Policy, class F>
   requires(detail::execution_policy<Policy> || std::is_integral_v<Policy>)
 void parallel_scan(const std::string& label, const Policy& policy_or_count, const F& f) {
-  auto policy = detail::as_policy(policy_or_count);
+  auto policy = detail::as_policy<F>(policy_or_count);
   using P = decltype(policy);
   using Exec = typename P::execution_space;
   using V = typename detail::scan_value_type<F, typename P::work_tag>::type;
@@ -204,7 +220,7 @@ void parallel_scan(const std::string& label, const Policy& policy_or_count, cons
 template <class Policy, class F, class T>
   requires((detail::execution_policy<Policy> || std::is_integral_v<Policy>) && !is_view_v<T>)
 void parallel_scan(const std::string& label, const Policy& policy_or_count, const F& f, T& total) {
-  auto policy = detail::as_policy(policy_or_count);
+  auto policy = detail::as_policy<F>(policy_or_count);
   using Exec = typename decltype(policy)::execution_space;
   profiling::KernelScope scope(profiling::Kind::parallel_scan, label, Exec::name());
   detail::FunctorReduceOps<F, T, false> ops{&f, 1, &total, true};
@@ -217,7 +233,7 @@ void parallel_scan(const std::string& label, const Policy& policy_or_count, cons
   using T = typename V::non_const_value_type;
   T host_total{};
   parallel_scan(label, policy_or_count, f, host_total);
-  detail::Backend<typename decltype(detail::as_policy(policy_or_count))::execution_space>::store_scalar(total.data(),
+  detail::Backend<typename decltype(detail::as_policy<F>(policy_or_count))::execution_space>::store_scalar(total.data(),
                                                                                                         host_total);
 }
 template <class Policy, class F>

@@ -9,6 +9,7 @@
 // warp, at most 256 (a bigger tile is swept in several passes). Reductions
 // fold each thread's points and then combine exactly like range reductions.
 #include <tessera/core/backends/cuda/cuda_range.hpp>
+#include <tessera/core/detail/fast_divisor.hpp>
 #include <tessera/core/md_range_policy.hpp>
 
 #include <algorithm>
@@ -30,12 +31,34 @@ struct MDGeometry {
   std::int64_t ntiles[N];
   std::int64_t total_tiles;
 
+  // The fast path (for_my_points_fast): every tile's points fit one pass of
+  // the block, and tile and point numbers fit 32 bits.
+  bool fast = false;
+  std::uint32_t full_volume = 0;  // points of a whole tile (clipped to the extents)
+  FastDivisor tiles_div[N], points_div[N];
+
   explicit MDGeometry(const Policy& p) : total_tiles(p.size() == 0 ? 0 : p.num_tiles()) {
     for (int r = 0; r < N; ++r) {
       lower[r] = p.lower()[r];
       upper[r] = p.upper()[r];
       tile[r] = p.tile_size()[r];
       ntiles[r] = p.num_tiles(unsigned(r));
+    }
+  }
+  // Decides the fast path for a block of `block` threads.
+  void prepare_fast(int block) {
+    const std::int64_t v = max_tile_volume();
+    fast = v <= block && total_tiles < (std::int64_t(1) << 31);
+    for (int r = 0; r < N && fast; ++r) {
+      const std::int64_t extent = std::int64_t(upper[r] - lower[r]);
+      fast = ntiles[r] < (std::int64_t(1) << 31) && extent < (std::int64_t(1) << 31) &&
+             std::int64_t(tile[r]) < (std::int64_t(1) << 31);
+    }
+    if (!fast) return;
+    full_volume = std::uint32_t(v);
+    for (int r = 0; r < N; ++r) {
+      tiles_div[r] = FastDivisor(std::uint32_t(ntiles[r]));
+      points_div[r] = FastDivisor(std::uint32_t(std::min<std::int64_t>(std::int64_t(tile[r]), std::int64_t(upper[r] - lower[r]))));
     }
   }
   // The largest number of points in one tile.
@@ -49,6 +72,44 @@ struct MDGeometry {
   // thread owns.
   template <class Call>
   __device__ void for_my_points(const Call& call) const {
+    if (fast) for_my_points_fast(call);
+    else for_my_points_general(call);
+  }
+
+  // One point per thread per tile: the thread's offset inside a tile is
+  // found once; per tile, only the tile's coordinates (N fast divisions).
+  // Threads past an edge tile's clipped extents skip it.
+  template <class Call>
+  __device__ void for_my_points_fast(const Call& call) const {
+    if (threadIdx.x >= full_volume) return;
+    std::uint32_t local[N];
+    std::uint32_t k = threadIdx.x;
+#pragma unroll
+    for (int q = 0; q < N; ++q) {
+      const int r = inner_right ? N - 1 - q : q;
+      const std::uint32_t next = points_div[r].divide(k);
+      local[r] = k - next * points_div[r].divisor;
+      k = next;
+    }
+    for (std::uint32_t t = blockIdx.x; t < std::uint32_t(total_tiles); t += gridDim.x) {
+      I idx[N];
+      bool inside = true;
+      std::uint32_t rest = t;
+#pragma unroll
+      for (int q = 0; q < N; ++q) {
+        const int r = outer_right ? N - 1 - q : q;
+        const std::uint32_t next = tiles_div[r].divide(rest);
+        const std::uint32_t c = rest - next * tiles_div[r].divisor;
+        rest = next;
+        idx[r] = static_cast<I>(lower[r] + static_cast<I>(std::int64_t(c) * tile[r] + local[r]));
+        inside = inside && idx[r] < upper[r];
+      }
+      if (inside) apply(call, idx, std::make_integer_sequence<int, N>());
+    }
+  }
+
+  template <class Call>
+  __device__ void for_my_points_general(const Call& call) const {
     for (std::int64_t t = blockIdx.x; t < total_tiles; t += gridDim.x) {
       I lo[N];
       std::int64_t ext[N];
@@ -134,7 +195,7 @@ void md_parallel_for(const MDRangePolicy<P...>& p, const F& f) {
   using LB = typename Policy::launch_bounds;
   using G = MDGeometry<Policy>;
   Cuda::impl_require_available("tessera::parallel_for(MDRangePolicy) on Cuda");
-  const G g(p);
+  G g(p);
   if (g.total_tiles == 0) return;
   CudaInstance& inst = p.space().impl_internal();
   const auto& dev = cuda_device_info();
@@ -145,6 +206,7 @@ void md_parallel_for(const MDRangePolicy<P...>& p, const F& f) {
     else kernel = reinterpret_cast<const void*>(&md_for_kernel<Tag, G, H>);
     static const int limit = block_size_for<LB>(kernel, 256, false);
     const int block = md_block(g.max_tile_volume(), limit, false);
+    g.prepare_fast(block);
     const unsigned grid = unsigned(std::min<std::int64_t>(g.total_tiles, dev.max_grid_x));
     if constexpr (lb_max_threads<LB> > 0)
       md_for_kernel_lb<Tag, G, H, lb_max_threads<LB>, lb_min_blocks<LB>><<<grid, block, 0, inst.stream>>>(holder, g);
@@ -170,7 +232,7 @@ void md_parallel_reduce(const MDRangePolicy<P...>& p, const F& f, const Ops& ops
   using H = functor_holder_t<F>;
   static constexpr const char* what = "tessera::parallel_reduce(MDRangePolicy) on Cuda";
   Cuda::impl_require_available(what);
-  const G g(p);
+  G g(p);
   CudaInstance& inst = p.space().impl_internal();
   const auto& dev = cuda_device_info();
   const std::size_t count = ops.value_count();
@@ -181,6 +243,7 @@ void md_parallel_reduce(const MDRangePolicy<P...>& p, const F& f, const Ops& ops
   else kernel = reinterpret_cast<const void*>(&md_reduce_kernel<Tag, G, H, Ops>);
   static const int limit = block_size_for<LB>(kernel, 256, true);
   const ReduceShape shape = reduce_shape(md_block(g.max_tile_volume(), limit, true), vbytes, scalar, dev.max_shared_per_block);
+  g.prepare_fast(shape.block);
   const std::int64_t full = std::int64_t(dev.sm_count) * std::max(1, dev.max_threads_per_sm / shape.block);
   const unsigned grid = unsigned(std::clamp<std::int64_t>(g.total_tiles, 1, full));
   const std::size_t partial_bytes = (std::size_t(grid) * vbytes + 255) / 256 * 256;

@@ -25,6 +25,8 @@
 // the ones tile x needs for its prefix are exactly those it needs to publish
 // its own levels. Each tile reads popcount(x) slots (one per lane of a warp,
 // in parallel) and writes at most log2 of the tile count, on average two.
+// It publishes before it reads the pieces that only its own prefix needs,
+// so no tile's publication waits on its predecessor's prefix.
 //
 // The functor runs twice per index, as on every Tessera back-end: once
 // (final = false) for the contributions, once (final = true) with the
@@ -80,7 +82,7 @@ __device__ inline V read_slot(const ScanTiles<V>& t, std::size_t slot) {
   // The slot's tile is running on another block: poll, backing off.
   for (unsigned sleep_ns = 32; flag.load(::cuda::memory_order_acquire) == 0u;) {
     __nanosleep(sleep_ns);
-    if (sleep_ns < 1024) sleep_ns *= 2;
+    if (sleep_ns < 256) sleep_ns *= 2;
   }
   return t.slots[slot];
 }
@@ -154,28 +156,37 @@ __device__ void scan_single_pass_body(const H& h, Ops ops, I begin, std::int64_t
 
     // Level 0 first, before waiting for anything: later tiles need it.
     if (lane == 0) publish_slot(t, scan_slot(t.tiles, 0, x + 1), aggregate);
-    // Lane b reads the level-b range sum ending where x's bits above b end,
-    // for each set bit b of x: the pieces of x's prefix, and the left
-    // halves of the ranges x publishes.
+    // Lane b reads the level-b range sum that ends where x's bits above b
+    // end, for each set bit b of x. The bits below the trailing ones' count
+    // `ones` give the left halves of the ranges x publishes: read those
+    // first and publish at once, so that a tile's publishing never waits for
+    // its own prefix (that would chain every tile to the one before it; this
+    // way each published sum is at most log2(tiles) publications away from
+    // the aggregates it covers).
+    const unsigned ones = unsigned(__ffs(int(~x))) - 1u;
     V piece;
     ops.init(&piece);
-    if ((x >> lane) & 1u) piece = read_slot(t, scan_slot(t.tiles, lane, (x >> lane) << lane));
-    // Lane 0 joins the pieces from the highest bit down (fixed order), and
-    // publishes x's higher levels: level m = (left half at level m-1) joined
-    // with its own level m-1 sum, for m = 1 .. (trailing ones of x).
-    V prefix;
-    ops.init(&prefix);
+    if (lane < ones) piece = read_slot(t, scan_slot(t.tiles, lane, (x >> lane) << lane));
+    __syncwarp();
+    // Lane 0 publishes x's higher levels: level m = (the left half, the
+    // level m-1 sum published by tile x - 2^(m-1)) joined with x's own level
+    // m-1 sum, for m = 1 .. ones.
     V own = aggregate;
-    for (int b = kWarpSize - 1; b >= 0; --b) {
-      const V p = shfl(piece, b);
-      if ((x >> b) & 1u) ops.join(&prefix, &p);
-    }
-    for (unsigned m = 1; m < kWarpSize && ((x >> (m - 1)) & 1u); ++m) {
+    for (unsigned m = 1; m <= ones; ++m) {
       V left = shfl(piece, int(m - 1));
       ops.join(&left, &own);
       own = left;
-      if (lane == 0 && ((x + 1) >> m) << m == x + 1 && ((x + 1) >> m) <= (t.tiles >> m))
-        publish_slot(t, scan_slot(t.tiles, m, x + 1), own);
+      if (lane == 0) publish_slot(t, scan_slot(t.tiles, m, x + 1), own);
+    }
+    // Then the pieces above: the rest of x's prefix. Lane 0 joins all the
+    // pieces from the highest bit down (a fixed order).
+    if (lane > ones && ((x >> lane) & 1u)) piece = read_slot(t, scan_slot(t.tiles, lane, (x >> lane) << lane));
+    __syncwarp();
+    V prefix;
+    ops.init(&prefix);
+    for (int b = kWarpSize - 1; b >= 0; --b) {
+      const V p = shfl(piece, b);
+      if ((x >> b) & 1u) ops.join(&prefix, &p);
     }
     if (lane == 0) {
       tile_prefix = prefix;
