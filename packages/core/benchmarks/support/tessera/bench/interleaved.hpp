@@ -3,7 +3,8 @@
 // shared machine whose speed drifts slows every contender alike. Each
 // contender's time ratio to a reference contender is taken per repetition and
 // summarized, so a reported ratio never mixes a fast moment of one with a slow
-// moment of the other.
+// moment of the other. Contenders time themselves where the host clock
+// cannot see the work (a GPU's events: Contender::measured_seconds).
 #include "stats.hpp"
 
 #include <chrono>
@@ -29,6 +30,11 @@ struct Contender {
   // Untimed work before each run (warm-up and timed), e.g. restoring the
   // matrix a factorization overwrites, or setting a library's thread count.
   std::function<void()> prepare = [] {};
+  // Seconds of the last run as the contender measured them itself, e.g.
+  // between two CUDA events recorded on the stream the work ran on (a GPU
+  // run's host time would count launch and synchronization, not the work).
+  // Unset (the default): the run is timed with the host clock around run().
+  std::function<double()> measured_seconds{};
 };
 
 struct Result {
@@ -60,7 +66,8 @@ inline std::vector<Result> run_interleaved(const std::vector<Contender>& contend
       std::this_thread::sleep_for(std::chrono::milliseconds(opt.pause_ms));
       const auto t0 = clock::now();
       contenders[i].run();
-      out[i].seconds.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+      const double host_seconds = std::chrono::duration<double>(clock::now() - t0).count();
+      out[i].seconds.push_back(contenders[i].measured_seconds ? contenders[i].measured_seconds() : host_seconds);
     }
   }
   for (std::size_t i = 0; i < contenders.size(); ++i) {
