@@ -3,6 +3,8 @@
 // view_alloc properties and the error paths of construction.
 #include "tessera_test_spaces.hpp"
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -28,15 +30,63 @@ void expect_throw_with(F&& f, std::initializer_list<std::string> parts) {
   }
 }
 
+// The strides a compact View of `Layout` has, computed here rather than asked
+// of the View: the last index runs fastest in LayoutRight, the first in
+// LayoutLeft.
+template <class Layout, std::size_t Rank>
+std::array<std::size_t, Rank> compact_strides(const std::array<std::size_t, Rank>& extents) {
+  static_assert(std::is_same_v<Layout, tessera::LayoutRight> || std::is_same_v<Layout, tessera::LayoutLeft>);
+  std::array<std::size_t, Rank> strides{};
+  std::size_t step = 1;
+  for (std::size_t k = 0; k != Rank; ++k) {
+    const std::size_t r = std::is_same_v<Layout, tessera::LayoutRight> ? Rank - 1 - k : k;
+    strides[r] = step;
+    step *= extents[r];
+  }
+  return strides;
+}
+
+template <class V>
+std::array<std::size_t, V::rank> extents_of(const V& v) {
+  std::array<std::size_t, V::rank> extents{};
+  for (std::size_t r = 0; r != V::rank; ++r) extents[r] = v.extent(r);
+  return extents;
+}
+
+template <class V>
+void expect_compact_strides(const V& v) {
+  const auto strides = compact_strides<typename V::array_layout>(extents_of(v));
+  for (std::size_t r = 0; r != V::rank; ++r) EXPECT_EQ(v.stride(r), strides[r]) << "stride " << r;
+}
+
+// For a host View whose every element holds its own position in row-major
+// order (a number the layout does not change): each such value must sit at
+// the offset that the compact strides of the View's layout give its index.
+template <class H>
+void expect_element_order_of_its_layout(const H& h) {
+  const auto extents = extents_of(h);
+  const auto strides = compact_strides<typename H::array_layout>(extents);
+  for (std::size_t n = 0; n < h.size(); ++n) {
+    std::size_t rest = n, offset = 0;
+    for (std::size_t r = H::rank; r-- > 0;) {  // n's index, decoded from the last dimension on
+      offset += rest % extents[r] * strides[r];
+      rest /= extents[r];
+    }
+    ASSERT_EQ(h.data()[offset], static_cast<typename H::value_type>(n)) << "row-major position " << n;
+  }
+}
+
 }  // namespace
 
 template <class Space>
 class ViewTest : public SpaceTest<Space> {};
 TYPED_TEST_SUITE(ViewTest, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
 
-TYPED_TEST(ViewTest, MixedRuntimeAndCompileTimeExtents) {
-  using Space = TypeParam;
-  using V = tessera::View<double* [3], Space>;
+// No Layout: the space's default (see tessera_test_spaces.hpp).
+template <class Space, class... Layout>
+void mixed_runtime_and_compile_time_extents() {
+  using V = tessera::View<double* [3], Layout..., Space>;
+  SCOPED_TRACE(tessera::test::layout_name<typename V::array_layout>());
   static_assert(V::rank == 2 && V::rank() == 2 && V::rank_dynamic == 1);
   static_assert(V::static_extent(1) == 3 && V::static_extent(0) == 0);
   V v("mixed", 5);
@@ -44,6 +94,7 @@ TYPED_TEST(ViewTest, MixedRuntimeAndCompileTimeExtents) {
   EXPECT_EQ(v.extent(1), 3u);
   EXPECT_EQ(v.size(), 15u);
   EXPECT_EQ(v.label(), "mixed");
+  expect_compact_strides(v);
   tessera::parallel_for(tessera::RangePolicy<Space>(0, 5), TESSERA_LAMBDA(int i) {
     for (int j = 0; j < 3; ++j) v(i, j) = 10.0 * i + j;
   });
@@ -52,7 +103,7 @@ TYPED_TEST(ViewTest, MixedRuntimeAndCompileTimeExtents) {
     for (int j = 0; j < 3; ++j) EXPECT_EQ(h(i, j), 10.0 * i + j);
 
   // Rank 4 with two runtime and two compile-time extents; all extents may be given.
-  using W = tessera::View<int** [2][4], Space>;
+  using W = tessera::View<int** [2][4], Layout..., Space>;
   static_assert(W::rank == 4 && W::rank_dynamic == 2);
   W w("w", 3, 5, 2, 4);
   EXPECT_EQ(w.extent(0), 3u);
@@ -60,13 +111,22 @@ TYPED_TEST(ViewTest, MixedRuntimeAndCompileTimeExtents) {
   EXPECT_EQ(w.extent(2), 2u);
   EXPECT_EQ(w.extent(3), 4u);
   EXPECT_EQ(w.size(), 120u);
+  expect_compact_strides(w);
   tessera::parallel_for(tessera::RangePolicy<Space>(0, 3), TESSERA_LAMBDA(int i) {
     for (int j = 0; j < 5; ++j)
       for (int k = 0; k < 2; ++k)
         for (int l = 0; l < 4; ++l) w(i, j, k, l) = ((i * 5 + j) * 2 + k) * 4 + l;
   });
   auto hw = to_host(w);
-  for (std::size_t n = 0; n < hw.size(); ++n) ASSERT_EQ(hw.data()[n], int(n)) << "row-major order on the host mirror";
+  static_assert(std::is_same_v<typename decltype(hw)::array_layout, typename W::array_layout>,
+                "the host mirror keeps the layout");
+  expect_element_order_of_its_layout(hw);
+}
+
+TYPED_TEST(ViewTest, MixedRuntimeAndCompileTimeExtents) {
+  mixed_runtime_and_compile_time_extents<TypeParam>();
+  mixed_runtime_and_compile_time_extents<TypeParam, tessera::LayoutRight>();
+  mixed_runtime_and_compile_time_extents<TypeParam, tessera::LayoutLeft>();
 }
 
 TYPED_TEST(ViewTest, CompileTimeExtentGivenDifferentlyIsAnError) {
@@ -107,15 +167,14 @@ TYPED_TEST(ViewTest, RankZero) {
   EXPECT_EQ(out, -3.0);
 }
 
-TYPED_TEST(ViewTest, RankEight) {
-  using Space = TypeParam;
-  using V = tessera::View<int********, Space>;
+template <class Space, class... Layout>
+void rank_eight() {
+  using V = tessera::View<int********, Layout..., Space>;
+  SCOPED_TRACE(tessera::test::layout_name<typename V::array_layout>());
   static_assert(V::rank == 8);
   V v("r8", 2, 1, 3, 1, 2, 1, 2, 3);
   EXPECT_EQ(v.size(), 72u);
-  EXPECT_EQ(v.stride(7), 1u);
-  EXPECT_EQ(v.stride(6), 3u);
-  EXPECT_EQ(v.stride(0), 36u);
+  expect_compact_strides(v);
   tessera::parallel_for(tessera::RangePolicy<Space>(0, 2), TESSERA_LAMBDA(int a) {
     for (int c = 0; c < 3; ++c)
       for (int e = 0; e < 2; ++e)
@@ -123,11 +182,20 @@ TYPED_TEST(ViewTest, RankEight) {
           for (int h = 0; h < 3; ++h) v(a, 0, c, 0, e, 0, g, h) = (((a * 3 + c) * 2 + e) * 2 + g) * 3 + h;
   });
   auto h = to_host(v);
-  for (std::size_t n = 0; n < h.size(); ++n) ASSERT_EQ(h.data()[n], int(n));
+  static_assert(std::is_same_v<typename decltype(h)::array_layout, typename V::array_layout>,
+                "the host mirror keeps the layout");
+  expect_element_order_of_its_layout(h);
   // Mixed rank 8: five runtime, three compile-time extents.
-  tessera::View<char*****[2][1][3], Space> m("m8", 1, 2, 1, 2, 1);
+  tessera::View<char*****[2][1][3], Layout..., Space> m("m8", 1, 2, 1, 2, 1);
   EXPECT_EQ(m.size(), 24u);
   EXPECT_EQ(m.extent(7), 3u);
+  expect_compact_strides(m);
+}
+
+TYPED_TEST(ViewTest, RankEight) {
+  rank_eight<TypeParam>();
+  rank_eight<TypeParam, tessera::LayoutRight>();
+  rank_eight<TypeParam, tessera::LayoutLeft>();
 }
 
 TYPED_TEST(ViewTest, ExtentsOfZeroAndOne) {
