@@ -167,9 +167,12 @@ TYPED_TEST(SubviewTest, LayoutLeftSourceAndSubviewOfSubview) {
   EXPECT_EQ(point.label(), "m");
 }
 
+// The contiguous slices are the rows of a LayoutRight matrix and the columns of
+// a LayoutLeft one; either converts to the space's default rank-1 View
+// (LayoutRight or LayoutLeft, the same thing at rank 1).
 TYPED_TEST(SubviewTest, SubviewConstructorAndConversions) {
   using Space = TypeParam;
-  tessera::View<int**, Space> m("m", 3, 4);
+  tessera::View<int**, LayoutRight, Space> m("m", 3, 4);
   tessera::View<int*, Space> row(m, 1, ALL);  // Kokkos' subview constructor
   EXPECT_EQ(row.extent(0), 4u);
   EXPECT_EQ(row.data(), m.data() + 4);
@@ -178,6 +181,26 @@ TYPED_TEST(SubviewTest, SubviewConstructorAndConversions) {
   // A padded 2-D block converts to LayoutStride implicitly.
   tessera::View<int**, LayoutStride, Space> blk = tessera::subview(m, std::make_pair(0, 2), std::make_pair(1, 3));
   EXPECT_EQ(blk.stride(0), 4u);
+  EXPECT_EQ(blk.stride(1), 1u);
+  EXPECT_EQ(blk.data(), m.data() + 1);
+
+  // The same, transposed, in LayoutLeft.
+  tessera::View<int**, LayoutLeft, Space> t("t", 4, 3);
+  tessera::View<int*, Space> column(t, ALL, 1);
+  EXPECT_EQ(column.extent(0), 4u);
+  EXPECT_EQ(column.data(), t.data() + 4);
+  tessera::View<const int*, LayoutStride, Space> line(t, 2, ALL);
+  EXPECT_EQ(line.stride(0), 4u);
+  tessera::View<int**, LayoutStride, Space> tblk = tessera::subview(t, std::make_pair(1, 3), std::make_pair(0, 2));
+  EXPECT_EQ(tblk.stride(0), 1u);
+  EXPECT_EQ(tblk.stride(1), 4u);
+  EXPECT_EQ(tblk.data(), t.data() + 1);
+
+  // A slice across the unit-stride dimension fits no rank-1 LayoutRight or LayoutLeft View.
+  expect_error([&] { tessera::View<int*, Space> across(m, ALL, 2); },
+               {"'m'", "stride 4 in dimension 0", "needs stride 1"});
+  expect_error([&] { tessera::View<int*, Space> across(t, 2, ALL); },
+               {"'t'", "stride 4 in dimension 0", "needs stride 1"});
 }
 
 TYPED_TEST(SubviewTest, OutOfRangeArgumentsNameLabelDimensionAndRange) {
@@ -197,15 +220,25 @@ TYPED_TEST(SubviewTest, OutOfRangeArgumentsNameLabelDimensionAndRange) {
   EXPECT_EQ(tail.size(), 0u);
 }
 
-// A subview taken inside a kernel (as Kokkos code does per row).
-TYPED_TEST(SubviewTest, InsideAKernel) {
-  using Space = TypeParam;
-  tessera::View<int**, Space> m("m", 50, 7);
+// A subview taken inside a kernel (as Kokkos code does per row): contiguous
+// in LayoutRight, strided in LayoutLeft. No Layout: the space's default.
+template <class Space, class... Layout>
+void subview_inside_a_kernel() {
+  using V = tessera::View<int**, Layout..., Space>;
+  SCOPED_TRACE(tessera::test::layout_name<typename V::array_layout>());
+  V m("m", 50, 7);
   tessera::parallel_for(tessera::RangePolicy<Space>(0, 50), TESSERA_LAMBDA(int i) {
     auto row = tessera::subview(m, i, ALL);
     for (int j = 0; j < 7; ++j) row(j) = i * 7 + j;
   });
   EXPECT_EQ(m.use_count(), 1) << "copies made in kernels leave no references behind";
   auto h = to_host(m);
-  for (std::size_t k = 0; k < h.size(); ++k) ASSERT_EQ(h.data()[k], int(k));
+  for (int i = 0; i < 50; ++i)
+    for (int j = 0; j < 7; ++j) ASSERT_EQ(h(i, j), i * 7 + j) << i << "," << j;
+}
+
+TYPED_TEST(SubviewTest, InsideAKernel) {
+  subview_inside_a_kernel<TypeParam>();
+  subview_inside_a_kernel<TypeParam, LayoutRight>();
+  subview_inside_a_kernel<TypeParam, LayoutLeft>();
 }
