@@ -143,9 +143,13 @@ TYPED_TEST(DeepCopy, WithAnExecutionSpaceInstance) {
   for (std::size_t k = 0; k < h.size(); ++k) ASSERT_EQ(h.data()[k], 3);
 }
 
-TYPED_TEST(DeepCopy, OntoItselfIsANoOp) {
-  using Space = TypeParam;
-  tessera::View<int**, Space> v("v", 8, 9);
+// No Layout: the space's default. The column is strided in LayoutRight and
+// contiguous in LayoutLeft.
+template <class Space, class... Layout>
+void copy_onto_itself() {
+  using V = tessera::View<int**, Layout..., Space>;
+  SCOPED_TRACE(tessera::test::layout_name<typename V::array_layout>());
+  V v("v", 8, 9);
   tessera::parallel_for(tessera::RangePolicy<Space>(0, 8), TESSERA_LAMBDA(int i) {
     for (int j = 0; j < 9; ++j) v(i, j) = i * 9 + j;
   });
@@ -153,7 +157,48 @@ TYPED_TEST(DeepCopy, OntoItselfIsANoOp) {
   auto col = tessera::subview(v, tessera::ALL, 4);
   tessera::deep_copy(col, col);
   auto h = to_host(v);
-  for (std::size_t k = 0; k < h.size(); ++k) ASSERT_EQ(h.data()[k], int(k));
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 9; ++j) ASSERT_EQ(h(i, j), i * 9 + j) << i << "," << j;
+}
+
+TYPED_TEST(DeepCopy, OntoItselfIsANoOp) {
+  copy_onto_itself<TypeParam>();
+  copy_onto_itself<TypeParam, tessera::LayoutRight>();
+  copy_onto_itself<TypeParam, tessera::LayoutLeft>();
+}
+
+// Overlapping matrices, for OverlappingSubviewsCopyFromASnapshot. No Layout:
+// the space's default.
+template <class Space, class... Layout>
+void overlapping_matrix_copies() {
+  using V = tessera::View<int**, Layout..., Space>;
+  SCOPED_TRACE(tessera::test::layout_name<typename V::array_layout>());
+  // Shift the columns of a matrix right by one: padded blocks in LayoutRight,
+  // one contiguous block in LayoutLeft.
+  V m("m", 6, 7);
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, 6), TESSERA_LAMBDA(int i) {
+    for (int j = 0; j < 7; ++j) m(i, j) = 10 * i + j;
+  });
+  tessera::deep_copy(tessera::subview(m, tessera::ALL, std::make_pair(1, 7)),
+                     tessera::subview(m, tessera::ALL, std::make_pair(0, 6)));
+  auto hm = to_host(m);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(hm(i, 0), 10 * i);
+    for (int j = 1; j < 7; ++j) ASSERT_EQ(hm(i, j), 10 * i + j - 1) << i << "," << j;
+  }
+
+  // In-place transpose through a strided alias of the same memory: sq's
+  // strides swapped make t(i, j) the element sq(j, i), whatever sq's layout.
+  V sq("sq", 5, 5);
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, 5), TESSERA_LAMBDA(int i) {
+    for (int j = 0; j < 5; ++j) sq(i, j) = 10 * i + j;
+  });
+  tessera::View<int**, tessera::LayoutStride, Space, tessera::MemoryUnmanaged> t(
+      sq.data(), tessera::LayoutStride(5, sq.stride(1), 5, sq.stride(0)));
+  tessera::deep_copy(sq, t);
+  auto hs = to_host(sq);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j) ASSERT_EQ(hs(i, j), 10 * j + i) << i << "," << j;
 }
 
 // Overlapping source and destination in one allocation: the result must be
@@ -169,30 +214,9 @@ TYPED_TEST(DeepCopy, OverlappingSubviewsCopyFromASnapshot) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(h(i), i);
   for (int i = 3; i < n; ++i) ASSERT_EQ(h(i), i - 3) << i;
 
-  // Strided and overlapping: shift the columns of a matrix right by one.
-  tessera::View<int**, Space> m("m", 6, 7);
-  tessera::parallel_for(tessera::RangePolicy<Space>(0, 6), TESSERA_LAMBDA(int i) {
-    for (int j = 0; j < 7; ++j) m(i, j) = 10 * i + j;
-  });
-  tessera::deep_copy(tessera::subview(m, tessera::ALL, std::make_pair(1, 7)),
-                     tessera::subview(m, tessera::ALL, std::make_pair(0, 6)));
-  auto hm = to_host(m);
-  for (int i = 0; i < 6; ++i) {
-    EXPECT_EQ(hm(i, 0), 10 * i);
-    for (int j = 1; j < 7; ++j) ASSERT_EQ(hm(i, j), 10 * i + j - 1) << i << "," << j;
-  }
-
-  // In-place transpose through a strided alias of the same memory.
-  tessera::View<int**, Space> sq("sq", 5, 5);
-  tessera::parallel_for(tessera::RangePolicy<Space>(0, 5), TESSERA_LAMBDA(int i) {
-    for (int j = 0; j < 5; ++j) sq(i, j) = 10 * i + j;
-  });
-  tessera::View<int**, tessera::LayoutStride, Space, tessera::MemoryUnmanaged> t(sq.data(),
-                                                                                tessera::LayoutStride(5, 1, 5, 5));
-  tessera::deep_copy(sq, t);
-  auto hs = to_host(sq);
-  for (int i = 0; i < 5; ++i)
-    for (int j = 0; j < 5; ++j) ASSERT_EQ(hs(i, j), 10 * j + i) << i << "," << j;
+  overlapping_matrix_copies<Space>();
+  overlapping_matrix_copies<Space, tessera::LayoutRight>();
+  overlapping_matrix_copies<Space, tessera::LayoutLeft>();
 }
 
 TYPED_TEST(DeepCopy, ExtentMismatchNamesBothViews) {
