@@ -99,11 +99,15 @@ TYPED_TEST(DeepCopy, TiledToAndFromOtherLayouts) {
     for (int j = 0; j < 6; ++j) EXPECT_EQ(h(i, j), 10 * i + j);
 }
 
-TYPED_TEST(DeepCopy, ScalarFillContiguousAndStrided) {
-  using Space = TypeParam;
-  tessera::View<double**, Space> m("m", 6, 5);
+// No Layout: the space's default. A column is strided in LayoutRight and
+// contiguous in LayoutLeft, so the two layouts together fill both kinds.
+template <class Space, class... Layout>
+void scalar_fills() {
+  using V = tessera::View<double**, Layout..., Space>;
+  SCOPED_TRACE(tessera::test::layout_name<typename V::array_layout>());
+  V m("m", 6, 5);
   tessera::deep_copy(m, 1.5);
-  auto col = tessera::subview(m, tessera::ALL, 2);  // strided
+  auto col = tessera::subview(m, tessera::ALL, 2);
   tessera::deep_copy(col, -2.0);
   auto block = tessera::subview(m, std::make_pair(4, 6), std::make_pair(0, 2));  // padded
   tessera::deep_copy(block, 7.0);
@@ -113,6 +117,12 @@ TYPED_TEST(DeepCopy, ScalarFillContiguousAndStrided) {
       const double expected = j == 2 ? -2.0 : (i >= 4 && j < 2 ? 7.0 : 1.5);
       EXPECT_EQ(h(i, j), expected) << i << "," << j;
     }
+}
+
+TYPED_TEST(DeepCopy, ScalarFillContiguousAndStrided) {
+  scalar_fills<TypeParam>();
+  scalar_fills<TypeParam, tessera::LayoutRight>();
+  scalar_fills<TypeParam, tessera::LayoutLeft>();
 }
 
 TYPED_TEST(DeepCopy, RankZeroAndScalars) {
