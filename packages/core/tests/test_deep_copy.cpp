@@ -1,6 +1,7 @@
 // deep_copy between every pair of layouts, scalar fills, rank-0 Views,
 // copies ordered on an execution-space instance, aliasing copies (which must
 // behave as copies from a snapshot) and the error for mismatched extents.
+#include "tessera_test_layouts.hpp"
 #include "tessera_test_spaces.hpp"
 
 #include <functional>

@@ -1,6 +1,7 @@
 // subview: every argument form (integer, ALL, std::pair, tessera::pair,
 // braced {b, e}), the layout of the result by Kokkos' rules, subviews of
 // subviews, and the error messages for arguments outside the extents.
+#include "tessera_test_layouts.hpp"
 #include "tessera_test_spaces.hpp"
 
 #include <stdexcept>

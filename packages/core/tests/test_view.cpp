@@ -1,6 +1,7 @@
 // View: extents (runtime and compile-time, rank 0 to 8, extents 0 and 1),
 // queries, const conversion, shared ownership, unmanaged memory,
 // view_alloc properties and the error paths of construction.
+#include "tessera_test_layouts.hpp"
 #include "tessera_test_spaces.hpp"
 
 #include <array>

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Tessera's GPU check: build the CUDA tests and benchmarks where there is no
+# GPU, run them where there is one.
+#
+#   bash ci/gpu.sh pack          # here (nvcc, no GPU needed): builds Serial+Cuda in $BUILD_DIR
+#                                # (default build-gpu) and packs every test program, the CUDA
+#                                # benchmark, the data they read and the shared libraries they need
+#                                # into .gpu/ (git-ignored): one archive, at most 64 MiB
+#   bash .gpu/run.sh [pattern] [seconds] [bench args]
+#                                # on a machine with a GPU and only the CUDA driver, from a copy of
+#                                # the checkout holding .gpu/: every test case whose name matches
+#                                # pattern (default Cuda|Gpu) in its own process, several at a time,
+#                                # each with a time limit (default 120 s), then tessera_bench_cuda
+#                                # (unless BENCH=0); one PASS/FAIL/SKIP/TIMEOUT line per case, a
+#                                # summary last, every log in gpu-logs.tar.gz ($OUT/ when OUT is set)
+#
+# Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph kokkos_compat"),
+# CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC.
+# Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS.
+# packages/core/docs/cuda.md ("Running the GPU check") says what a run has found so far.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+cmd=${1:-pack}
+
+if [ "$cmd" != pack ]; then
+  echo "usage: bash ci/gpu.sh pack   (then, on the GPU machine: bash .gpu/run.sh)" >&2
+  exit 2
+fi
+
+B=${BUILD_DIR:-build-gpu}
+PK=${PACKAGES:-core mempool tasking graph kokkos_compat}
+flags=(-DTessera_ENABLE_ALL_PACKAGES=OFF)
+for p in $PK; do flags+=("-DTessera_ENABLE_$(echo "$p" | tr a-z A-Z)=ON"); done
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+if [ ! -f "$B/build.ninja" ]; then
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_CUDA=ON \
+    -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" \
+    -DTessera_ENABLE_TESTS=ON -DTessera_ENABLE_BENCHMARKS=ON -DTessera_ENABLE_EXAMPLES=OFF \
+    -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_THREADS=OFF "${flags[@]}"
+fi
+cmake --build "$B" --parallel "${JOBS:-2}"
+
+grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib" "$stage/tree"
+find "$B/packages" -path '*tests/*' -name '*_test_*' -type f -executable -exec cp {} "$stage/bin/" \;
+find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable -exec cp {} "$stage/" \;
+[ -x "$B/packages/core/benchmarks/tessera_bench_cuda" ] && cp "$B/packages/core/benchmarks/tessera_bench_cuda" "$stage/"
+strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true
+# The shared libraries the programs load, but the C runtime and the driver
+# (those come with the GPU machine): libcudart, OpenBLAS, METIS, Scotch, ...
+for f in "$stage"/bin/* "$stage"/tessera*; do ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u |
+  grep -vE '/(ld-linux|libc|libm|libdl|libpthread|librt|libcuda|libnvidia)[.-]' |
+  while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+# What the tests read from the source tree, recreated at the same absolute path there.
+tar cf - examples/data $(find packages -path '*/tests/*' -type d -name 'fuzz_regressions') | tar xf - -C "$stage/tree"
+echo "$root" > "$stage/source-root"
+git rev-parse --short HEAD > "$stage/commit" 2>/dev/null || echo unknown > "$stage/commit"
+cp ci/gpu_run.sh "$stage/run-inner.sh"
+rm -rf .gpu && mkdir .gpu
+tar cJf .gpu/bins.tar.xz -C "$stage" .
+printf '#!/usr/bin/env bash\nset -u; cd "$(dirname "$0")" && rm -rf x && mkdir x && tar xf bins.tar.xz -C x && cd x && exec bash run-inner.sh "$@"\n' > .gpu/run.sh
+mib=$(( ($(stat -c %s .gpu/bins.tar.xz) + 1048575) / 1048576 ))
+echo "packed $(ls "$stage/bin" | wc -l) test programs, $(ls "$stage/lib" | wc -l) libraries: ${mib} MiB in .gpu/ (commit $(cat "$stage/commit"))"
+if [ "$mib" -gt 64 ]; then
+  echo "FAILED: the pack is over 64 MiB (what a device run can carry); pack fewer PACKAGES" >&2
+  exit 1
+fi
+echo "on the GPU machine, from the checkout's root: bash .gpu/run.sh"
