@@ -51,8 +51,10 @@ find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable -exec 
 strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true
 # The shared libraries the programs load, but the C runtime and the driver
 # (those come with the GPU machine): libcudart, OpenBLAS, METIS, Scotch, ...
+# cuBLAS (over 500 MiB) stays behind: only tessera_bench_cuda's gemv peer uses
+# it, and run.sh finds it in the machine's CUDA toolkit when there is one.
 for f in "$stage"/bin/* "$stage"/tessera*; do ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u |
-  grep -vE '/(ld-linux|libc|libm|libdl|libpthread|librt|libcuda|libnvidia)[.-]' |
+  grep -vE '/(ld-linux|libc|libm|libdl|libpthread|librt|libcuda|libnvidia|libcublas|libcublasLt)[.-]' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 # What the tests read from the source tree, recreated at the same absolute path there.
 tar cf - examples/data $(find packages -path '*/tests/*' -type d -name 'fuzz_regressions') | tar xf - -C "$stage/tree"

@@ -7,7 +7,11 @@ set -u
 pat=${1:-Cuda|Gpu}
 limit=${2:-120}
 shift $(( $# > 2 ? 2 : $# ))
-export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}
+# The packed libraries first; cuBLAS (for tessera_bench_cuda's gemv peer)
+# from the machine's CUDA toolkit, when it has one.
+cuda_libs=
+for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [ -d "$d" ] && cuda_libs=$cuda_libs:$d; done
+export LD_LIBRARY_PATH=$PWD/lib${cuda_libs}:${LD_LIBRARY_PATH:-}
 src=$(cat source-root)
 mkdir -p "$src"
 for d in $(cd tree && find . -mindepth 1 -maxdepth 3 -type d); do
