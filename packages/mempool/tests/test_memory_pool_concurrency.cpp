@@ -74,8 +74,14 @@ TYPED_TEST(MemoryPoolConcurrency, RandomSizesStressEndsEmpty) {
   for (bool cache : mempool_modes<Space>()) {
     SCOPED_TRACE(cache ? "thread cache on" : "thread cache off");
     // Small superblocks and a tight pool: swaps, reassignment between sizes
-    // and occasional exhaustion all happen during the run.
-    Pool pool(Mem(), std::size_t(512) << 10, 64, 4096, 16384, tessera::test::pool_options(cache));
+    // and occasional exhaustion all happen during the run. On a host pool a
+    // few items run at a time, on a GPU all 256 at once, each holding up to
+    // 8 blocks (about 4 on average, 2.7 KiB each): 512 KiB would then be
+    // ten times oversubscribed and most attempts would find the pool full,
+    // rightly; 4 MiB keeps exhaustion occasional there too.
+    const std::size_t bytes = tessera::is_host_execution_space<Space>::value ? std::size_t(512) << 10
+                                                                               : std::size_t(4) << 20;
+    Pool pool(Mem(), bytes, 64, 4096, 16384, tessera::test::pool_options(cache));
     constexpr int kItems = 256, kOps = 2000, kLive = 8;
     // counters: 0 allocations, 1 nullptr results, 2 corrupted blocks
     tessera::View<unsigned long long*, Space> counters("counters", 3);

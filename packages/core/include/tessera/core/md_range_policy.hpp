@@ -17,7 +17,9 @@
 #include <tessera/core/error.hpp>
 #include <tessera/core/layout.hpp>
 #include <tessera/core/policy_traits.hpp>
+#include <tessera/core/space_traits.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -142,6 +144,8 @@ class MDRangePolicy {
   template <class LT, class UT, class TT>
   void init(const LT* lower, const UT* upper, const TT* tile, std::size_t ntile) {
     m_total_tiles = 1;
+    bool no_tiles_given = true;
+    for (std::size_t r = 0; tile && r < ntile && r < rank; ++r) no_tiles_given = no_tiles_given && tile[r] == 0;
     for (unsigned r = 0; r < rank; ++r) {
       if (std::is_signed_v<LT> && std::is_unsigned_v<index_type> && lower[r] < 0)
         detail::throw_runtime_error("tessera::MDRangePolicy: negative lower bound " + std::to_string(lower[r]) +
@@ -158,11 +162,21 @@ class MDRangePolicy {
                                     " in dimension " + std::to_string(r));
       const std::int64_t extent = std::int64_t(m_upper[r] - m_lower[r]);
       if (t == 0) {
-        // Default tiles: the fastest dimension whole (one long unit-stride
-        // loop the compiler vectorizes), every other dimension one index
-        // wide, so that a contiguous run of tiles is a contiguous slab.
         const bool fastest = inner_direction == Iterate::Right ? r + 1 == rank : r == 0;
-        t = fastest ? (extent > 0 ? extent : 1) : 1;
+        const bool second = rank > 1 && (inner_direction == Iterate::Right ? r + 2 == rank : r == 1);
+        if (!is_host_execution_space<execution_space>::value && no_tiles_given) {
+          // GPU default tiles (no tile size given at all): 64 along the
+          // fastest dimension and 4 along the next, 256 points, one block:
+          // rows next to each other share the block's cache, which a stencil
+          // reads (lines of 1 x extent left its neighbour rows to L2).
+          t = fastest ? std::min<std::int64_t>(extent, 64) : second ? std::min<std::int64_t>(extent, 4) : 1;
+          if (t < 1) t = 1;
+        } else {
+          // Default tiles: the fastest dimension whole (one long unit-stride
+          // loop the compiler vectorizes), every other dimension one index
+          // wide, so that a contiguous run of tiles is a contiguous slab.
+          t = fastest ? (extent > 0 ? extent : 1) : 1;
+        }
       }
       m_tile[r] = static_cast<index_type>(t);
       m_num_tiles[r] = (extent + t - 1) / t;

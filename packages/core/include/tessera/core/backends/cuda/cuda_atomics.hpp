@@ -14,8 +14,14 @@
 //     loop on that word, changing only the type's bytes. Neighbours sharing
 //     the word are never written: the swap succeeds only if their bytes are
 //     still what was read;
-//   - anything else (wider than 8 bytes, or straddling two words): a striped
-//     array of spin locks.
+//   - on sm_90 and later, types of up to 16 bytes inside one aligned 16-byte
+//     word (a 16-byte struct at a 16-byte boundary; a small struct that
+//     straddles two 8-byte words): the same, with the 128-bit
+//     compare-and-swap;
+//   - anything else: a striped array of spin locks. A lock serializes every
+//     attempt, so a compare-and-swap loop of T threads over one such value
+//     takes O(T^2) lock rounds: tens of seconds for 20,000 GPU threads, which
+//     is what a test once read as a hang.
 //
 // The spin lock's loop has the shape that keeps a warp live under
 // independent thread scheduling: a thread that fails to take the lock leaves
@@ -66,26 +72,64 @@ __device__ inline To bits_as(const From& f) {
   return t;
 }
 
-// ---- a small type inside one aligned 8-byte word ----
+// ---- a type inside one aligned 8- or 16-byte word ----
 
-template <class T>
-__device__ inline bool fits_one_word(const T* p) {
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-  return sizeof(T) < 8 && (a & 7u) + sizeof(T) <= 8;
+// The 16-byte word of sm_90's 128-bit compare-and-swap (CUDA 12.4 and later).
+struct alignas(16) Word16 {
+  unsigned long long lo, hi;
+};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+inline constexpr bool kHasCas16 = true;
+#else
+inline constexpr bool kHasCas16 = false;
+#endif
+
+__device__ inline bool same_bits(const Word16& a, const Word16& b) { return a.lo == b.lo && a.hi == b.hi; }
+__device__ inline bool same_bits(unsigned long long a, unsigned long long b) { return a == b; }
+
+__device__ inline unsigned long long word_cas(unsigned long long* p, unsigned long long expected,
+                                              unsigned long long desired) {
+  return atomicCAS(p, expected, desired);
+}
+__device__ inline Word16 word_cas(Word16* p, Word16 expected, Word16 desired) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return atomicCAS(p, expected, desired);
+#else
+  (void)p;
+  (void)desired;
+  __trap();  // unreachable: kHasCas16 keeps callers away
+  return expected;
+#endif
+}
+__device__ inline unsigned long long word_load_acquire(const unsigned long long* p) { return load_acquire_bits(p); }
+// No 16-byte atomic load: a compare-and-swap that writes back what it finds.
+__device__ inline Word16 word_load_acquire(const Word16* p) {
+  Word16 zero{0, 0};
+  const Word16 v = word_cas(const_cast<Word16*>(p), zero, zero);
+  __threadfence();
+  return v;
 }
 
-// *p = op(*p) on the aligned 8-byte word holding *p; returns the old value.
-// Writes nothing when op leaves the value unchanged (the word's value at the
-// load is then a valid instant for the operation).
-template <class T, class Op>
-__device__ T word_fetch_oper(T* p, const Op& op) {
+// The aligned word (W: unsigned long long or Word16) that holds all of *p,
+// or nullptr when *p straddles two such words.
+template <class W, class T>
+__device__ inline W* word_holding(const T* p) {
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-  auto* word = reinterpret_cast<unsigned long long*>(a & ~std::uintptr_t(7));
-  const unsigned off = unsigned(a & 7u);
-  unsigned long long cur = load_acquire_bits(word);
+  if ((a & (sizeof(W) - 1)) + sizeof(T) > sizeof(W)) return nullptr;
+  return reinterpret_cast<W*>(a & ~std::uintptr_t(sizeof(W) - 1));
+}
+
+// *p = op(*p) by compare-and-swap of `word`, the aligned word that holds *p,
+// changing only *p's bytes; returns the old value. Writes nothing when op
+// leaves the value unchanged (the word's value at the load is then a valid
+// instant for the operation).
+template <class W, class T, class Op>
+__device__ T word_fetch_oper(W* word, T* p, const Op& op) {
+  const unsigned off = unsigned(reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(word));
+  W cur = word_load_acquire(word);
   for (;;) {
-    unsigned char bytes[8];
-    memcpy(bytes, &cur, 8);
+    unsigned char bytes[sizeof(W)];
+    memcpy(bytes, &cur, sizeof(W));
     T old_val;
     memcpy(&old_val, bytes + off, sizeof(T));
     const T new_val = op(old_val);
@@ -97,22 +141,21 @@ __device__ T word_fetch_oper(T* p, const Op& op) {
       bytes[off + k] = new_bytes[k];
     }
     if (same) return old_val;
-    unsigned long long next;
-    memcpy(&next, bytes, 8);
-    const unsigned long long seen = atomicCAS(word, cur, next);
-    if (seen == cur) return old_val;
+    W next;
+    memcpy(&next, bytes, sizeof(W));
+    const W seen = word_cas(word, cur, next);
+    if (same_bits(seen, cur)) return old_val;
     cur = seen;
   }
 }
 
-template <class T>
-__device__ T word_load(const T* p) {
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-  const unsigned long long w = load_acquire_bits(reinterpret_cast<const unsigned long long*>(a & ~std::uintptr_t(7)));
-  unsigned char bytes[8];
-  memcpy(bytes, &w, 8);
+template <class W, class T>
+__device__ T word_load(const W* word, const T* p) {
+  const W w = word_load_acquire(word);
+  unsigned char bytes[sizeof(W)];
+  memcpy(bytes, &w, sizeof(W));
   T v;
-  memcpy(&v, bytes + (a & 7u), sizeof(T));
+  memcpy(&v, bytes + (reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(word)), sizeof(T));
   return v;
 }
 
@@ -171,7 +214,10 @@ __device__ T fetch_oper(T* p, const Op& op) {
       cur = seen;
     }
   } else {
-    if (fits_one_word(p)) return word_fetch_oper(p, op);
+    if constexpr (sizeof(T) < 8)
+      if (auto* w = word_holding<unsigned long long>(p)) return word_fetch_oper(w, p, op);
+    if constexpr (kHasCas16 && sizeof(T) <= 16)
+      if (auto* w = word_holding<Word16>(p)) return word_fetch_oper(w, p, op);
     return locked_fetch_oper(p, op);
   }
 }
@@ -181,7 +227,10 @@ __device__ T load(const T* p) {
   if constexpr (is_word<T>) {
     return bits_as<T>(load_acquire_bits(reinterpret_cast<const word_t<T>*>(p)));
   } else {
-    if (fits_one_word(p)) return word_load(p);
+    if constexpr (sizeof(T) < 8)
+      if (const auto* w = word_holding<unsigned long long>(p)) return word_load(w, p);
+    if constexpr (kHasCas16 && sizeof(T) <= 16)
+      if (const auto* w = word_holding<Word16>(p)) return word_load(w, p);
     return locked_fetch_oper(const_cast<T*>(p), [](const T& v) { return v; });
   }
 }

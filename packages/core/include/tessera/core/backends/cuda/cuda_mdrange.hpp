@@ -48,7 +48,8 @@ struct MDGeometry {
   // Decides the fast path for a block of `block` threads.
   void prepare_fast(int block) {
     const std::int64_t v = max_tile_volume();
-    fast = v <= block && total_tiles < (std::int64_t(1) << 31);
+    // An empty range (some extent 0) has no tiles and nothing to divide by.
+    fast = total_tiles > 0 && v > 0 && v <= block && total_tiles < (std::int64_t(1) << 31);
     for (int r = 0; r < N && fast; ++r) {
       const std::int64_t extent = std::int64_t(upper[r] - lower[r]);
       fast = ntiles[r] < (std::int64_t(1) << 31) && extent < (std::int64_t(1) << 31) &&

@@ -106,17 +106,24 @@ __device__ void scan_single_pass_body(const H& h, Ops ops, I begin, std::int64_t
   const std::int64_t tile_base = std::int64_t(x) * blockDim.x * kItems;
   const std::int64_t warp_base = tile_base + std::int64_t(warp) * kWarpSize * kItems;
 
-  // Contributions, one row of 32 consecutive indices per item: each lane
-  // keeps the exclusive prefix of its index within the warp's rows.
+  // Contributions, one row of 32 consecutive indices per item, all
+  // computed before any shuffle: the functor's loads of the kItems rows are
+  // then in flight together (a shuffle between two of them would make each
+  // row wait for the memory latency of its own loads, which held the scan to
+  // a sixth of the bandwidth).
   V excl[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const std::int64_t k = warp_base + std::int64_t(j) * kWarpSize + lane;
+    ops.init(&excl[j]);
+    if (k < n) invoke_tagged<Tag>(f, static_cast<I>(begin + static_cast<I>(k)), excl[j], false);
+  }
+  // Each lane's exclusive prefix within the warp's rows, in place.
   V running;
   ops.init(&running);
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
-    const std::int64_t k = warp_base + std::int64_t(j) * kWarpSize + lane;
-    V c;
-    ops.init(&c);
-    if (k < n) invoke_tagged<Tag>(f, static_cast<I>(begin + static_cast<I>(k)), c, false);
+    V c = excl[j];
 #pragma unroll
     for (unsigned d = 1; d < kWarpSize; d <<= 1) {
       V y = shfl_up(c, d);
