@@ -15,7 +15,7 @@
 #                                # summary last, every log in gpu-logs.tar.gz ($OUT/ when OUT is set)
 #
 # Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph kokkos_compat"),
-# CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC.
+# CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
 # Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS.
 # packages/core/docs/cuda.md ("Running the GPU check") says what a run has found so far.
 set -euo pipefail
@@ -39,7 +39,8 @@ if [ ! -f "$B/build.ninja" ]; then
     -DTessera_ENABLE_TESTS=ON -DTessera_ENABLE_BENCHMARKS=ON -DTessera_ENABLE_EXAMPLES=OFF \
     -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_THREADS=OFF "${flags[@]}"
 fi
-cmake --build "$B" --parallel "${JOBS:-2}"
+# BUILD=0 packs what was built last (e.g. after rebuilding a few programs by hand).
+[ "${BUILD:-1}" = 0 ] || cmake --build "$B" --parallel "${JOBS:-2}"
 
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
 stage=$(mktemp -d)
