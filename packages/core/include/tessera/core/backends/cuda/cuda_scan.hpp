@@ -115,8 +115,10 @@ __device__ void scan_single_pass_body(const H& h, Ops ops, I begin, std::int64_t
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::int64_t k = warp_base + std::int64_t(j) * kWarpSize + lane;
-    ops.init(&excl[j]);
-    if (k < n) invoke_tagged<Tag>(f, static_cast<I>(begin + static_cast<I>(k)), excl[j], false);
+    V c;  // a scalar temporary: an array element whose address reaches the functor lands on the stack
+    ops.init(&c);
+    if (k < n) invoke_tagged<Tag>(f, static_cast<I>(begin + static_cast<I>(k)), c, false);
+    excl[j] = c;
   }
   // Each lane's exclusive prefix within the warp's rows, in place.
   V running;
@@ -134,8 +136,9 @@ __device__ void scan_single_pass_body(const H& h, Ops ops, I begin, std::int64_t
     }
     V before = shfl_up(c, 1);
     if (lane == 0) ops.init(&before);
-    excl[j] = running;
-    ops.join(&excl[j], &before);
+    V e = running;
+    ops.join(&e, &before);
+    excl[j] = e;
     const V row_total = shfl(c, kWarpSize - 1);
     ops.join(&running, &row_total);
   }
@@ -215,7 +218,8 @@ __device__ void scan_single_pass_body(const H& h, Ops ops, I begin, std::int64_t
     const std::int64_t k = warp_base + std::int64_t(j) * kWarpSize + lane;
     if (k < n) {
       V update = base;
-      ops.join(&update, &excl[j]);
+      const V e = excl[j];
+      ops.join(&update, &e);
       invoke_tagged<Tag>(f, static_cast<I>(begin + static_cast<I>(k)), update, true);
     }
   }
