@@ -117,8 +117,8 @@ struct dynamic_data<V, 0> {
 // extent, then aborts (on a device: traps, ending the kernel with an error
 // the host sees at the next fence, which quotes the report: see
 // backends/cuda/cuda_trap_report.hpp). `label` may be null for unmanaged Views.
-TESSERA_INLINE_FUNCTION void report_bounds_error(const char* label, std::size_t dim, long long index,
-                                                 std::size_t extent, std::size_t rank) {
+[[noreturn]] TESSERA_INLINE_FUNCTION void report_bounds_error(const char* label, std::size_t dim, long long index,
+                                                              std::size_t extent, std::size_t rank) {
   if (!label) label = "(unmanaged)";
 #if TESSERA_IMPL_ON_DEVICE
   ::printf("tessera: View bounds error in View '%s': index %lld of dimension %llu is outside [0, %llu) (rank %llu)\n",
@@ -127,6 +127,7 @@ TESSERA_INLINE_FUNCTION void report_bounds_error(const char* label, std::size_t 
   cuda::report_bounds_error_to_host(label, dim, index, extent, rank);
 #endif
   __trap();
+  __builtin_unreachable();
 #else
   std::fprintf(stderr,
                "tessera: View bounds error in View '%s': index %lld of dimension %zu is outside [0, %zu) (rank %zu)\n",
