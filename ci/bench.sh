@@ -28,6 +28,8 @@
 #                                                            (an MPI program: run on RANKS ranks instead of THREADS threads)
 #   dist_graph       dist       bench_dist_graph             CombBLAS BFS and triangles; node-level graph package at 1 rank
 #                                                            (MPI, as dist_solve; CombBLAS only on square rank counts: 1, 4)
+#   cuda             core       tessera_bench_cuda           raw CUDA kernels, CUB, cuBLAS, device malloc; needs a GPU,
+#                                                            so ci/gpu.sh runs it, not this script (nor is it in all=(...))
 #
 # Environment:
 #   THREADS       thread counts, one run each (default "1 2")
@@ -82,6 +84,8 @@ where_of() {
     minitri) echo "tessera_bench_minitri|packages/analytics/benchmarks/tessera_bench_minitri" ;;
     dist_solve) echo "bench_dist_solve|packages/dist/benchmarks/bench_dist_solve" ;;
     dist_graph) echo "bench_dist_graph|packages/dist/benchmarks/bench_dist_graph" ;;
+    cuda) echo "bench.sh: cuda needs a GPU and runs through ci/gpu.sh (docs/performance.md, GPU section, says how)" >&2
+      return 2 ;;
     *) echo "bench.sh: unknown benchmark '$1' (known: ${all[*]})" >&2; return 2 ;;
   esac
 }
