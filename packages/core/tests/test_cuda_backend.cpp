@@ -439,10 +439,6 @@ TEST(CudaBackend, MDRangeWithoutAGpuThrowsTheReason) {
   EXPECT_TRUE(contains(what, Cuda::impl_unavailable_reason())) << what;
 }
 
-#else
-TEST(CudaBackend, NotEnabled) { GTEST_SKIP() << "configure with -DTessera_ENABLE_CUDA=ON"; }
-#endif
-
 // Events: a kernel on one stream, another stream made to wait for it without
 // the host blocking, then a kernel there that reads what the first wrote.
 // The first kernel is made slow (a spin of ~20 ms) so that a missing wait
@@ -546,3 +542,7 @@ TEST_F(CudaGpu, ScanIsExactForIntegersAndBitwiseRepeatableForDoubles) {
     }
   }
 }
+
+#else
+TEST(CudaBackend, NotEnabled) { GTEST_SKIP() << "configure with -DTessera_ENABLE_CUDA=ON"; }
+#endif
