@@ -10,12 +10,12 @@
 // row with shuffles and carries the row totals; a warp of the block then
 // scans the warps' totals. That gives the tile's aggregate A(x).
 //
-// Across tiles: single-pass scans (Merrill and Garland, "Single-pass
-// Parallel Prefix Scan with Decoupled Look-back", NVIDIA TR, 2016) let tile
-// x combine the aggregates and prefixes of whichever predecessors have
-// published so far, so the grouping of the joins, and with it a
-// floating-point result, depends on timing. Here the grouping is fixed by x
-// alone: tile x's exclusive prefix is the join, from high bits to low, of
+// Across tiles, integer values use decoupled look-back (Merrill and
+// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
+// NVIDIA TR, 2016): tile x combines the aggregates and prefixes of
+// whichever predecessors have published so far, so the grouping of the
+// joins depends on timing, which integers do not notice. For every other
+// value type (floating point) the grouping is fixed by x alone: tile x's exclusive prefix is the join, from high bits to low, of
 // the sums of the aligned power-of-two ranges of tiles given by the set bits
 // of x (a Fenwick decomposition: for x = 13 = 0b1101, tiles [0,8), [8,12),
 // [12,13)). The sum of an aligned range [e - 2^m, e) is published by its
@@ -38,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace tessera::detail::cuda {
 
@@ -52,6 +53,10 @@ inline constexpr int kScanBlock = 256;
 // two-pass path of cuda_range.hpp.
 template <class V>
 inline constexpr bool single_pass_scan_able = shuffle_able<V> && sizeof(V) <= 16;
+// Values whose joins give the same result in any grouping: integers. Their
+// scans may combine tiles in whatever order timing offers (look-back).
+template <class V>
+inline constexpr bool exact_scan_value = std::is_integral_v<V>;
 
 template <class V>
 struct ScanTiles {
@@ -76,6 +81,26 @@ __device__ inline void publish_slot(const ScanTiles<V>& t, std::size_t slot, con
   ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(t.flags[slot]).store(1u, ::cuda::memory_order_release);
 }
 
+// Look-back slots: the value first, then the tile's flag (release), which
+// only grows (0, 1: aggregate, 2: inclusive prefix).
+template <class V>
+__device__ inline void publish_flagged(const ScanTiles<V>& t, unsigned tile, std::size_t slot, const V& value,
+                                       unsigned state) {
+  t.slots[slot] = value;
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(t.flags[tile]).store(state, ::cuda::memory_order_release);
+}
+// Waits until tile `tile` has published something; returns its state.
+template <class V>
+__device__ inline unsigned wait_flag(const ScanTiles<V>& t, std::size_t tile) {
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> flag(t.flags[tile]);
+  unsigned state;
+  for (unsigned sleep_ns = 32; (state = flag.load(::cuda::memory_order_acquire)) == 0u;) {
+    __nanosleep(sleep_ns);
+    if (sleep_ns < 256) sleep_ns *= 2;
+  }
+  return state;
+}
+
 template <class V>
 __device__ inline V read_slot(const ScanTiles<V>& t, std::size_t slot) {
   ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> flag(t.flags[slot]);
@@ -85,6 +110,98 @@ __device__ inline V read_slot(const ScanTiles<V>& t, std::size_t slot) {
     if (sleep_ns < 256) sleep_ns *= 2;
   }
   return t.slots[slot];
+}
+
+// Tile x's exclusive prefix, the same bits whatever the timing (floating
+// point): the Fenwick decomposition of the header comment. Called by the
+// whole of warp 0; every lane returns the prefix.
+template <class V, class Ops>
+__device__ V fixed_order_prefix(const ScanTiles<V>& t, const Ops& ops, unsigned x, const V& aggregate, unsigned lane) {
+  // Level 0 first, before waiting for anything: later tiles need it.
+  if (lane == 0) publish_slot(t, scan_slot(t.tiles, 0, x + 1), aggregate);
+  // Lane b reads the level-b range sum that ends where x's bits above b
+  // end, for each set bit b of x. The bits below the trailing ones' count
+  // `ones` give the left halves of the ranges x publishes: read those
+  // first and publish at once, so that a tile's publishing never waits for
+  // its own prefix (that would chain every tile to the one before it; this
+  // way each published sum is at most log2(tiles) publications away from
+  // the aggregates it covers).
+  const unsigned ones = unsigned(__ffs(int(~x))) - 1u;
+  V piece;
+  ops.init(&piece);
+  if (lane < ones) piece = read_slot(t, scan_slot(t.tiles, lane, (x >> lane) << lane));
+  __syncwarp();
+  // Lane 0 publishes x's higher levels: level m = (the left half, the
+  // level m-1 sum published by tile x - 2^(m-1)) joined with x's own level
+  // m-1 sum, for m = 1 .. ones.
+  V own = aggregate;
+  for (unsigned m = 1; m <= ones; ++m) {
+    V left = shfl(piece, int(m - 1));
+    ops.join(&left, &own);
+    own = left;
+    if (lane == 0) publish_slot(t, scan_slot(t.tiles, m, x + 1), own);
+  }
+  // Then the pieces above: the rest of x's prefix. Lane 0 joins all the
+  // pieces from the highest bit down (a fixed order).
+  if (lane > ones && ((x >> lane) & 1u)) piece = read_slot(t, scan_slot(t.tiles, lane, (x >> lane) << lane));
+  __syncwarp();
+  V prefix;
+  ops.init(&prefix);
+  for (int b = kWarpSize - 1; b >= 0; --b) {
+    const V p = shfl(piece, b);
+    if ((x >> b) & 1u) ops.join(&prefix, &p);
+  }
+  return prefix;
+}
+
+// Tile x's exclusive prefix by decoupled look-back (Merrill and Garland;
+// what CUB's DeviceScan does): x publishes its aggregate at once, then
+// warp 0 looks at its 32 predecessors in one step (lane l at tile x-1-l),
+// each waited for until it has published at least its aggregate; the
+// nearest one that has published its inclusive prefix ends the walk, else
+// the window's aggregates are joined and the next 32 are read. x then
+// publishes its own inclusive prefix. Which tiles have published which value
+// depends on timing, so the grouping of the joins does too: only for exact
+// value types (integers), where every grouping gives the same result.
+// Slots: [0, tiles) aggregates, [tiles, 2 tiles) inclusive prefixes; flag
+// 1 = aggregate, 2 = inclusive prefix.
+template <class V, class Ops>
+__device__ V look_back_prefix(const ScanTiles<V>& t, const Ops& ops, unsigned x, const V& aggregate, unsigned lane) {
+  V exclusive;
+  ops.init(&exclusive);
+  if (lane == 0) {
+    if (x == 0) publish_flagged(t, x, t.tiles + std::size_t(x), aggregate, 2u);
+    else publish_flagged(t, x, x, aggregate, 1u);
+  }
+  if (x == 0) return exclusive;
+  for (long long newest = (long long)x - 1;; newest -= kWarpSize) {
+    const long long tile = newest - (long long)lane;
+    unsigned state = 2u;  // before tile 0: the empty prefix
+    V value;
+    ops.init(&value);
+    if (tile >= 0) {
+      state = wait_flag(t, std::size_t(tile));
+      value = t.slots[state == 2u ? t.tiles + std::size_t(tile) : std::size_t(tile)];
+    }
+    const unsigned prefixes = __ballot_sync(0xffffffffu, state == 2u);
+    const int last = prefixes ? __ffs(int(prefixes)) - 1 : kWarpSize - 1;
+    // The window's share, oldest first: lanes last, last-1, ..., 0.
+    V window;
+    ops.init(&window);
+    for (int l = kWarpSize - 1; l >= 0; --l) {
+      const V v = shfl(value, l);
+      if (l <= last) ops.join(&window, &v);
+    }
+    ops.join(&window, &exclusive);  // this window lies before what was gathered so far
+    exclusive = window;
+    if (prefixes) break;
+  }
+  if (lane == 0) {
+    V inclusive = exclusive;
+    ops.join(&inclusive, &aggregate);
+    publish_flagged(t, x, t.tiles + std::size_t(x), inclusive, 2u);
+  }
+  return exclusive;
 }
 
 template <class Tag, class I, class H, class Ops>
@@ -164,40 +281,9 @@ __device__ void scan_single_pass_body(const H& h, Ops ops, I begin, std::int64_t
     const V aggregate = shfl(w, int(nwarps) - 1);
     if (lane < nwarps) warp_prefix[lane] = before;
 
-    // Level 0 first, before waiting for anything: later tiles need it.
-    if (lane == 0) publish_slot(t, scan_slot(t.tiles, 0, x + 1), aggregate);
-    // Lane b reads the level-b range sum that ends where x's bits above b
-    // end, for each set bit b of x. The bits below the trailing ones' count
-    // `ones` give the left halves of the ranges x publishes: read those
-    // first and publish at once, so that a tile's publishing never waits for
-    // its own prefix (that would chain every tile to the one before it; this
-    // way each published sum is at most log2(tiles) publications away from
-    // the aggregates it covers).
-    const unsigned ones = unsigned(__ffs(int(~x))) - 1u;
-    V piece;
-    ops.init(&piece);
-    if (lane < ones) piece = read_slot(t, scan_slot(t.tiles, lane, (x >> lane) << lane));
-    __syncwarp();
-    // Lane 0 publishes x's higher levels: level m = (the left half, the
-    // level m-1 sum published by tile x - 2^(m-1)) joined with x's own level
-    // m-1 sum, for m = 1 .. ones.
-    V own = aggregate;
-    for (unsigned m = 1; m <= ones; ++m) {
-      V left = shfl(piece, int(m - 1));
-      ops.join(&left, &own);
-      own = left;
-      if (lane == 0) publish_slot(t, scan_slot(t.tiles, m, x + 1), own);
-    }
-    // Then the pieces above: the rest of x's prefix. Lane 0 joins all the
-    // pieces from the highest bit down (a fixed order).
-    if (lane > ones && ((x >> lane) & 1u)) piece = read_slot(t, scan_slot(t.tiles, lane, (x >> lane) << lane));
-    __syncwarp();
     V prefix;
-    ops.init(&prefix);
-    for (int b = kWarpSize - 1; b >= 0; --b) {
-      const V p = shfl(piece, b);
-      if ((x >> b) & 1u) ops.join(&prefix, &p);
-    }
+    if constexpr (exact_scan_value<V>) prefix = look_back_prefix(t, ops, x, aggregate, lane);
+    else prefix = fixed_order_prefix(t, ops, x, aggregate, lane);
     if (lane == 0) {
       tile_prefix = prefix;
       if (x + 1 == t.tiles) {
@@ -226,7 +312,7 @@ __device__ void scan_single_pass_body(const H& h, Ops ops, I begin, std::int64_t
 }
 
 template <class Tag, class I, class H, class Ops>
-__global__ void __launch_bounds__(kScanBlock)
+__global__ void __launch_bounds__(kScanBlock, 4)
     scan_single_pass_kernel(H h, Ops ops, I begin, std::int64_t n, ScanTiles<typename Ops::value_type> t) {
   scan_single_pass_body<Tag>(h, ops, begin, n, t);
 }
