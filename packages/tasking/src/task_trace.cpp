@@ -1,7 +1,7 @@
 // Task timelines: the threads' event logs and the flush that turns them into
 // slices and flow arrows of the trace file (see detail/task_trace.hpp).
 #include <tessera/tasking/detail/task_trace.hpp>
-#include <tessera/tasking/detail/task_queue.hpp>
+#include <tessera/tasking/detail/task_backend.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 // (records are aligned), so that copying, destroying, is_ready() and get()
 // never touch the record: they stay valid after the scheduler is gone, as
 // they do for a task's future.
-#include <tessera/tasking/detail/task_queue.hpp>
+#include <tessera/tasking/detail/task_backend.hpp>
 
 #include <cstdint>
 #include <stdexcept>

@@ -63,18 +63,17 @@ using Future = BasicFuture<T, typename detail::tasking::scheduler_of<X>::type>;
 
 template <class ExecSpace>
 class TaskScheduler {
-  static_assert(is_host_execution_space<ExecSpace>::value,
-                "tessera::TaskScheduler: only host execution spaces (Serial, Threads, OpenMP) have a task driver in "
-                "this release; the CUDA persistent-kernel driver (a team per warp) is not implemented yet. Run the "
-                "task DAG on a host space and launch CUDA kernels from inside tasks.");
-  using Queue = detail::tasking::TaskQueue<ExecSpace>;
+  // The driver of ExecSpace (task_backend.hpp; a compile-time error names
+  // the spaces that have none).
+  using Backend = detail::tasking::TaskBackend<ExecSpace>;
+  using Queue = typename Backend::queue_type;
 
  public:
   using execution_space = ExecSpace;
   using memory_space = typename ExecSpace::memory_space;
   using device_type = Device<ExecSpace, memory_space>;
   using memory_pool = MemoryPool<device_type>;
-  using member_type = detail::tasking::TaskMember<ExecSpace>;
+  using member_type = typename Backend::member_type;
   using scheduler_type = TaskScheduler;
   template <class T>
   using future_type = BasicFuture<T, TaskScheduler>;
@@ -459,8 +458,8 @@ class TaskPolicy {
   bool is_team() const noexcept { return m_kind == detail::tasking::TaskKind::Team; }
 
   detail::tasking::TaskKind impl_kind() const noexcept { return m_kind; }
-  detail::tasking::TaskQueue<ExecSpace>* impl_queue() const noexcept {
-    return static_cast<detail::tasking::TaskQueue<ExecSpace>*>(m_queue);
+  typename detail::tasking::TaskBackend<ExecSpace>::queue_type* impl_queue() const noexcept {
+    return static_cast<typename detail::tasking::TaskBackend<ExecSpace>::queue_type*>(m_queue);
   }
   detail::tasking::TaskBase* impl_dependence() const noexcept { return m_dep; }
 
@@ -529,7 +528,7 @@ auto spawn_as(const TaskPolicy<E>& policy, F&& functor) {
                   "tessera: a task functor must be callable as f(member_type&, value_type&)");
   }
   const char* where = from_host ? "tessera::host_spawn" : "tessera::task_spawn";
-  TaskQueue<E>* q = policy.impl_queue();
+  auto* q = policy.impl_queue();
   const WorkerContext& ctx = t_worker;
   if (from_host ? ctx.queue != nullptr : ctx.queue == nullptr) [[unlikely]] {
     if (!from_host)

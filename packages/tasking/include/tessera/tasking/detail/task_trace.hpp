@@ -24,7 +24,7 @@
 // nanoseconds from two (ticks, ns) pairs taken when the first log was made
 // and when the trace closes; elsewhere it reads profiling::trace_clock_ns().
 #include <tessera/core/trace_sink.hpp>
-#include <tessera/tasking/detail/task_base.hpp>
+#include <tessera/tasking/detail/task_record.hpp>
 
 #include <cstdint>
 #include <new>

@@ -25,7 +25,7 @@
 // read the ring it loaded before a growth, so retired rings are kept until
 // reclaim(), called between waits when no thief runs. A slot of the old
 // ring keeps its task: the owner writes only to the new one.
-#include <tessera/tasking/detail/task_base.hpp>
+#include <tessera/tasking/detail/task_record.hpp>
 
 #include <atomic>
 #include <cstdint>
