@@ -79,7 +79,7 @@ class BasicFuture {
   int reference_count() const noexcept {
     if (m_task == nullptr) return 0;
     if (is_ready_tag(m_task)) return 1;
-    return m_task->refs.load(std::memory_order_relaxed) + (m_task->is_complete() ? 0 : 1);
+    return detail::tasking::atomic_field(m_task->refs).load(std::memory_order_relaxed) + (m_task->is_complete() ? 0 : 1);
   }
 
   // The result, once the task has completed. Throws std::logic_error for a

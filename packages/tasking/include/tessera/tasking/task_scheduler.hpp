@@ -395,8 +395,8 @@ class TaskScheduler {
   // A when_all node with nothing left to wait for: complete at once (its
   // future is the only reference).
   future_type<void> complete_node(Queue& q, detail::tasking::AggregateTask* a) const {
-    a->refs.store(1, std::memory_order_relaxed);
-    a->wait_head.store(detail::tasking::list_marker(), std::memory_order_release);
+    detail::tasking::atomic_field(a->refs).store(1, std::memory_order_relaxed);
+    detail::tasking::atomic_field(a->wait_head).store(detail::tasking::list_marker(), std::memory_order_release);
     q.count_completed();
     return future_type<void>(a, detail::tasking::adopt_t{});
   }
@@ -406,7 +406,7 @@ class TaskScheduler {
     a->queue = m_queue;
     a->alloc_bytes = static_cast<std::uint32_t>(bytes);
     a->count = static_cast<std::uint32_t>(count);
-    a->refs.store(1, std::memory_order_relaxed);  // its future, or its parent node
+    detail::tasking::atomic_field(a->refs).store(1, std::memory_order_relaxed);  // its future, or its parent node
   }
 
   // Pool full: a null future inside a task (respawn and retry), an
@@ -574,7 +574,7 @@ auto spawn_as(const TaskPolicy<E>& policy, F&& functor) {
   t->queue = q;
   t->vt = &TaskT::vtable;
   t->alloc_bytes = static_cast<std::uint32_t>(bytes);
-  t->refs.store(1, std::memory_order_relaxed);  // the future
+  detail::tasking::atomic_field(t->refs).store(1, std::memory_order_relaxed);  // the future
   t->dep = dep;
   if constexpr (traced) trace::on_spawn(t, policy.impl_dependence());
   TaskQueueBase::retain(dep);

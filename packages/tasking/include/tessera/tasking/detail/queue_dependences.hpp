@@ -43,7 +43,7 @@ inline void TaskQueueBase::continue_aggregate(AggregateTask* a) {
     m_host_completed.fetch_add(1, std::memory_order_relaxed);
     if (t->failed) m_host_failed.fetch_add(1, std::memory_order_relaxed);
   }
-  TaskBase* w = t->wait_head.exchange(list_marker(), std::memory_order_acq_rel);
+  TaskBase* w = atomic_field(t->wait_head).exchange(list_marker(), std::memory_order_acq_rel);
   if (w == nullptr) return;  // nobody waits
   wake_waiters(t, w);
 }
@@ -106,7 +106,7 @@ inline bool TaskQueueBase::depends_on(TaskBase* d, const TaskBase* t) {
 }
 
 inline void TaskQueueBase::wake_waiters_of(TaskBase* d) {
-  TaskBase* w = d->wait_head.exchange(nullptr, std::memory_order_acq_rel);
+  TaskBase* w = atomic_field(d->wait_head).exchange(nullptr, std::memory_order_acq_rel);
   std::int32_t held = 0;
   while (w != nullptr) {
     TaskBase* next = w->next;

@@ -102,7 +102,7 @@ inline void TaskQueueBase::flush_record_cache(WorkerState& w) {
 }
 
 inline void TaskQueueBase::retain(TaskBase* t) noexcept {
-  if (t) t->refs.fetch_add(1, std::memory_order_relaxed);
+  if (t) atomic_field(t->refs).fetch_add(1, std::memory_order_relaxed);
 }
 
 inline void TaskQueueBase::release(TaskBase* t) {
@@ -110,12 +110,13 @@ inline void TaskQueueBase::release(TaskBase* t) {
 }
 
 [[gnu::always_inline]] inline void TaskQueueBase::release_n(TaskBase* t, std::int32_t n) {
-  if (t->refs.load(std::memory_order_acquire) == n || t->refs.fetch_sub(n, std::memory_order_acq_rel) == n)
+  const auto refs = atomic_field(t->refs);
+  if (refs.load(std::memory_order_acquire) == n || refs.fetch_sub(n, std::memory_order_acq_rel) == n)
     last_reference_gone(t);
 }
 
 [[gnu::always_inline]] inline void TaskQueueBase::last_reference_gone(TaskBase* t) {
-  TaskBase* h = t->wait_head.load(std::memory_order_acquire);
+  TaskBase* h = atomic_field(t->wait_head).load(std::memory_order_acquire);
   if (h == list_marker()) [[likely]] {
     t->queue->free_record(t);
     return;
@@ -129,7 +130,7 @@ inline void TaskQueueBase::release(TaskBase* t) {
       t->queue->free_record(t);
       return;
     }
-    if (t->wait_head.compare_exchange_weak(h, orphan_marker(), std::memory_order_acq_rel,
+    if (atomic_field(t->wait_head).compare_exchange_weak(h, orphan_marker(), std::memory_order_acq_rel,
                                            std::memory_order_acquire))
       return;
   }

@@ -86,11 +86,12 @@ inline TaskBase* queue_pop(std::atomic<TaskBase*>& head) noexcept {
 // Adds w to d's wait queue; false when d is already complete.
 // (w holds a reference to d, so d is never ORPHANED here.)
 inline bool wait_queue_push(TaskBase* d, TaskBase* w) noexcept {
-  TaskBase* h = d->wait_head.load(std::memory_order_acquire);
+  TaskBase* h = atomic_field(d->wait_head).load(std::memory_order_acquire);
   for (;;) {
     if (h == list_marker()) return false;
     w->next = h;
-    if (d->wait_head.compare_exchange_weak(h, w, std::memory_order_acq_rel, std::memory_order_acquire)) return true;
+    if (atomic_field(d->wait_head).compare_exchange_weak(h, w, std::memory_order_acq_rel, std::memory_order_acquire))
+      return true;
   }
 }
 

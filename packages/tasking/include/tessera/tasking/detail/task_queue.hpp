@@ -106,8 +106,8 @@ class TaskQueueBase {
     m_ready.kind = TaskKind::Aggregate;
     m_ready.queue = this;
     m_ready.alloc_bytes = 0;  // marks the ready record (every allocated record has a size)
-    m_ready.refs.store(1, std::memory_order_relaxed);
-    m_ready.wait_head.store(list_marker(), std::memory_order_relaxed);
+    atomic_field(m_ready.refs).store(1, std::memory_order_relaxed);
+    atomic_field(m_ready.wait_head).store(list_marker(), std::memory_order_relaxed);
   }
   TaskQueueBase(const TaskQueueBase&) = delete;
   TaskQueueBase& operator=(const TaskQueueBase&) = delete;

@@ -1,7 +1,7 @@
 #pragma once
 // The task record every task and when_all aggregate starts with: plain
 // fields (the two that other threads update, wait_head and refs, are
-// std::atomic), the markers of its wait queue, the vtable of a task's
+// accessed through atomic_field(): record_atomics.hpp), the markers of its wait queue, the vtable of a task's
 // functor type, and the public enums of priorities and failures.
 //
 // Lifetime: `refs` counts futures, waiters' dependences, when_all nodes'
@@ -13,6 +13,8 @@
 // wait_head CLOSED). So a task completes with one atomic read-modify-write
 // (the exchange), and the last future released after completion frees the
 // record with plain loads.
+#include <tessera/tasking/detail/record_atomics.hpp>
+
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
@@ -60,8 +62,8 @@ struct TaskVTable {
 
 struct TaskBase {
   TaskBase* next = nullptr;                       // link in a ready or wait queue
-  std::atomic<TaskBase*> wait_head{nullptr};      // waiters; list_marker() once complete
-  std::atomic<std::int32_t> refs{0};              // futures + waiters' dependences + when_all inputs
+  TaskBase* wait_head = nullptr;                  // waiters; list_marker() once complete (atomic_field)
+  std::int32_t refs = 0;                          // futures + waiters' dependences + when_all inputs (atomic_field)
   std::uint32_t alloc_bytes = 0;                  // what was taken from the pool
   TaskQueueBase* queue = nullptr;
   TaskBase* dep = nullptr;                        // dependence while waiting (holds a reference)
@@ -74,7 +76,9 @@ struct TaskBase {
   std::uint8_t parked = 0;                        // in a worker's parked list (written only by its runner)
   std::uint16_t team_size = 0;                    // requested team size of a Team task (0: scheduler default)
 
-  bool is_complete() const noexcept { return wait_head.load(std::memory_order_acquire) == list_marker(); }
+  bool is_complete() const noexcept {
+    return atomic_field(wait_head).load(std::memory_order_acquire) == list_marker();
+  }
   void* closure() noexcept { return vt->closure(this); }
 };
 
