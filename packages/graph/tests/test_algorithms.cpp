@@ -321,6 +321,24 @@ TYPED_TEST(GraphAlgorithms, PageRankMatchesSerialPowerIteration) {
   check(G(el, tg::build_options::simple()), true);
   check(D(el, tg::build_options::simple()), false);  // scatter with atomics
   check(B(el, tg::build_options::simple()), false);  // gather along in-edges
+  // Both pull schedules on every space: blocks of vertices (the host's
+  // default) and vector lanes per vertex (the GPU's), against the reference.
+  auto check_schedules = [&](const auto& g, bool undirected) {
+    using GG = std::decay_t<decltype(g)>;
+    const auto want = graph_ref::pagerank(simple_adjacency(el, undirected), 0.85, iters);
+    for (int schedule = 0; schedule < 2; ++schedule) {
+      SCOPED_TRACE(schedule == 0 ? "vertex_blocks" : "vector_lanes");
+      tg::vertex_property_map<GG, double> r(g);
+      const int ran = schedule == 0
+                          ? tg::detail::pagerank_with<tg::detail::PullSchedule::vertex_blocks>(g, r, 0.85, 0.0, iters)
+                          : tg::detail::pagerank_with<tg::detail::PullSchedule::vector_lanes>(g, r, 0.85, 0.0, iters);
+      EXPECT_EQ(ran, iters);
+      auto got = tg::detail::to_host_vector(r.view());
+      for (std::size_t v = 0; v < want.size(); ++v) ASSERT_NEAR(got[v], want[v], 1e-10) << v;
+    }
+  };
+  check_schedules(G(el, tg::build_options::simple()), true);
+  check_schedules(B(el, tg::build_options::simple()), false);
   // Float ranks (half the memory traffic): the same iterates to float precision.
   auto check_float = [&](const auto& g, bool undirected) {
     using GG = std::decay_t<decltype(g)>;

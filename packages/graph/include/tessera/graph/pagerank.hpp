@@ -22,6 +22,7 @@
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -69,11 +70,117 @@ TESSERA_INLINE_FUNCTION A sum_of(const R& range, const C& c) {
     return s;
   }
 }
+
+// How the pull pass hands out vertices. vertex_blocks: a work item is 1024
+// consecutive vertices, so that the two sums stay in registers across the
+// block (host spaces: few threads, each with a long run). vector_lanes: a
+// team member per vertex, whose vector lanes split its in-edges (GPUs: a
+// block of 1024 vertices per thread would leave all but a few thousand
+// threads idle, walk hubs on one thread and load neighbour lists one lane
+// at a time; the lanes of a warp reading one list read it coalesced).
+enum class PullSchedule { vertex_blocks, vector_lanes };
+template <class Exec>
+inline constexpr PullSchedule default_pull_schedule =
+    is_host_execution_space<Exec>::value ? PullSchedule::vertex_blocks : PullSchedule::vector_lanes;
+
+// Lanes per vertex for vector_lanes: the average in-degree rounded up to a
+// power of two, between 4 and the space's vector_length_max() (32 on a GPU).
+template <class Policy>
+int pull_lanes(std::int64_t in_edges, std::int64_t n) {
+  const std::int64_t avg = n > 0 ? (in_edges + n - 1) / n : 1;
+  int lanes = 4;
+  while (lanes < avg && lanes < 32) lanes *= 2;
+  return std::min(lanes, Policy::vector_length_max());
+}
+
+// One pull iteration: r(v) = base + damping * sum over in-neighbours u of
+// contrib(u); writes contrib_next(v) = r(v) / outdeg(v) (0 without
+// out-edges) and returns, through the reducers, sum |r' - r| and the
+// rank of vertices without out-edges.
+template <PullSchedule Schedule, class Exec, class G, class RV, class CV>
+void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contrib_next, double base, double damping,
+                    std::int64_t n, double& diff, double& dangling_next) {
+  using V = typename graph_traits<G>::vertex_descriptor;
+  using T = typename RV::non_const_value_type;
+  if constexpr (Schedule == PullSchedule::vertex_blocks) {
+    // Work items are blocks of vertices, so the two sums stay in registers
+    // across a block instead of going through the reduction's memory.
+    constexpr std::int64_t block = 1024;
+    tessera::parallel_reduce(
+        "graph::pagerank::pull",
+        tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, (n + block - 1) / block, 1),
+        TESSERA_LAMBDA(std::int64_t bi, double& l1_out, double& dsum_out) {
+          double l1 = 0, dsum = 0;
+          const std::int64_t hi = (bi + 1) * block < n ? (bi + 1) * block : n;
+          for (std::int64_t vi = bi * block; vi < hi; ++vi) {
+            // Sums in double, also for float ranks (float partial sums
+            // measured slower here: the compiler turns them into gathers).
+            const double s =
+                detail::sum_of<double, graph_traits<G>::random_access_adjacency>(in_adjacent_vertices(V(vi), g), contrib);
+            const T x = T(base + damping * s);
+            l1 += std::fabs(double(x) - double(r(vi)));
+            r(vi) = x;
+            // Selects, not branches: which vertices have no out-edges
+            // follows no pattern a branch predictor could learn (40% of a
+            // Kronecker graph's, scattered).
+            const std::int64_t d = out_degree(V(vi), g);
+            const T c = x / T(d > 0 ? d : 1);
+            contrib_next(vi) = d > 0 ? c : T(0);
+            dsum += d > 0 ? 0.0 : double(x);
+          }
+          l1_out += l1;
+          dsum_out += dsum;
+        },
+        tessera::Sum<double>(diff), tessera::Sum<double>(dangling_next));
+  } else {
+    static_assert(graph_traits<G>::random_access_adjacency,
+                  "pagerank's vector_lanes pull indexes in-neighbour lists; this graph's are not random access");
+    using Policy = tessera::TeamPolicy<Exec>;
+    using Member = typename Policy::member_type;
+    const int lanes = pull_lanes<Policy>(std::int64_t(num_edges(g)) * (graph_traits<G>::is_undirected ? 2 : 1), n);
+    // A GPU block of 256 threads: 256 / lanes vertices at a time. Host
+    // spaces (tests) take one vertex per team, its lanes a SIMD loop.
+    const int ranks = is_host_execution_space<Exec>::value ? 1 : 256 / lanes;
+    tessera::parallel_reduce(
+        "graph::pagerank::pull", Policy((n + ranks - 1) / ranks, ranks, lanes),
+        TESSERA_LAMBDA(const Member& m, double& l1_out, double& dsum_out) {
+          const std::int64_t v = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
+          if (v >= n) return;
+          const auto in = in_adjacent_vertices(V(v), g);
+          double s = 0;
+          tessera::parallel_reduce(
+              tessera::ThreadVectorRange(m, std::int64_t(in.size())),
+              [&](std::int64_t k, double& acc) { acc += double(contrib(in[k])); }, s);
+          tessera::single(tessera::PerThread(m), [&]() {
+            const T x = T(base + damping * s);
+            l1_out += std::fabs(double(x) - double(r(v)));
+            r(v) = x;
+            const std::int64_t d = out_degree(V(v), g);
+            contrib_next(v) = d > 0 ? x / T(d) : T(0);
+            dsum_out += d > 0 ? 0.0 : double(x);
+          });
+        },
+        tessera::Sum<double>(diff), tessera::Sum<double>(dangling_next));
+  }
+}
+
+// pagerank() with the pull schedule named (tests run the GPU's on host spaces).
+template <PullSchedule Schedule, class G, class T, class S>
+int pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks, double damping, double tolerance,
+                  int max_iterations);
+
 }  // namespace detail
 
 template <class G, class T, class S>
 int pagerank(const G& g, const vertex_property_map<G, T, S>& ranks, double damping = 0.85, double tolerance = 1e-6,
              int max_iterations = 100) {
+  return detail::pagerank_with<detail::default_pull_schedule<typename G::execution_space>>(g, ranks, damping,
+                                                                                          tolerance, max_iterations);
+}
+
+template <detail::PullSchedule Schedule, class G, class T, class S>
+int detail::pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks, double damping, double tolerance,
+                          int max_iterations) {
   static_assert(std::is_floating_point_v<T>, "pagerank: ranks are float or double");
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
@@ -108,35 +215,7 @@ int pagerank(const G& g, const vertex_property_map<G, T, S>& ranks, double dampi
       ++it;
       const double base = (1.0 - damping) * inv_n + damping * dangling * inv_n;
       double diff = 0, dnext = 0;
-      // Work items are blocks of vertices, so the two sums stay in registers
-      // across a block instead of going through the reduction's memory.
-      constexpr std::int64_t block = 1024;
-      tessera::parallel_reduce(
-          "graph::pagerank::pull",
-          tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, (n + block - 1) / block, 1),
-          TESSERA_LAMBDA(std::int64_t bi, double& l1_out, double& dsum_out) {
-            double l1 = 0, dsum = 0;
-            const std::int64_t hi = (bi + 1) * block < n ? (bi + 1) * block : n;
-            for (std::int64_t vi = bi * block; vi < hi; ++vi) {
-              // Sums in double, also for float ranks (float partial sums
-              // measured slower here: the compiler turns them into gathers).
-              const double s =
-                  detail::sum_of<double, graph_traits<G>::random_access_adjacency>(in_adjacent_vertices(V(vi), g), contrib);
-              const T x = T(base + damping * s);
-              l1 += std::fabs(double(x) - double(r(vi)));
-              r(vi) = x;
-              // Selects, not branches: which vertices have no out-edges
-              // follows no pattern a branch predictor could learn (40% of a
-              // Kronecker graph's, scattered).
-              const std::int64_t d = out_degree(V(vi), g);
-              const T c = x / T(d > 0 ? d : 1);
-              contrib_next(vi) = d > 0 ? c : T(0);
-              dsum += d > 0 ? 0.0 : double(x);
-            }
-            l1_out += l1;
-            dsum_out += dsum;
-          },
-          tessera::Sum<double>(diff), tessera::Sum<double>(dnext));
+      detail::pull_iteration<Schedule, Exec>(g, r, contrib, contrib_next, base, damping, n, diff, dnext);
       std::swap(contrib, contrib_next);
       dangling = dnext;
       if (diff < tolerance) break;
