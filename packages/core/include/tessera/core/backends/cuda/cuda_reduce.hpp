@@ -20,40 +20,31 @@ namespace tessera::detail::cuda {
 template <class V>
 inline constexpr bool shuffle_able = std::is_trivially_copyable_v<V>;
 
+// Moves a value across the lanes of a warp 32 bits at a time: `one(word)`
+// is the shuffle of one word (__shfl_down_sync, __shfl_up_sync, ...).
+template <class V, class Shuffle>
+__device__ inline V shuffle_words(const V& v, const Shuffle& one) {
+  constexpr int kWords = int((sizeof(V) + 3) / 4);
+  int words[kWords];
+  memcpy(words, &v, sizeof(V));
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) words[w] = one(words[w]);
+  V out = v;
+  memcpy(static_cast<void*>(&out), words, sizeof(V));
+  return out;
+}
+
 template <class V>
 __device__ inline V shfl_down(const V& v, unsigned offset) {
-  constexpr int kWords = int((sizeof(V) + 3) / 4);
-  int words[kWords];
-  memcpy(words, &v, sizeof(V));
-#pragma unroll
-  for (int w = 0; w < kWords; ++w) words[w] = __shfl_down_sync(0xffffffffu, words[w], offset);
-  V out = v;
-  memcpy(static_cast<void*>(&out), words, sizeof(V));
-  return out;
+  return shuffle_words(v, [offset](int w) { return __shfl_down_sync(0xffffffffu, w, offset); });
 }
-
 template <class V>
 __device__ inline V shfl_up(const V& v, unsigned delta) {
-  constexpr int kWords = int((sizeof(V) + 3) / 4);
-  int words[kWords];
-  memcpy(words, &v, sizeof(V));
-#pragma unroll
-  for (int w = 0; w < kWords; ++w) words[w] = __shfl_up_sync(0xffffffffu, words[w], delta);
-  V out = v;
-  memcpy(static_cast<void*>(&out), words, sizeof(V));
-  return out;
+  return shuffle_words(v, [delta](int w) { return __shfl_up_sync(0xffffffffu, w, delta); });
 }
-
 template <class V>
 __device__ inline V shfl(const V& v, int src_lane, int width = kWarpSize) {
-  constexpr int kWords = int((sizeof(V) + 3) / 4);
-  int words[kWords];
-  memcpy(words, &v, sizeof(V));
-#pragma unroll
-  for (int w = 0; w < kWords; ++w) words[w] = __shfl_sync(0xffffffffu, words[w], src_lane, width);
-  V out = v;
-  memcpy(static_cast<void*>(&out), words, sizeof(V));
-  return out;
+  return shuffle_words(v, [src_lane, width](int w) { return __shfl_sync(0xffffffffu, w, src_lane, width); });
 }
 
 // Reduces `v` over the whole block (blockDim.x a multiple of 32): warp
