@@ -8,6 +8,7 @@
 //   chol.factorize(A);      // numeric factorization on the task DAG (or the level sets)
 //   chol.solve(x, b);       // one or many right-hand sides
 //   chol.factorize(A2);     // same pattern, new values: the analysis is reused
+//                           // (another pattern is refused, see Options::reanalyze_on_change)
 //
 // The factorization is supernodal and multifrontal. With Scheduler::Tasks
 // (the default) it runs on a TaskScheduler<Space>: a generator task walks
@@ -29,6 +30,7 @@
 // parallel_for per level of the assembly tree, large fronts block by block.
 #include <tessera/core.hpp>
 #include <tessera/sparse/crs_matrix.hpp>
+#include <tessera/sparse/detail/analyzed_input.hpp>
 #include <tessera/sparse/detail/blas_threads.hpp>
 #include <tessera/sparse/detail/supernodal_numeric.hpp>
 #include <tessera/sparse/detail/task_room.hpp>
@@ -72,6 +74,13 @@ struct Options {
   std::size_t task_memory_bytes = std::size_t(16) << 20;
   int task_window = 256;
   double subtree_fraction = 1.0 / 8;
+  // factorize(A2) checks that A2 is a matrix the analysis holds for: the
+  // same pattern and, for LDLt, the same zero diagonals (the analysis pairs
+  // them with neighbours) and nonzero paired couplings. A difference throws
+  // analysis_mismatch naming the first differing row, and the previous
+  // analysis and factor stay usable; with this set, factorize analyzes A2
+  // instead (Stats::reanalyzed says so).
+  bool reanalyze_on_change = false;
 };
 
 struct Inertia {
@@ -89,6 +98,7 @@ struct Stats {
   double analyze_seconds = 0, factorize_seconds = 0, solve_seconds = 0;
   int threads = 1;
   std::int64_t paired_variables = 0;  // LDLt: zero-diagonal variables kept with a neighbour
+  bool reanalyzed = false;            // the last factorize analyzed again (Options::reanalyze_on_change)
   Inertia inertia;  // LDLt (Cholesky: all positive)
 };
 
@@ -146,7 +156,6 @@ class Cholesky {
   void solve_levels(double* xp, std::int64_t nrhs);
   // Small subtrees (flops <= this) are one task in the factorization and the solves.
   double small_subtree_flops() const;
-  void check_same_pattern(const CrsMatrix<T>& A) const;
   int threads() const { return Space().concurrency(); }
   // One parallel_for over the supernodes of a level; a level of one runs on
   // the calling thread (long chains of single supernodes would otherwise
@@ -164,8 +173,7 @@ class Cholesky {
   SymbolicFactor m_sym;
   detail::SupernodalNumeric m_num;
   std::vector<std::vector<std::int64_t>> m_levels;
-  std::vector<std::int64_t> m_pattern_rows;
-  std::vector<std::int32_t> m_pattern_cols;
+  detail::AnalyzedInput m_input;  // what the analysis depended on, checked by factorize
   CrsMatrix<T> m_A;  // the factorized matrix (shared Views), for refinement
   std::optional<scheduler_type> m_sched;
   std::int64_t m_paired_pivots = 0;
@@ -187,16 +195,22 @@ void Cholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
     // neighbour: keep each such variable in its neighbour's supernode.
     PairedOrdering paired = compute_paired_ordering(m_opt.ordering, n, A.row_map(), A.col_idx(), A.values());
     m_ordering = std::move(paired.ordering);
+    // The pairs, (zero-diagonal variable, its mate) in A's numbering: the
+    // ordering puts the mate first and the zero-diagonal variable after it.
+    std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+    for (std::int64_t k = 0; k + 1 < n; ++k)
+      if (paired.pair_next[k]) pairs.push_back({m_ordering.perm[k + 1], m_ordering.perm[k]});
+    m_input.record_pattern(A);
+    m_input.record_zero_diagonals(A, pairs);
     relax.keep_with_next = std::move(paired.pair_next);
     m_paired_pivots = paired.pairs;
   } else {
+    m_input.record_pattern(A);
     m_ordering = compute_ordering(m_opt.ordering, n, A.row_map(), A.col_idx());
   }
   m_sym = symbolic_factorization(n, A.row_map(), A.col_idx(), m_ordering, relax);
   m_num.analyze(m_sym, A.row_map(), A.col_idx(), m_opt.factorization);
   m_levels = detail::assembly_tree_levels(m_sym);
-  m_pattern_rows.assign(A.row_map(), A.row_map() + n + 1);
-  m_pattern_cols.assign(A.col_idx(), A.col_idx() + A.nnz());
   m_stats = Stats{};
   m_stats.n = n;
   m_stats.nnz_a = A.nnz();
@@ -213,27 +227,22 @@ void Cholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
 }
 
 template <class T, class Space>
-void Cholesky<T, Space>::check_same_pattern(const CrsMatrix<T>& A) const {
-  const std::int64_t n = A.num_rows();
-  if (n != std::int64_t(m_pattern_rows.size()) - 1 || A.nnz() != std::int64_t(m_pattern_cols.size()))
-    throw sparse_error("factorize: the matrix (order " + std::to_string(n) + ", " + std::to_string(A.nnz()) +
-                       " entries) is not the analyzed one (order " + std::to_string(m_pattern_rows.size() - 1) + ", " +
-                       std::to_string(m_pattern_cols.size()) + " entries): call analyze() again");
-  // (An empty row is not compared: a matrix with no entries may have no
-  // column array at all, and memcmp must not see a null pointer.)
-  for (std::int64_t i = 0; i < n; ++i)
-    if (A.row_map()[i + 1] != m_pattern_rows[i + 1] ||
-        (A.row_map()[i + 1] > A.row_map()[i] &&
-         std::memcmp(A.col_idx() + A.row_map()[i], m_pattern_cols.data() + m_pattern_rows[i],
-                     sizeof(std::int32_t) * std::size_t(A.row_map()[i + 1] - A.row_map()[i])) != 0))
-      throw sparse_error("factorize: row " + std::to_string(i + 1) +
-                         " differs from the analyzed pattern: call analyze() again");
-}
-
-template <class T, class Space>
 void Cholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
-  if (!m_analyzed) analyze(A);
-  check_same_pattern(A);
+  bool reanalyzed = false;
+  if (!m_analyzed) {
+    analyze(A);
+  } else if (auto d = m_input.compare(A)) {
+    // Nothing has been touched yet: refused, the previous analysis and
+    // factor stay as they were.
+    if (!m_opt.reanalyze_on_change)
+      throw analysis_mismatch("factorize: " + d->what +
+                                  ": the matrix is not the analyzed one; call analyze() again, or set "
+                                  "Options::reanalyze_on_change",
+                              d->row);
+    analyze(A);
+    reanalyzed = true;
+  }
+  m_stats.reanalyzed = reanalyzed;
   A.check_finite();
   const auto t0 = std::chrono::steady_clock::now();
   m_factorized = false;

@@ -43,6 +43,21 @@ class factorization_error : public sparse_error {
   double m_value;
 };
 
+// factorize(A2) was given a matrix that is not the one its analysis was
+// made for: another order, another pattern, or (LDL^T) another set of zero
+// diagonal entries. `row()` is the first row that differs (0-based, the
+// matrix's own numbering; -1 when the orders differ); the message gives it
+// 1-based with what differs. The solver keeps its previous analysis and
+// factor.
+class analysis_mismatch : public sparse_error {
+ public:
+  analysis_mismatch(const std::string& what, std::int64_t row) : sparse_error(what), m_row(row) {}
+  std::int64_t row() const { return m_row; }
+
+ private:
+  std::int64_t m_row;
+};
+
 // How a symmetric matrix arrives: both triangles, or one of them.
 enum class Storage { Full, Lower, Upper };
 

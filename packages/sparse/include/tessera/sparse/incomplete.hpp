@@ -26,6 +26,7 @@
 // the same arithmetic row by row, so they give the same bits.
 #include <tessera/core.hpp>
 #include <tessera/sparse/crs_matrix.hpp>
+#include <tessera/sparse/detail/analyzed_input.hpp>
 #include <tessera/sparse/ordering.hpp>
 
 #include <algorithm>
@@ -147,6 +148,11 @@ struct IncompleteOptions {
   // A pivot d <= 0 is a breakdown; with a shift > 0 the factorization of
   // A + shift * diag(A) is tried instead (the error says so if it still fails).
   double diagonal_shift = 0;
+  // factorize(A2) after analyze(A) checks that A2 has A's pattern (the
+  // level-k pattern and the slots of A's entries come from it). Another
+  // pattern throws analysis_mismatch naming the first differing row and
+  // leaves the previous factor usable; with this set, A2 is analyzed instead.
+  bool reanalyze_on_change = false;
 };
 
 template <class T, class Space = DefaultHostExecutionSpace>
@@ -160,7 +166,9 @@ class IncompleteCholesky {
 
   void analyze(const CrsMatrix<T>& A) {
     const auto t0 = std::chrono::steady_clock::now();
+    m_analyzed = m_factorized = false;
     A.check_symmetric_pattern();
+    m_input.record_pattern(A);
     m_ordering = compute_ordering(m_opt.ordering, A.num_rows(), A.row_map(), A.col_idx());
     m_pattern = level_k_pattern<Space>(A.num_rows(), A.row_map(), A.col_idx(), m_opt.level, m_ordering.perm,
                                        m_ordering.iperm);
@@ -181,8 +189,19 @@ class IncompleteCholesky {
   }
 
   void factorize(const CrsMatrix<T>& A) {
-    if (!m_analyzed) analyze(A);
-    if (A.num_rows() != m_pattern.n) throw sparse_error("IncompleteCholesky::factorize: the matrix is not the analyzed one");
+    m_reanalyzed = false;
+    if (!m_analyzed) {
+      analyze(A);
+    } else if (auto d = m_input.compare(A)) {
+      // Refused before anything is written: the previous factor stays valid.
+      if (!m_opt.reanalyze_on_change)
+        throw analysis_mismatch("IncompleteCholesky::factorize: " + d->what +
+                                    ": the matrix is not the analyzed one; call analyze() again, or set "
+                                    "IncompleteOptions::reanalyze_on_change",
+                                d->row);
+      analyze(A);
+      m_reanalyzed = true;
+    }
     A.check_finite();
     const auto t0 = std::chrono::steady_clock::now();
     m_factorized = false;
@@ -256,6 +275,8 @@ class IncompleteCholesky {
   const std::vector<T>& values() const { return m_values; }
   const OrderingResult& ordering() const { return m_ordering; }
   std::int64_t nnz_l() const { return m_pattern.nnz(); }
+  // The last factorize analyzed its matrix again (reanalyze_on_change).
+  bool reanalyzed() const { return m_reanalyzed; }
   double analyze_seconds() const { return m_analyze_seconds; }
   double factorize_seconds() const { return m_factorize_seconds; }
   // Flops of the numeric factorization: sum over rows of the sparse dot products' lengths.
@@ -396,7 +417,8 @@ class IncompleteCholesky {
   }
 
   IncompleteOptions m_opt;
-  bool m_analyzed = false, m_factorized = false;
+  bool m_analyzed = false, m_factorized = false, m_reanalyzed = false;
+  detail::AnalyzedInput m_input;  // A's pattern at analyze, checked by factorize
   bool m_natural = true;      // the ordering is the identity: apply works in z itself
   bool m_sequential = false;  // one thread: sequential sweeps, no level sets
   OrderingResult m_ordering;
