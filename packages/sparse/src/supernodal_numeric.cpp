@@ -1,5 +1,6 @@
 // Numeric kernels of the supernodal factorization and solves (see
 // detail/supernodal_numeric.hpp for the layout).
+#include <tessera/sparse/detail/pivot_2x2.hpp>
 #include <tessera/sparse/detail/supernodal_numeric.hpp>
 
 #include <algorithm>
@@ -198,20 +199,16 @@ void SupernodalNumeric::factor_front_ldlt(std::int64_t s) {
   trsm_right_lower_trans({p, nc, nc, m}, {f21, mu, nc, m}, /*unit=*/true);
   std::unique_ptr<double[]> w(new double[std::size_t(mu * nc)]);
   for (std::int64_t k = 0; k < nc; ++k) std::memcpy(w.get() + k * mu, f21 + k * m, sizeof(double) * mu);
-  // L21 = W D^-1, block by block of D.
+  // L21 = W D^-1, block by block of D (D symmetric: each row of W is
+  // solved with D's block).
   for (std::int64_t k = 0; k < nc;) {
     if (ipiv[k] > 0) {
       const double inv = 1.0 / p[k + k * m];
       for (std::int64_t r = 0; r < mu; ++r) f21[r + k * m] *= inv;
       ++k;
     } else {
-      const double a = p[k + k * m], b = e[k], c = p[(k + 1) + (k + 1) * m];
-      const double det = a * c - b * b;
-      for (std::int64_t r = 0; r < mu; ++r) {
-        const double w0 = f21[r + k * m], w1 = f21[r + (k + 1) * m];
-        f21[r + k * m] = (c * w0 - b * w1) / det;
-        f21[r + (k + 1) * m] = (a * w1 - b * w0) / det;
-      }
+      const Pivot2x2 d{p[k + k * m], e[k], p[(k + 1) + (k + 1) * m]};
+      for (std::int64_t r = 0; r < mu; ++r) d.solve(f21[r + k * m], f21[r + (k + 1) * m]);
       k += 2;
     }
   }
@@ -379,13 +376,8 @@ void SupernodalNumeric::diagonal(std::int64_t s, double* x, std::int64_t nrhs) c
       for (std::int64_t r = 0; r < nrhs; ++r) xs[k + r * n] /= p[k + k * m];
       ++k;
     } else {
-      const double a = p[k + k * m], b = e[k], c = p[(k + 1) + (k + 1) * m];
-      const double det = a * c - b * b;
-      for (std::int64_t r = 0; r < nrhs; ++r) {
-        const double y0 = xs[k + r * n], y1 = xs[k + 1 + r * n];
-        xs[k + r * n] = (c * y0 - b * y1) / det;
-        xs[k + 1 + r * n] = (a * y1 - b * y0) / det;
-      }
+      const Pivot2x2 d{p[k + k * m], e[k], p[(k + 1) + (k + 1) * m]};
+      for (std::int64_t r = 0; r < nrhs; ++r) d.solve(xs[k + r * n], xs[k + 1 + r * n]);
       k += 2;
     }
   }
@@ -414,39 +406,53 @@ void SupernodalNumeric::backward(std::int64_t s, double* x, std::int64_t nrhs) c
   }
 }
 
-void SupernodalNumeric::inertia(std::int64_t& positive, std::int64_t& negative, std::int64_t& zero) const {
-  positive = negative = zero = 0;
+template <class One, class Two>
+void SupernodalNumeric::for_each_pivot(One one, Two two) const {
   const SymbolicFactor& f = *m_sym;
-  auto count = [&](double v) { (v > 0 ? positive : v < 0 ? negative : zero) += 1; };
   for (std::int64_t s = 0; s < f.nsuper; ++s) {
     const std::int64_t m = f.nrows(s), nc = f.ncols(s), c0 = f.super_ptr[s];
     const double* p = panel(s);
-    if (m_kind == Factorization::Cholesky) {
-      positive += nc;
-      continue;
-    }
     for (std::int64_t k = 0; k < nc;) {
-      if (m_ipiv[c0 + k] > 0) {
-        count(p[k + k * m]);
+      if (m_kind == Factorization::Cholesky || m_ipiv[c0 + k] > 0) {
+        one(p[k + k * m]);
         ++k;
       } else {
-        // Eigenvalues of [a b; b c]: signs from the determinant and trace.
-        const double a = p[k + k * m], b = m_e[c0 + k], c = p[(k + 1) + (k + 1) * m];
-        const double det = a * c - b * b, tr = a + c;
-        if (det < 0) {
-          ++positive;
-          ++negative;
-        } else if (det > 0) {
-          count(tr);
-          count(tr);
-        } else {
-          count(tr);
-          ++zero;
-        }
+        two(Pivot2x2{p[k + k * m], m_e[c0 + k], p[(k + 1) + (k + 1) * m]});
         k += 2;
       }
     }
   }
+}
+
+void SupernodalNumeric::inertia(std::int64_t& positive, std::int64_t& negative, std::int64_t& zero) const {
+  positive = negative = zero = 0;
+  if (m_kind == Factorization::Cholesky) {  // every pivot of a completed Cholesky is positive
+    positive = m_sym->n;
+    return;
+  }
+  for_each_pivot([&](double d) { (d > 0 ? positive : d < 0 ? negative : zero) += 1; },
+                 [&](const Pivot2x2& d) { d.inertia(positive, negative, zero); });
+}
+
+void SupernodalNumeric::log_determinant(int& sign, double& log_abs) const {
+  // det(A) = det(L)^2 for Cholesky; det(P L D L^T P^T) = det(D) for LDL^T
+  // (L unit triangular, det(P)^2 = 1). A sum of logarithms, as a product
+  // of n pivots over- or underflows long before its logarithm does.
+  sign = 1;
+  log_abs = 0;
+  if (m_kind == Factorization::Cholesky) {
+    for_each_pivot([&](double l) { log_abs += 2.0 * std::log(l); }, [](const Pivot2x2&) {});
+    return;
+  }
+  for_each_pivot(
+      [&](double d) {
+        sign *= d > 0 ? 1 : d < 0 ? -1 : 0;
+        log_abs += std::log(std::abs(d));
+      },
+      [&](const Pivot2x2& d) {
+        sign *= d.det_sign();
+        log_abs += d.log_abs_det();
+      });
 }
 
 }  // namespace tessera::sparse::detail

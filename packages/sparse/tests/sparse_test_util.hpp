@@ -5,6 +5,8 @@
 
 #include <tessera/sparse.hpp>
 
+#include <lapacke.h>
+
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -72,18 +74,81 @@ inline std::vector<double> permuted_dense(const ts::CrsMatrix<double>& A, const 
   return p;
 }
 
-// Normwise backward error ||b - A x|| / (||A|| ||x|| + ||b||), infinity norms.
+// max(m, v) that keeps a NaN: std::max(m, NaN) is m, and a NaN solution
+// would pass every bound.
+inline double max_nan(double m, double v) { return v <= m ? m : v; }
+
+// Normwise backward error ||b - A x|| / (||A|| ||x|| + ||b||), infinity
+// norms; NaN if x or the residual has one.
 inline double backward_error(const ts::CrsMatrix<double>& A, const double* x, const double* b) {
   const std::int64_t n = A.num_rows();
   std::vector<double> ax(n);
   A.multiply(x, ax.data());
   double r = 0, xn = 0, bn = 0;
   for (std::int64_t i = 0; i < n; ++i) {
-    r = std::max(r, std::abs(b[i] - ax[i]));
-    xn = std::max(xn, std::abs(x[i]));
-    bn = std::max(bn, std::abs(b[i]));
+    r = max_nan(r, std::abs(b[i] - ax[i]));
+    xn = max_nan(xn, std::abs(x[i]));
+    bn = max_nan(bn, std::abs(b[i]));
   }
   return r / (A.norm_inf() * xn + bn);
+}
+
+// The references below are LAPACK's dense routines on the dense copy of A:
+// they share nothing with the supernodal code but the BLAS.
+
+// x = A^-1 b by dense LU with partial pivoting (dgesv).
+inline std::vector<double> dense_solve(const ts::CrsMatrix<double>& A, std::vector<double> b) {
+  const std::int64_t n = A.num_rows();
+  auto d = dense(A);
+  std::vector<lapack_int> ipiv(n);
+  EXPECT_EQ(LAPACKE_dgesv(LAPACK_COL_MAJOR, int(n), 1, d.data(), int(n), ipiv.data(), b.data(), int(n)), 0);
+  return b;
+}
+
+// The inertia from the signs of the eigenvalues (dsyev). They are accurate
+// to about n eps ||A||; closer to zero than that, the sign is not known
+// and the eigenvalue counts as zero.
+inline ts::Inertia dense_inertia(const ts::CrsMatrix<double>& A) {
+  const std::int64_t n = A.num_rows();
+  auto d = dense(A);
+  std::vector<double> w(n);
+  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', int(n), d.data(), int(n), w.data()), 0);
+  const double tol = double(n) * 2.3e-16 * std::max(std::abs(w.front()), std::abs(w.back()));
+  ts::Inertia in;
+  for (double v : w) (v > tol ? in.positive : v < -tol ? in.negative : in.zero) += 1;
+  return in;
+}
+
+// sign and log|det A| from dense LU (dgetrf): the product of U's diagonal
+// and the sign of the row interchanges.
+inline ts::LogDeterminant dense_log_determinant(const ts::CrsMatrix<double>& A) {
+  const std::int64_t n = A.num_rows();
+  auto d = dense(A);
+  std::vector<lapack_int> ipiv(n);
+  EXPECT_GE(LAPACKE_dgetrf(LAPACK_COL_MAJOR, int(n), int(n), d.data(), int(n), ipiv.data()), 0);
+  ts::LogDeterminant ld;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double u = d[i + i * n];
+    ld.sign *= (u > 0 ? 1 : u < 0 ? -1 : 0) * (ipiv[i] != i + 1 ? -1 : 1);
+    ld.log_abs += std::log(std::abs(u));
+  }
+  return ld;
+}
+
+// ||A^-1||_1, the largest column sum of the dense inverse (dgetrf, dgetri).
+inline double dense_inverse_norm1(const ts::CrsMatrix<double>& A) {
+  const std::int64_t n = A.num_rows();
+  auto d = dense(A);
+  std::vector<lapack_int> ipiv(n);
+  EXPECT_EQ(LAPACKE_dgetrf(LAPACK_COL_MAJOR, int(n), int(n), d.data(), int(n), ipiv.data()), 0);
+  EXPECT_EQ(LAPACKE_dgetri(LAPACK_COL_MAJOR, int(n), d.data(), int(n), ipiv.data()), 0);
+  double best = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    double s = 0;
+    for (std::int64_t i = 0; i < n; ++i) s += std::abs(d[i + j * n]);
+    best = std::max(best, s);
+  }
+  return best;
 }
 
 // b = A * ones: the right-hand side whose exact solution is all ones.

@@ -2,30 +2,11 @@
 // checked against the eigenvalues LAPACK's dense dsyev computes.
 #include "sparse_test_util.hpp"
 
-#include <lapacke.h>
-
 using namespace sparse_test;
 
 template <class Space>
 class LdltTest : public SpaceTest<Space> {};
 TYPED_TEST_SUITE(LdltTest, tessera::test::HostExecutionSpaces, tessera::test::SpaceNames);
-
-namespace {
-
-ts::Inertia dense_inertia(const ts::CrsMatrix<double>& A) {
-  const std::int64_t n = A.num_rows();
-  auto d = dense(A);
-  std::vector<double> w(n);
-  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', int(n), d.data(), int(n), w.data()), 0);
-  // dsyev's eigenvalues are accurate to about n eps ||A||; closer to zero
-  // than that, the sign is not known.
-  const double tol = double(n) * 2.3e-16 * std::max(std::abs(w.front()), std::abs(w.back()));
-  ts::Inertia in;
-  for (double v : w) (v > tol ? in.positive : v < -tol ? in.negative : in.zero) += 1;
-  return in;
-}
-
-}  // namespace
 
 TYPED_TEST(LdltTest, HangGliderSolvesWithTheInertiaOfItsEigenvalues) {
   using Space = TypeParam;

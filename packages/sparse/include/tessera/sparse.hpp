@@ -8,6 +8,7 @@
 #include <tessera/sparse/generators.hpp>
 #include <tessera/sparse/ordering.hpp>
 #include <tessera/sparse/symbolic.hpp>
+#include <tessera/sparse/spmv.hpp>
 #include <tessera/sparse/cholesky.hpp>
 #include <tessera/sparse/incomplete.hpp>
 #include <tessera/sparse/block_layout.hpp>

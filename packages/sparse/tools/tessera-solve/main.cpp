@@ -1,8 +1,9 @@
 // tessera-solve <A.mtx | lap2d:N | lap3d:N | lap3d27:N> [options]
 //
 // Factors and solves A x = b with Tessera's sparse solvers and reports the
-// sizes, times, rate and the accuracy of the solution. b = A * 1 unless
-// --rhs gives it. Exit status: 0 solved, 1 numerical failure (the message
+// sizes, times, rate, the accuracy of the solution and (complete factors)
+// the determinant, inertia and condition estimate. b = A * 1 unless --rhs
+// gives it. Exit status: 0 solved, 1 numerical failure (the message
 // names the column), 2 bad usage or input.
 #include <tessera/sparse.hpp>
 
@@ -28,10 +29,15 @@ const char* kUsage =
     "  --block B                      largest 2D block of a front (default 256)\n"
     "  --threads N                    threads of the host back-end\n"
     "  --repeat R                     factorize R times, report the median (default 1)\n"
-    "  --refine S                     steps of iterative refinement (default 0)\n"
+    "  --refine S                     at most S steps of iterative refinement, stopping when the backward\n"
+    "                                 error reaches eps or stops halving (default 0)\n"
+    "  --no-rcond                     skip the condition estimate (it costs a few solves)\n"
     "  --spy FILE.svg                 draw the block layout of the reordered matrix\n"
     "  --json                         one JSON object instead of the table\n"
-    "A pattern-only Matrix Market file is read as its graph Laplacian + I.\n";
+    "A pattern-only Matrix Market file is read as its graph Laplacian + I. For cholesky and ldlt it also\n"
+    "prints log|det(A)| and its sign, the inertia, and rcond, an estimate of 1 / (||A||_1 ||A^-1||_1)\n"
+    "(Hager-Higham, as LAPACK's dlacon); --json keys log_abs_det, det_sign, rcond, inertia, and for ldlt\n"
+    "delayed_pivots.\n";
 
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -51,7 +57,7 @@ struct Args {
   std::string ordering;  // empty: the factor's default
   ts::Scheduler scheduler = ts::Scheduler::Tasks;
   int block = 256, threads = 0, repeat = 1, refine = 0, ic_level = -1;
-  bool json = false;
+  bool json = false, rcond = true;
 };
 
 Args parse(int argc, char** argv) {
@@ -73,6 +79,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--refine") a.refine = int(parse_long(f, value(), 0));
     else if (f == "--spy") a.spy = value();
     else if (f == "--json") a.json = true;
+    else if (f == "--no-rcond") a.rcond = false;
     else if (f == "-h" || f == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -169,8 +176,11 @@ int main(int argc, char** argv) {
   const bool show_progress = !a.json && n >= 200000;
 
   double analyze_s = 0, factorize_s = 0, solve_s = 0, nnz_l = 0, flops = 0;
-  int iterations = 0;
+  int iterations = 0, refinement_steps = 0;
   ts::Inertia inertia;
+  ts::LogDeterminant log_det;
+  double rcond = -1;  // -1: not estimated
+  std::int64_t delayed_pivots = 0;
   std::string ordering_name;
   try {
     if (a.ic_level >= 0) {
@@ -219,9 +229,13 @@ int main(int argc, char** argv) {
       factorize_s = median(times);
       chol.solve(x.data(), b.data(), nrhs);
       solve_s = chol.stats().solve_seconds;
+      refinement_steps = chol.stats().refinement_steps_taken;
       nnz_l = chol.stats().nnz_l;
       flops = chol.stats().flops;
       inertia = chol.inertia();
+      log_det = chol.log_determinant();
+      delayed_pivots = chol.stats().delayed_pivots;
+      if (a.rcond) rcond = chol.rcond();
     }
   } catch (const ts::factorization_error& e) {
     std::fprintf(stderr, "tessera-solve: %s: %s\n", a.matrix.c_str(), e.what());
@@ -242,9 +256,14 @@ int main(int argc, char** argv) {
                 "\"gflops\": %.6g, \"residual\": %.3e, \"backward_error\": %.3e, \"iterations\": %d",
                 (long long)n, (long long)A.nnz(), nnz_l, flops, ordering_name.c_str(), a.factor.c_str(), scheduler, threads,
                 analyze_s, factorize_s, solve_s, gflops, acc.residual, acc.backward_error, iterations);
-    if (a.factor == "ldlt")
+    if (a.ic_level < 0) {
+      std::printf(", \"log_abs_det\": %.17g, \"det_sign\": %d", log_det.log_abs, log_det.sign);
+      if (rcond >= 0) std::printf(", \"rcond\": %.6e", rcond);
       std::printf(", \"inertia\": {\"positive\": %lld, \"negative\": %lld, \"zero\": %lld}", (long long)inertia.positive,
                   (long long)inertia.negative, (long long)inertia.zero);
+      if (a.refine > 0) std::printf(", \"refinement_steps\": %d", refinement_steps);
+    }
+    if (a.factor == "ldlt") std::printf(", \"delayed_pivots\": %lld", (long long)delayed_pivots);
     std::printf("}\n");
   } else {
     std::printf("matrix          %s\n", a.matrix.c_str());
@@ -257,9 +276,14 @@ int main(int argc, char** argv) {
     std::printf("GFLOP/s         %.2f\nresidual        %.3e  ||b - Ax|| / ||b||\nbackward error  %.3e  ||b - Ax|| / (||A|| ||x|| + ||b||)\n",
                 gflops, acc.residual, acc.backward_error);
     if (a.ic_level >= 0) std::printf("PCG iterations  %d\n", iterations);
-    if (a.factor == "ldlt")
+    if (a.ic_level < 0) {
+      if (a.refine > 0) std::printf("refinement      %d steps\n", refinement_steps);
+      std::printf("log|det(A)|     %.10g  (sign %+d)\n", log_det.log_abs, log_det.sign);
       std::printf("inertia         %lld positive, %lld negative, %lld zero\n", (long long)inertia.positive,
                   (long long)inertia.negative, (long long)inertia.zero);
+      if (rcond >= 0) std::printf("rcond           %.3e  1 / (||A||_1 ||A^-1||_1), estimated\n", rcond);
+    }
+    if (a.factor == "ldlt") std::printf("delayed pivots  %lld\n", (long long)delayed_pivots);
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 //   chol.analyze(A);        // ordering, symbolic factorization, 2D block layout (pattern only)
 //   chol.factorize(A);      // numeric factorization on the task DAG (or the level sets)
 //   chol.solve(x, b);       // one or many right-hand sides
+//   chol.log_determinant(), chol.inertia(), chol.rcond()   // diagnostics of the factor
 //   chol.factorize(A2);     // same pattern, new values: the analysis is reused
 //                           // (another pattern is refused, see Options::reanalyze_on_change)
 //
@@ -32,6 +33,8 @@
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/analyzed_input.hpp>
 #include <tessera/sparse/detail/blas_threads.hpp>
+#include <tessera/sparse/detail/iterative_refinement.hpp>
+#include <tessera/sparse/detail/norm1_estimate.hpp>
 #include <tessera/sparse/detail/supernodal_numeric.hpp>
 #include <tessera/sparse/detail/task_room.hpp>
 #include <tessera/sparse/ordering.hpp>
@@ -39,7 +42,6 @@
 #include <tessera/tasking.hpp>
 
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,7 +68,12 @@ struct Options {
   // A Cholesky pivot d_j with d_j <= pivot_tolerance * |a_jj| is reported as
   // a failure (singular to working precision); 0 accepts any positive pivot.
   double pivot_tolerance = 0;
-  // Steps of iterative refinement in solve (r = b - A x, x += A^-1 r).
+  // At most this many steps of iterative refinement in solve (r = b - A x,
+  // x += A^-1 r, the SpMV in parallel on Space). They stop once the normwise
+  // backward error ||b - A x|| / (||A|| ||x|| + ||b||) (infinity norms) is
+  // at most eps or a step fails to halve it (see
+  // detail/iterative_refinement.hpp); Stats::refinement_steps_taken and
+  // Stats::backward_error report them. 0: no refinement, nothing measured.
   int refinement_steps = 0;
   // Task DAG: the task memory pool, the spawns between the generator's
   // respawns, and the subtree size (as a fraction of the total flops per
@@ -87,6 +94,14 @@ struct Inertia {
   std::int64_t positive = 0, negative = 0, zero = 0;
 };
 
+// det(A) = sign * exp(log_abs). The logarithm, because det itself over- or
+// underflows for all but small matrices (the 3-D Laplacian of order 1000
+// has det around 10^700).
+struct LogDeterminant {
+  int sign = 1;  // -1, 0 or 1
+  double log_abs = 0;
+};
+
 struct Stats {
   std::int64_t n = 0, nnz_a = 0;
   double nnz_l = 0;     // exact nonzeros of L (diagonal included)
@@ -100,6 +115,15 @@ struct Stats {
   std::int64_t paired_variables = 0;  // LDLt: zero-diagonal variables kept with a neighbour
   bool reanalyzed = false;            // the last factorize analyzed again (Options::reanalyze_on_change)
   Inertia inertia;  // LDLt (Cholesky: all positive)
+  // LDLt: pivots passed up to the parent front. Always 0 for now: pivots
+  // stay inside their supernode (delayed pivoting is issue 26, part 1).
+  std::int64_t delayed_pivots = 0;
+  // The last solve's iterative refinement (Options::refinement_steps > 0):
+  // the solves with the factor after the first, and the normwise backward
+  // error of the returned x (the largest over the right-hand sides); -1
+  // when the solve did not refine.
+  int refinement_steps_taken = 0;
+  double backward_error = -1;
 };
 
 namespace detail {
@@ -142,7 +166,21 @@ class Cholesky {
   const OrderingResult& ordering() const { return m_ordering; }
   // perm[new] = old: the final elimination order (ordering, then postorder).
   const std::vector<std::int64_t>& permutation() const { return m_sym.perm; }
+  // The inertia of A (counts of positive, negative and zero eigenvalues)
+  // from the pivots, by Sylvester's law: D's 1x1 and 2x2 blocks for LDLt,
+  // all positive for a completed Cholesky.
   Inertia inertia() const { return m_stats.inertia; }
+  // sign and log|det(A)| from the factor: 2 sum log L(j, j) for Cholesky,
+  // the 1x1 and 2x2 blocks of D for LDLt.
+  LogDeterminant log_determinant() const;
+  // An estimate of the reciprocal 1-norm condition number
+  // 1 / (||A||_1 ||A^-1||_1), ||A^-1||_1 by Hager and Higham's estimator
+  // (LAPACK's dlacon/dlacn2) from a few solves with the factor (A is
+  // symmetric: solves with A^-T are solves with A^-1). The estimate of
+  // ||A^-1||_1 is a lower bound, so rcond() is at least the true value (up
+  // to rounding) and usually within a factor of 3 of it. Computed on the
+  // first call after each factorize.
+  double rcond();
   // The factor's supernodal panels (see SymbolicFactor for the layout).
   const double* factor_values() const { return m_num.values(); }
 
@@ -154,6 +192,9 @@ class Cholesky {
   struct SolveGenerator;
   void solve_tasks(double* xp, std::int64_t nrhs);
   void solve_levels(double* xp, std::int64_t nrhs);
+  // x := A^-1 b with the factor alone (no refinement); x may be b.
+  void solve_with_factor(const T* b, T* x, std::int64_t nrhs);
+  double norm_a();  // ||A||_inf = ||A||_1 of the factorized matrix, computed once per factorize
   // Small subtrees (flops <= this) are one task in the factorization and the solves.
   double small_subtree_flops() const;
   int threads() const { return Space().concurrency(); }
@@ -177,6 +218,8 @@ class Cholesky {
   CrsMatrix<T> m_A;  // the factorized matrix (shared Views), for refinement
   std::optional<scheduler_type> m_sched;
   std::int64_t m_paired_pivots = 0;
+  LogDeterminant m_log_det;
+  double m_norm_a = -1, m_rcond = -1;  // -1: not computed since the last factorize
   Stats m_stats;
 };
 
@@ -258,6 +301,8 @@ void Cholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   Inertia in;
   m_num.inertia(in.positive, in.negative, in.zero);
   m_stats.inertia = in;
+  m_num.log_determinant(m_log_det.sign, m_log_det.log_abs);
+  m_norm_a = m_rcond = -1;
   m_factorized = true;
 }
 
@@ -661,53 +706,73 @@ void Cholesky<T, Space>::run_levels() {
 }
 
 template <class T, class Space>
+void Cholesky<T, Space>::solve_with_factor(const T* b, T* x, std::int64_t nrhs) {
+  const std::int64_t n = m_sym.n;
+  // b is read whole before x is written: x may be b.
+  std::vector<T> xp(std::size_t(n * nrhs));
+  for (std::int64_t c = 0; c < nrhs; ++c)
+    for (std::int64_t k = 0; k < n; ++k) xp[k + c * n] = b[m_sym.perm[k] + c * n];
+  m_num.begin_solve(nrhs);
+  if (m_opt.scheduler == Scheduler::Tasks) solve_tasks(xp.data(), nrhs);
+  else solve_levels(xp.data(), nrhs);
+  m_num.end_solve();
+  for (std::int64_t c = 0; c < nrhs; ++c)
+    for (std::int64_t k = 0; k < n; ++k) x[m_sym.perm[k] + c * n] = xp[k + c * n];
+}
+
+template <class T, class Space>
+double Cholesky<T, Space>::norm_a() {
+  if (m_norm_a < 0) m_norm_a = m_A.norm_inf();
+  return m_norm_a;
+}
+
+template <class T, class Space>
 void Cholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
   if (!m_factorized) throw sparse_error("solve: no successful factorize() before it");
   if (nrhs < 0) throw sparse_error("solve: negative number of right-hand sides");
   const auto t0 = std::chrono::steady_clock::now();
   const std::int64_t n = m_sym.n;
   detail::BlasSingleThreaded one_blas_thread;
-  std::vector<T> xp(std::size_t(n * nrhs)), r, d;
-  auto apply = [&](const T* rhs, T* out) {
-    for (std::int64_t c = 0; c < nrhs; ++c)
-      for (std::int64_t k = 0; k < n; ++k) xp[k + c * n] = rhs[m_sym.perm[k] + c * n];
-    m_num.begin_solve(nrhs);
-    if (m_opt.scheduler == Scheduler::Tasks) solve_tasks(xp.data(), nrhs);
-    else solve_levels(xp.data(), nrhs);
-    m_num.end_solve();
-    for (std::int64_t c = 0; c < nrhs; ++c)
-      for (std::int64_t k = 0; k < n; ++k) out[m_sym.perm[k] + c * n] = xp[k + c * n];
-  };
-  if (m_opt.refinement_steps > 0 && x == b) {
-    // Refinement needs b after x is overwritten.
-    std::vector<T> copy(b, b + n * nrhs);
-    apply(copy.data(), x);
-    r.resize(static_cast<std::size_t>(n)), d.resize(std::size_t(n * nrhs));
-    for (int step = 0; step < m_opt.refinement_steps; ++step) {
-      std::vector<T> res(std::size_t(n * nrhs));
-      for (std::int64_t c = 0; c < nrhs; ++c) {
-        m_A.multiply(x + c * n, r.data());
-        for (std::int64_t i = 0; i < n; ++i) res[i + c * n] = copy[i + c * n] - r[i];
-      }
-      apply(res.data(), d.data());
-      for (std::int64_t i = 0; i < n * nrhs; ++i) x[i] += d[i];
-    }
+  m_stats.refinement_steps_taken = 0;
+  m_stats.backward_error = -1;
+  if (m_opt.refinement_steps <= 0) {
+    solve_with_factor(b, x, nrhs);
   } else {
-    apply(b, x);
-    if (m_opt.refinement_steps > 0) {
-      r.resize(static_cast<std::size_t>(n)), d.resize(std::size_t(n * nrhs));
-      std::vector<T> res(std::size_t(n * nrhs));
-      for (int step = 0; step < m_opt.refinement_steps; ++step) {
-        for (std::int64_t c = 0; c < nrhs; ++c) {
-          m_A.multiply(x + c * n, r.data());
-          for (std::int64_t i = 0; i < n; ++i) res[i + c * n] = b[i + c * n] - r[i];
-        }
-        apply(res.data(), d.data());
-        for (std::int64_t i = 0; i < n * nrhs; ++i) x[i] += d[i];
-      }
-    }
+    std::vector<T> copy;  // refinement needs b after x has overwritten it
+    if (x == b) copy.assign(b, b + n * nrhs);
+    const T* rhs = x == b ? copy.data() : b;
+    solve_with_factor(rhs, x, nrhs);
+    const auto r = detail::refine<Space>(m_A, norm_a(), rhs, x, nrhs, m_opt.refinement_steps,
+                                         [&](const T* res, T* d) { solve_with_factor(res, d, nrhs); });
+    m_stats.refinement_steps_taken = r.steps;
+    m_stats.backward_error = r.backward_error;
   }
   m_stats.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class T, class Space>
+LogDeterminant Cholesky<T, Space>::log_determinant() const {
+  if (!m_factorized) throw sparse_error("log_determinant: no successful factorize() before it");
+  return m_log_det;
+}
+
+template <class T, class Space>
+double Cholesky<T, Space>::rcond() {
+  if (!m_factorized) throw sparse_error("rcond: no successful factorize() before it");
+  if (m_rcond >= 0) return m_rcond;
+  const std::int64_t n = m_sym.n;
+  const double anorm = norm_a();
+  if (n == 0) {
+    m_rcond = 1;  // as LAPACK's dpocon for an empty matrix
+  } else if (anorm == 0) {
+    m_rcond = 0;
+  } else {
+    detail::BlasSingleThreaded one_blas_thread;
+    auto inverse = [&](double* v) { solve_with_factor(v, v, 1); };
+    const double inverse_norm = detail::estimate_norm1(n, inverse, inverse);
+    m_rcond = inverse_norm > 0 ? 1.0 / (anorm * inverse_norm) : 0.0;
+  }
+  return m_rcond;
 }
 
 template <class T, class Space>

@@ -28,6 +28,7 @@
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/analyzed_input.hpp>
 #include <tessera/sparse/ordering.hpp>
+#include <tessera/sparse/spmv.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -452,13 +453,7 @@ PcgResult pcg(const CrsMatrix<T>& A, const T* b, T* x, const Precond& M, const P
   const auto t0 = std::chrono::steady_clock::now();
   const std::int64_t n = A.num_rows();
   std::vector<T> r(n), z(n), p(n), q(n);
-  auto spmv = [&](const T* in, T* out) {
-    parallel_for("sparse::pcg_spmv", RangePolicy<Space>(0, n), [&](std::int64_t i) {
-      T s = 0;
-      for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k) s += A.values()[k] * in[A.col_idx()[k]];
-      out[i] = s;
-    });
-  };
+  auto spmv = [&](const T* in, T* out) { multiply<Space>(A, in, out); };
   auto dot = [n](const std::vector<T>& a, const std::vector<T>& c) {
     T s = 0;
     for (std::int64_t i = 0; i < n; ++i) s += a[i] * c[i];

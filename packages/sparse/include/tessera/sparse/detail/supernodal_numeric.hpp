@@ -91,9 +91,13 @@ class SupernodalNumeric {
   void backward(std::int64_t s, double* x, std::int64_t nrhs) const;
   void end_solve();
 
-  // The inertia of an LDLt factorization: counts of positive, negative and
-  // zero eigenvalues of D (= of A, by Sylvester's law).
+  // The inertia of the factored matrix: counts of positive, negative and
+  // zero eigenvalues of D (LDLt; = of A, by Sylvester's law), all positive
+  // for Cholesky.
   void inertia(std::int64_t& positive, std::int64_t& negative, std::int64_t& zero) const;
+  // det(A) = sign * exp(log_abs), from L's diagonal (Cholesky) or D's 1x1
+  // and 2x2 blocks (LDLt); sign 0 and log_abs = -inf for a zero pivot.
+  void log_determinant(int& sign, double& log_abs) const;
 
   const SymbolicFactor& symbolic() const { return *m_sym; }
   Factorization kind() const { return m_kind; }
@@ -107,6 +111,10 @@ class SupernodalNumeric {
   const double* panel(std::int64_t s) const { return m_lx.get() + m_sym->lx_ptr[s]; }
   Block<double> block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j);
   void check_pivots(std::int64_t s, std::int64_t c0, std::int64_t count);
+  // Calls one(d) for each 1x1 pivot (Cholesky: each L(j, j)) and
+  // two(Pivot2x2) for each 2x2 block of D, in column order.
+  template <class One, class Two>
+  void for_each_pivot(One one, Two two) const;
   void factor_front_ldlt(std::int64_t s);
   void release_update(std::int64_t s);
   void release_all_updates();
