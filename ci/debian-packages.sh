@@ -8,8 +8,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libhwloc-dev)
 have() { [[ -f "$root/packages/$1/CMakeLists.txt" ]]; }
-# sparse: dense-block kernels and nested-dissection orderings.
-if have sparse; then pkgs+=(libopenblas-dev liblapacke-dev libscotch-dev libmetis-dev); fi
+# sparse: dense-block kernels and the orderings (nested dissection, SuiteSparse's AMD).
+if have sparse; then pkgs+=(libopenblas-dev liblapacke-dev libscotch-dev libmetis-dev libsuitesparse-dev); fi
 # dist: Open MPI (compiler wrappers, headers and mpiexec).
 if have dist; then pkgs+=(libopenmpi-dev openmpi-bin); fi
 for extra in "$@"; do

@@ -23,7 +23,9 @@ namespace {
 const char* kUsage =
     "usage: tessera-solve <A.mtx | lap2d:N | lap3d:N | lap3d27:N> [options]\n"
     "  --rhs B.mtx                    right-hand sides (Matrix Market array or coordinate; default b = A * 1)\n"
-    "  --ordering metis|scotch|amd|natural   fill-reducing ordering (default metis; natural for ic:K)\n"
+    "  --ordering metis|scotch|amd|natural   fill-reducing ordering: METIS or Scotch nested dissection,\n"
+    "                                 SuiteSparse's approximate minimum degree, or none (default metis;\n"
+    "                                 natural for ic:K)\n"
     "  --factor cholesky|ldlt|ic:K    complete Cholesky, LDL^T (symmetric indefinite) or IC(k) + PCG\n"
     "  --scheduler tasks|levelset     task DAG (default) or bulk-synchronous level sets\n"
     "  --block B                      largest 2D block of a front (default 256)\n"

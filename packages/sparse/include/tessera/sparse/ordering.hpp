@@ -3,7 +3,7 @@
 //
 //   Ordering::Metis    METIS_NodeND nested dissection
 //   Ordering::Scotch   SCOTCH_graphOrder nested dissection, with its separator tree
-//   Ordering::Amd      approximate minimum degree (Tessera's own, see ordering.cpp)
+//   Ordering::Amd      SuiteSparse's approximate minimum degree (amd_l_order)
 //   Ordering::Natural  the identity
 //
 // Direction conventions, because the libraries disagree: METIS's `perm` and
