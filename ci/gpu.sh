@@ -14,7 +14,7 @@
 #                                # (unless BENCH=0); one PASS/FAIL/SKIP/TIMEOUT line per case, a
 #                                # summary last, every log in gpu-logs.tar.gz ($OUT/ when OUT is set)
 #
-# Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph analytics kokkos_compat"),
+# Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph analytics sparse kokkos_compat"),
 # CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
 # Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS.
 # packages/core/docs/cuda.md ("Running the GPU check") says what a run has found so far.
@@ -29,7 +29,7 @@ if [ "$cmd" != pack ]; then
 fi
 
 B=${BUILD_DIR:-build-gpu}
-PK=${PACKAGES:-core mempool tasking graph analytics kokkos_compat}
+PK=${PACKAGES:-core mempool tasking graph analytics sparse kokkos_compat}
 flags=(-DTessera_ENABLE_ALL_PACKAGES=OFF)
 for p in $PK; do flags+=("-DTessera_ENABLE_$(echo "$p" | tr a-z A-Z)=ON"); done
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
