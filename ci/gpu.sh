@@ -33,11 +33,13 @@ PK=${PACKAGES:-core mempool tasking graph analytics sparse kokkos_compat}
 flags=(-DTessera_ENABLE_ALL_PACKAGES=OFF)
 for p in $PK; do flags+=("-DTessera_ENABLE_$(echo "$p" | tr a-z A-Z)=ON"); done
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
-if [ ! -f "$B/build.ninja" ]; then
+# Configured every time (quick when nothing changed), so that a build directory
+# made for other PACKAGES gets this set.
+if [ "${BUILD:-1}" != 0 ]; then
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_CUDA=ON \
     -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" \
     -DTessera_ENABLE_TESTS=ON -DTessera_ENABLE_BENCHMARKS=ON -DTessera_ENABLE_EXAMPLES=OFF \
-    -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_THREADS=OFF "${flags[@]}"
+    -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_THREADS=OFF "${flags[@]}" >/dev/null
 fi
 # BUILD=0 packs what was built last (e.g. after rebuilding a few programs by hand).
 [ "${BUILD:-1}" = 0 ] || cmake --build "$B" --parallel "${JOBS:-2}"
