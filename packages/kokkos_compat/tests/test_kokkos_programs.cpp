@@ -275,6 +275,40 @@ TEST(KokkosProgramHost, TimerAndSpaces) {
   EXPECT_GE(Kokkos::DefaultHostExecutionSpace().concurrency(), 1);
 }
 
+// A functor that names its execution space, given a count rather than a
+// policy, runs there (the shape of Kokkos's DualView tutorial, which died on
+// a GPU with an illegal address: its host functor ran on the default space).
+// The DualView is synced to each functor's side before it runs.
+template <class ExecutionSpace>
+struct ScaleOnItsSide {
+  using execution_space = ExecutionSpace;
+  using memory_space = typename ExecutionSpace::memory_space;
+  using dual = Kokkos::DualView<double*>;
+  Kokkos::View<double*, Kokkos::LayoutLeft, memory_space> x;
+  double factor;
+  ScaleOnItsSide(dual d, double f) : factor(f) {
+    d.template sync<memory_space>();
+    d.template modify<memory_space>();
+    x = d.template view<memory_space>();
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { x(i) *= factor; }
+};
+
+TEST(KokkosProgramDualView, FunctorsRunOnTheirOwnSpaceFromACount) {
+  using Device = Kokkos::DefaultExecutionSpace;
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  if (Device().concurrency() == 0) GTEST_SKIP() << "the default execution space has no device here";
+  const int n = 5000;
+  Kokkos::DualView<double*> d("d", n);
+  for (int i = 0; i < n; ++i) d.h_view(i) = i;
+  d.modify_host();
+  Kokkos::parallel_for(n, ScaleOnItsSide<Device>(d, 2.0));  // on the device (or the default host space)
+  Kokkos::parallel_for(n, ScaleOnItsSide<Host>(d, 3.0));    // on the host: syncs the device's result back first
+  Kokkos::fence();
+  d.sync_host();
+  for (int i = 0; i < n; ++i) ASSERT_EQ(d.h_view(i), 6.0 * i) << i;
+}
+
 int main(int argc, char* argv[]) {
   ::testing::InitGoogleTest(&argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
