@@ -333,27 +333,37 @@ csr_storage<S, V, E> csr_adopt(std::int64_t n, const tessera::View<E*, S>& row_m
                  std::to_string(n) + " vertices (needs " + std::to_string(n + 1) + ")");
   const E ns = E(entries.extent(0));
   // First bad row: offsets decreasing or out of range, a target out of range,
-  // a row not sorted, or (undirected) an edge without its reverse.
-  size_type first_bad = n;
-  tessera::parallel_reduce(
-      "graph::csr::check", tessera::RangePolicy<Exec>(0, n),
-      TESSERA_LAMBDA(size_type u, size_type & bad) {
-        // Each row is judged alone (in parallel), so its own start must be
-        // checked against 0 too: the previous row's test does not cover it.
-        const E b = row_map(u), e = row_map(u + 1);
-        bool ok = (u > 0 || b == 0) && b >= 0 && b <= e && e <= ns && (u < n - 1 || e == ns);
-        for (E j = b; ok && j < e; ++j) {
-          const V v = entries(j);
-          ok = v >= 0 && size_type(v) < n && (j == b || entries(j - 1) <= v);
-          if (ok && !D::is_directed) {
-            const E vb = row_map(v), ve = row_map(v + 1);
-            ok = vb >= 0 && vb <= ve && ve <= ns && detail::lower_bound(entries.data(), vb, ve, V(u)) < ve &&
-                 entries(detail::lower_bound(entries.data(), vb, ve, V(u))) == V(u);
+  // a row not sorted, or (undirected) an edge without its reverse. On host
+  // spaces the reverse edges are checked by csr_symmetric_by_counting
+  // (streaming) once the rest holds; the search per edge (twins = true) is
+  // what devices run, and what names the first bad row when one is found.
+  auto first_bad_row = [&](bool twins) {
+    size_type first_bad = n;
+    tessera::parallel_reduce(
+        "graph::csr::check", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, n, 64),
+        TESSERA_LAMBDA(size_type u, size_type & bad) {
+          // Each row is judged alone (in parallel), so its own start must be
+          // checked against 0 too: the previous row's test does not cover it.
+          const E b = row_map(u), e = row_map(u + 1);
+          bool ok = (u > 0 || b == 0) && b >= 0 && b <= e && e <= ns && (u < n - 1 || e == ns);
+          for (E j = b; ok && j < e; ++j) {
+            const V v = entries(j);
+            ok = v >= 0 && size_type(v) < n && (j == b || entries(j - 1) <= v);
+            if (ok && !D::is_directed && twins) {
+              const E vb = row_map(v), ve = row_map(v + 1);
+              ok = vb >= 0 && vb <= ve && ve <= ns && detail::lower_bound(entries.data(), vb, ve, V(u)) < ve &&
+                   entries(detail::lower_bound(entries.data(), vb, ve, V(u))) == V(u);
+            }
           }
-        }
-        if (!ok && u < bad) bad = u;
-      },
-      tessera::Min<size_type>(first_bad));
+          if (!ok && u < bad) bad = u;
+        },
+        tessera::Min<size_type>(first_bad));
+    return first_bad < n ? first_bad : n;  // the reduction of no bad row is Min's identity
+  };
+  constexpr bool count_twins = !D::is_directed && tessera::is_host_execution_space<Exec>::value;
+  size_type first_bad = first_bad_row(!count_twins);
+  if (first_bad == n && count_twins && n > 0 && csr_symmetric_by_counting<Exec>(n, row_map, entries) != 1)
+    first_bad = first_bad_row(true);  // not symmetric (or no room to count): the search names the row
   if (n == 0 && ns != 0) detail::fail("CSR arrays: no vertices but " + std::to_string(ns) + " entries");
   if (first_bad < n)
     detail::fail("CSR arrays: row " + std::to_string(first_bad) +
