@@ -7,6 +7,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libhwloc-dev)
+# Every program's command line and JSON output (header-only: CLI11, nlohmann-json).
+pkgs+=(libcli11-dev nlohmann-json3-dev)
 have() { [[ -f "$root/packages/$1/CMakeLists.txt" ]]; }
 # sparse: dense-block kernels and the orderings (nested dissection, SuiteSparse's AMD).
 if have sparse; then pkgs+=(libopenblas-dev liblapacke-dev libscotch-dev libmetis-dev libsuitesparse-dev); fi

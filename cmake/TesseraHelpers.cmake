@@ -496,6 +496,7 @@ function(tessera_install_common)
                 ${TESSERA_HELPERS_DIR}/config.hpp.in
           DESTINATION ${_core_cfg})
   install(FILES ${TESSERA_TEST_SUPPORT_SOURCES} DESTINATION ${_core_cfg}/testing)
+  install(DIRECTORY ${TESSERA_TOOLS_SUPPORT_DIR}/tessera DESTINATION ${_core_cfg}/tools)
 
   set(_dest ${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
   set(_build_dir ${CMAKE_BINARY_DIR}/${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
@@ -505,6 +506,27 @@ function(tessera_install_common)
   write_basic_package_version_file(${_build_dir}/TesseraConfigVersion.cmake
                                    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
   install(FILES ${_build_dir}/TesseraConfig.cmake ${_build_dir}/TesseraConfigVersion.cmake DESTINATION ${_dest})
+endfunction()
+
+# The command-line support every Tessera program shares (the CLIs, the demo,
+# the benchmarks): CLI11 parsing with the --tessera-* flags taken out first,
+# the nlohmann-json writer, progress on stderr and result digests
+# (<tessera/tools/*.hpp>). packages/core/tools/support in the source tree,
+# <prefix>/lib/cmake/TesseraCore/tools once installed.
+if(EXISTS ${TESSERA_HELPERS_DIR}/../packages/core/tools/support/tessera/tools/cli.hpp)
+  get_filename_component(TESSERA_TOOLS_SUPPORT_DIR ${TESSERA_HELPERS_DIR}/../packages/core/tools/support ABSOLUTE)
+else()
+  set(TESSERA_TOOLS_SUPPORT_DIR ${TESSERA_HELPERS_DIR}/tools)
+endif()
+
+# tessera_use_tools_support(<target>): <tessera/tools/*.hpp> on the target's
+# include path, with CLI11 (Debian libcli11-dev) and nlohmann-json (Debian
+# nlohmann-json3-dev), both header-only.
+function(tessera_use_tools_support target)
+  find_package(CLI11 REQUIRED CONFIG)
+  find_package(nlohmann_json 3.10 REQUIRED CONFIG)
+  target_include_directories(${target} PRIVATE ${TESSERA_TOOLS_SUPPORT_DIR})
+  target_link_libraries(${target} PRIVATE CLI11::CLI11 nlohmann_json::nlohmann_json)
 endfunction()
 
 # The GoogleTest main and typed-test helpers shared by every package's tests:
