@@ -4,8 +4,12 @@
 #include <tessera/core.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace tessera::graph {
 
@@ -16,6 +20,37 @@ namespace {
 edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronecker_parameters& p,
                     const read_options& progress) {
   return detail::kronecker_share(scale, edge_factor, seed, p, 0, 1, progress);
+}
+
+bool is_kronecker_spec(const std::string& text) { return text.rfind("kron:", 0) == 0; }
+
+kronecker_spec parse_kronecker_spec(const std::string& spec, int max_scale) {
+  std::vector<std::string> parts;
+  if (is_kronecker_spec(spec))
+    for (std::size_t b = 5;;) {
+      const auto e = spec.find(':', b);
+      parts.push_back(spec.substr(b, e == std::string::npos ? std::string::npos : e - b));
+      if (e == std::string::npos) break;
+      b = e + 1;
+    }
+  if (parts.size() < 2 || parts.size() > 3)
+    throw std::invalid_argument("generator spec is kron:SCALE:EDGEFACTOR[:SEED], got '" + spec + "'");
+  const auto field = [&](std::size_t i, const char* what, long long lo, long long hi) {
+    const std::string& s = parts[i];
+    long long v = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
+      throw std::invalid_argument("generator spec '" + spec + "': " + what + " must be an integer, got '" + s + "'");
+    if (v < lo || v > hi)
+      throw std::invalid_argument("generator spec '" + spec + "': " + what + " must be in " + std::to_string(lo) +
+                                  ".." + std::to_string(hi) + ", got " + s);
+    return v;
+  };
+  kronecker_spec k;
+  k.scale = int(field(0, "SCALE", 1, max_scale));
+  k.edge_factor = int(field(1, "EDGEFACTOR", 1, 1024));
+  if (parts.size() == 3) k.seed = std::uint64_t(field(2, "SEED", 0, std::numeric_limits<long long>::max()));
+  return k;
 }
 
 namespace detail {

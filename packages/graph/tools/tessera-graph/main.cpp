@@ -1,14 +1,19 @@
 // tessera-graph <algorithm> <file | kron:SCALE:EDGEFACTOR[:SEED]> [--source V] [--threads N] [--output FILE]
-//               [--directed] [--json]
+//               [--directed] [--json] [--tessera-...]
 //
 // Loads (Matrix Market, SNAP edge list, binary CSR .tgb) or generates a
 // graph, runs one algorithm, prints sizes, a digest of the result, the time
-// and edges per second (or all of it as one JSON object). Every phase of a
-// load longer than a second (reading, parsing, generating, building) shows
-// progress on stderr. Arguments, --output and the generator size are checked
-// before anything is loaded: exit 2 for bad usage, 1 for bad input.
+// and edges per second (or all of it as one JSON object). Every phase longer
+// than a second (reading, parsing, generating, building, the algorithm)
+// shows progress on stderr (tessera::tools::Progress). Arguments, --output
+// and the generator size are checked before anything is loaded: exit 2 for
+// bad usage, 1 for bad input.
 #include <tessera/core/host_fallback.hpp>
 #include <tessera/graph.hpp>
+#include <tessera/tools/cli.hpp>
+#include <tessera/tools/digest.hpp>
+#include <tessera/tools/json.hpp>
+#include <tessera/tools/progress.hpp>
 
 #include <sys/stat.h>
 
@@ -32,8 +37,10 @@ namespace tg = tessera::graph;
 
 namespace {
 
-const char* kUsage =
-    "usage: tessera-graph <algorithm> <file | kron:SCALE:EDGEFACTOR[:SEED]> [options]\n"
+const char* kDescription =
+    "Loads or generates a graph and runs one algorithm on it.\n"
+    "  <graph>: a Matrix Market file (.mtx), an edge list, a binary CSR file (.tgb) or\n"
+    "  kron:SCALE:EDGEFACTOR[:SEED] (a Graph500 Kronecker graph, 2^SCALE vertices)\n"
     "algorithms:\n"
     "  info        sizes and degree statistics\n"
     "  bfs         breadth-first search from --source (levels)\n"
@@ -47,103 +54,21 @@ const char* kUsage =
     "  convert     write the graph to --output (binary CSR .tgb for fast reloads, .mtx, or an edge list)\n"
     "  jobs        tessera-graph jobs <graph> JOBS.txt: the job file's BFS, sssp, pagerank and jaccard\n"
     "              jobs run together, sharing sweeps (--sequential: one after another)\n"
-    "options:\n"
-    "  --source V      source vertex (default: the vertex of largest degree)\n"
-    "  --threads N     threads of the host back-end\n"
-    "  --output FILE   per-vertex results as 'vertex value' lines; convert: the graph, as binary CSR\n"
-    "                  (.tgb), Matrix Market (.mtx) or an edge list with one line per stored direction\n"
-    "                  (any other name, like gapbs's converter -s -e)\n"
-    "  --directed      keep edge directions (default: undirected, except scc)\n"
-    "  --json          print one JSON object (sizes, algorithm, result digest, time, threads)\n"
-    "  --sequential    jobs: run the jobs one after another instead of fused\n";
+    "Exit status: 0 done, 1 bad input (a file's line, a negative sssp weight), 2 bad usage.";
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+const char* kAlgorithms[] = {"info",     "bfs",       "msbfs", "cc",      "sv",  "scc",
+                             "pagerank", "triangles", "sssp",  "convert", "jobs"};
+
+using tessera::tools::Digest;
+using tessera::tools::json;
+using tessera::tools::usage_error;
 
 using clock_type = std::chrono::steady_clock;
-
-// Progress on stderr, once the load has taken a second: one line per phase.
-struct progress_state {
-  clock_type::time_point start = clock_type::now();
-  std::string phase;
-  bool shown = false;
-};
-
-void show_progress(const char* phase, std::int64_t done, std::int64_t total, void* user) {
-  auto* p = static_cast<progress_state*>(user);
-  const double el = std::chrono::duration<double>(clock_type::now() - p->start).count();
-  if (el < 1.0) return;  // quiet for short loads
-  if (p->shown && p->phase != phase) std::fputc('\n', stderr);
-  p->phase = phase;
-  p->shown = true;
-  std::fprintf(stderr, "\r%-10s %5.1f%% (%.1f s)", phase, total > 0 ? 100.0 * double(done) / double(total) : 100.0, el);
-  std::fflush(stderr);
-}
-
-// ---- the result digest: "key: value" lines, or members of a JSON object ----
-
-std::string json_string(const std::string& s) {
-  std::string r = "\"";
-  for (const unsigned char c : s) {
-    if (c == '"' || c == '\\') r += '\\', r += char(c);
-    else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      r += buf;
-    } else r += char(c);
-  }
-  return r + "\"";
-}
-
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest form that reads back exactly
-  return std::string(buf, r.ptr);
-}
 
 std::string text_number(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
-}
-
-struct digest {
-  struct item {
-    std::string key, text, json;
-  };
-  std::vector<item> items;
-  void add(const std::string& key, std::int64_t v) { items.push_back({key, std::to_string(v), std::to_string(v)}); }
-  void add_real(const std::string& key, double v) { items.push_back({key, text_number(v), json_number(v)}); }
-  void add_raw(const std::string& key, const std::string& text, const std::string& json) { items.push_back({key, text, json}); }
-  std::string as_text() const {
-    std::string r;
-    for (auto& i : items) r += i.key + ": " + i.text + "\n";
-    return r;
-  }
-  // Keys as JSON names: spaces become underscores.
-  std::string as_json() const {
-    std::string r = "{";
-    for (std::size_t k = 0; k < items.size(); ++k) {
-      std::string key = items[k].key;
-      std::replace(key.begin(), key.end(), ' ', '_');
-      r += (k ? ", " : "") + json_string(key) + ": " + items[k].json;
-    }
-    return r + "}";
-  }
-};
-
-std::int64_t parse_int(const std::string& s, const std::string& what) {
-  std::size_t pos = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(s, &pos);
-  } catch (...) {
-    pos = std::string::npos;
-  }
-  if (pos != s.size()) throw usage_error(what + " must be an integer, got '" + s + "'");
-  return v;
 }
 
 template <class G>
@@ -155,7 +80,7 @@ void write_vertex_values(const std::string& path, const std::vector<double>& val
 }
 
 struct run_result {
-  digest result;
+  Digest result;
   double seconds = 0;
   double edges = 0;  // edges processed, for edges/s
   std::vector<double> per_vertex;
@@ -195,10 +120,10 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
   using V = typename G::vertex_descriptor;
   const std::int64_t n = tg::num_vertices(g);
   run_result r;
-  digest& d = r.result;
+  Digest& d = r.result;
   if (alg == "bfs" || alg == "sssp" || alg == "msbfs") {
     source = pick_source(g, source);
-    d.add("source", source);
+    d.add("source", "source", source);
   }
   if (alg == "info") {
     std::int64_t maxdeg = 0, isolated = 0;
@@ -208,8 +133,8 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
       }, tessera::Max<std::int64_t>(maxdeg));
       tg::reduce_vertices(g, TESSERA_LAMBDA(V v, std::int64_t & s) { s += tg::out_degree(v, g) == 0; }, isolated);
     });
-    d.add("max degree", maxdeg);
-    d.add("isolated vertices", isolated);
+    d.add("max_degree", "max degree", maxdeg);
+    d.add("isolated_vertices", "isolated vertices", isolated);
     r.edges = double(tg::num_edges(g));
   } else if (alg == "bfs") {
     tg::vertex_property_map<G, std::int32_t> lv(g);
@@ -218,10 +143,10 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     auto h = tg::detail::to_host_vector(lv.view());
     std::int64_t sum = 0;
     for (auto x : h) sum += x > 0 ? x : 0;
-    d.add("reached", res.visited);
-    d.add("levels", res.levels);
-    d.add("sum of levels", sum);
-    d.add("bottom-up levels", res.bottom_up_levels);
+    d.add("reached", "reached", res.visited);
+    d.add("levels", "levels", res.levels);
+    d.add("sum_of_levels", "sum of levels", sum);
+    d.add("bottom_up_levels", "bottom-up levels", res.bottom_up_levels);
     // Graph500 convention: edges of the reached component.
     std::int64_t comp_edges = 0;
     auto lvv = lv.view();
@@ -238,9 +163,9 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     for (std::int64_t v = 0; v < n; ++v)
       for (int j = 0; j < 64; ++j)
         if (h(v, j) >= 0) ++reached, sum += h(v, j);
-    d.add("queries", 64);
-    d.add("reached (all queries)", reached);
-    d.add("sum of levels", sum);
+    d.add("queries", "queries", 64);
+    d.add("reached_all_queries", "reached (all queries)", reached);
+    d.add("sum_of_levels", "sum of levels", sum);
     r.edges = 64.0 * double(tg::num_edges(g));
   } else if (alg == "cc" || alg == "sv" || alg == "scc") {
     tg::vertex_property_map<G, V> comp(g);
@@ -255,8 +180,8 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     for (auto c : h) ++sizes[c];
     std::int64_t largest = 0;
     for (auto& [c, s] : sizes) largest = std::max(largest, s);
-    d.add("components", k);
-    d.add("largest component", largest);
+    d.add("components", "components", k);
+    d.add("largest_component", "largest component", largest);
     r.edges = double(tg::num_edges(g));
     r.per_vertex.assign(h.begin(), h.end());
   } else if (alg == "pagerank") {
@@ -271,20 +196,21 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(top), order.end(), [&](std::int64_t a, std::int64_t b) {
       return h[std::size_t(a)] > h[std::size_t(b)] || (h[std::size_t(a)] == h[std::size_t(b)] && a < b);
     });
-    d.add("iterations", it);
-    std::string text, json = "[";
+    d.add("iterations", "iterations", it);
+    std::string text;
+    json tops = json::array();
     for (std::size_t k = 0; k < top; ++k) {
       const std::int64_t v = order[k];
       text += (k ? ", " : "") + std::to_string(v) + " (" + text_number(h[std::size_t(v)]) + ")";
-      json += std::string(k ? ", " : "") + "{\"vertex\": " + std::to_string(v) + ", \"rank\": " + json_number(h[std::size_t(v)]) + "}";
+      tops.push_back({{"vertex", v}, {"rank", tessera::tools::number(h[std::size_t(v)])}});
     }
-    d.add_raw("top vertices", text, json + "]");
+    d.add("top_vertices", "top vertices", tops, text);
     r.edges = double(it) * double(tg::num_edges(g));
     r.per_vertex = h;
   } else if (alg == "triangles") {
     std::int64_t t = 0;
     if constexpr (tg::graph_traits<G>::is_undirected) r.seconds = timed([&] { t = tg::count_triangles(g); });
-    d.add("triangles", t);
+    d.add("triangles", "triangles", t);
     r.edges = double(tg::num_edges(g));
   } else if (alg == "sssp") {
     tg::edge_property_map<G, double> w(g, 1.0);
@@ -301,8 +227,8 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     double far = 0;
     for (auto x : h)
       if (x < std::numeric_limits<double>::max()) ++reached, far = std::max(far, x);
-    d.add("reached", reached);
-    d.add_real("largest distance", far);
+    d.add("reached", "reached", reached);
+    d.add_real("largest_distance", "largest distance", far);
     r.edges = double(tg::num_edges(g));
     r.per_vertex = h;
   } else {
@@ -311,26 +237,13 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
   return r;
 }
 
-struct kron_spec {
-  int scale = 0, edge_factor = 0;
-  std::uint64_t seed = 1;
-};
-
-kron_spec parse_kron(const std::string& input) {
-  std::vector<std::string> parts;
-  std::size_t b = 5;
-  for (;;) {
-    const auto e = input.find(':', b);
-    parts.push_back(input.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) break;
-    b = e + 1;
+// A generator spec, its problems as usage errors (exit 2).
+tg::kronecker_spec parse_kron(const std::string& input) {
+  try {
+    return tg::parse_kronecker_spec(input);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
   }
-  if (parts.size() < 2 || parts.size() > 3) throw usage_error("generator spec is kron:SCALE:EDGEFACTOR[:SEED], got '" + input + "'");
-  const auto scale = parse_int(parts[0], "kron SCALE"), ef = parse_int(parts[1], "kron EDGEFACTOR");
-  const auto seed = parts.size() == 3 ? parse_int(parts[2], "kron SEED") : 1;
-  if (scale < 1 || scale > 40) throw usage_error("kron SCALE must be in 1..40, got " + std::to_string(scale));
-  if (ef < 1 || ef > 1024) throw usage_error("kron EDGEFACTOR must be in 1..1024, got " + std::to_string(ef));
-  return {int(scale), int(ef), std::uint64_t(seed)};
 }
 
 // The per-edge-index weights for sssp, from the list's weights through the
@@ -357,30 +270,35 @@ int host_threads() { return tessera::DefaultHostExecutionSpace().concurrency(); 
 std::vector<tg::graph_job> job_set;
 bool jobs_sequential = false;
 
-// Runs job_set on g and prints one digest per job (or one JSON object).
+// Runs job_set on g and prints one digest per job (or one JSON object:
+// head's members, then the jobs).
 template <class G>
-int run_jobs_command(const G& g, const std::vector<double>& weights, const std::string& head, bool json) {
+int run_jobs_command(const G& g, const std::vector<double>& weights, json head, bool json_output,
+                     tessera::tools::Progress& progress) {
   tg::job_options o;
   o.fuse = !jobs_sequential;
   tg::job_set_result<G> r;
   double seconds = 0;
+  progress.phase("running " + std::to_string(job_set.size()) + " jobs");
   if (weights.empty()) {
     seconds = timed([&] { r = tg::run_jobs(g, job_set, o); });
   } else {
     tg::edge_property_map<G, double> w(tg::detail::to_space<double, typename G::space_type>("weights", weights));
     seconds = timed([&] { r = tg::run_jobs(g, job_set, w, o); });
   }
-  std::string text, items;
+  progress.end();
+  std::string text;
+  json items = json::array();
   for (std::size_t i = 0; i < job_set.size(); ++i) {
     const tg::graph_job& j = job_set[i];
-    digest d;
+    Digest d;
     switch (j.kind) {
       case tg::job_kind::bfs: {
         std::int64_t reached = 0, deepest = 0;
         for (auto x : r.levels(i))
           if (x >= 0) ++reached, deepest = std::max<std::int64_t>(deepest, x);
-        d.add("reached", reached);
-        d.add("levels", deepest + 1);
+        d.add("reached", "reached", reached);
+        d.add("levels", "levels", deepest + 1);
         break;
       }
       case tg::job_kind::sssp: {
@@ -388,8 +306,8 @@ int run_jobs_command(const G& g, const std::vector<double>& weights, const std::
         double far = 0;
         for (auto x : r.distances(i))
           if (x < std::numeric_limits<double>::max()) ++reached, far = std::max(far, x);
-        d.add("reached", reached);
-        d.add_real("largest distance", far);
+        d.add("reached", "reached", reached);
+        d.add_real("largest_distance", "largest distance", far);
         break;
       }
       case tg::job_kind::pagerank: {
@@ -397,25 +315,29 @@ int run_jobs_command(const G& g, const std::vector<double>& weights, const std::
         std::size_t top = 0;
         for (std::size_t v = 1; v < h.size(); ++v)
           if (h[v] > h[top]) top = v;
-        d.add("iterations", r.iterations(i));
+        d.add("iterations", "iterations", r.iterations(i));
         if (!h.empty()) {
-          d.add("top vertex", std::int64_t(top));
-          d.add_real("top rank", h[top]);
+          d.add("top_vertex", "top vertex", std::int64_t(top));
+          d.add_real("top_rank", "top rank", h[top]);
         }
         break;
       }
-      case tg::job_kind::jaccard: d.add_real("similarity", r.similarity(i)); break;
+      case tg::job_kind::jaccard: d.add_real("similarity", "similarity", r.similarity(i)); break;
     }
     text += "job " + std::to_string(i) + " (" + j.origin + ": " + j.text() + "):";
-    for (std::size_t k = 0; k < d.items.size(); ++k) text += (k ? ", " : " ") + d.items[k].key + " " + d.items[k].text;
+    for (std::size_t k = 0; k < d.items().size(); ++k)
+      text += (k ? ", " : " ") + d.items()[k].label + " " + d.items()[k].text;
     text += "\n";
-    const std::string obj = d.as_json();
-    items += std::string(i ? ", " : "") + "{\"job\": " + json_string(j.text()) + ", \"origin\": " + json_string(j.origin) +
-             ", " + obj.substr(1);
+    json item = {{"job", j.text()}, {"origin", j.origin}};
+    item.update(d.object());
+    items.push_back(std::move(item));
   }
-  if (json) {
-    std::printf("%s, \"algorithm\": \"jobs\", \"fused\": %s, \"jobs\": [%s], \"time_seconds\": %s}\n", head.c_str(),
-                jobs_sequential ? "false" : "true", items.c_str(), json_number(seconds).c_str());
+  if (json_output) {
+    head["algorithm"] = "jobs";
+    head["fused"] = !jobs_sequential;
+    head["jobs"] = std::move(items);
+    head["time_seconds"] = tessera::tools::number(seconds);
+    tessera::tools::print_line(head);
   } else {
     std::printf("algorithm: jobs (%zu, %s)\n%stime: %.6f s\n", job_set.size(), jobs_sequential ? "one after another" : "fused",
                 text.c_str(), seconds);
@@ -423,20 +345,31 @@ int run_jobs_command(const G& g, const std::vector<double>& weights, const std::
   return 0;
 }
 
+// What the command line asked for.
+struct Args {
+  std::string alg, input, output, jobs_file;
+  std::int64_t source = -1;  // -1: the vertex of largest degree
+  int threads = 0;
+  bool directed = false, json = false;
+};
+
 template <class G>
-int run(const std::string& alg, const std::string& input, std::int64_t source, const std::string& output, bool json) {
+int run(const Args& a) {
   using V = typename G::vertex_descriptor;
-  progress_state prog;
-  tg::read_options ro{show_progress, &prog};
+  const std::string& alg = a.alg;
+  const std::string& input = a.input;
+  const std::string& output = a.output;
+  tessera::tools::Progress progress("tessera-graph");
+  tg::read_options ro{tessera::tools::Progress::callback, &progress};
   tg::build_options bo = tg::build_options::simple();
-  bo.progress = show_progress;
-  bo.progress_user = &prog;
+  bo.progress = tessera::tools::Progress::callback;
+  bo.progress_user = &progress;
   const auto t0 = clock_type::now();
   std::optional<tg::edge_list> el;
   G g;
   const bool binary = input.size() > 4 && input.substr(input.size() - 4) == ".tgb";
-  if (input.rfind("kron:", 0) == 0) {
-    const kron_spec k = parse_kron(input);
+  if (tg::is_kronecker_spec(input)) {
+    const tg::kronecker_spec k = parse_kron(input);
     // Refused before generating: 2^SCALE vertices must fit the vertex type.
     const std::int64_t n = std::int64_t(1) << k.scale;
     if (n > std::int64_t(std::numeric_limits<V>::max()))
@@ -446,6 +379,7 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
                         std::to_string(std::bit_width(std::uint64_t(std::numeric_limits<V>::max())) - 1) + ")");
     el = tg::kronecker(k.scale, k.edge_factor, k.seed, {}, ro);
   } else if (binary) {
+    progress.phase("reading");
     g = tg::read_binary_csr<G>(input);
   } else {
     el = tg::read_edge_list(input, ro);
@@ -460,18 +394,22 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
       g = G(*el, bo);
     }
   }
-  if (prog.shown) std::fprintf(stderr, "\n");
+  progress.end();
   const double load_s = std::chrono::duration<double>(clock_type::now() - t0).count();
   const std::int64_t n = tg::num_vertices(g), m = tg::num_edges(g);
-  std::string head = "{\"graph\": " + json_string(input) + ", \"vertices\": " + std::to_string(n) + ", \"edges\": " +
-                     std::to_string(m) + ", \"directed\": " + (tg::graph_traits<G>::is_directed ? "true" : "false") +
-                     (el && el->bipartite ? ", \"bipartite\": true" : "") + ", \"execution_space\": " +
-                     json_string(G::execution_space::name()) + ", \"threads\": " + std::to_string(host_threads()) +
-                     ", \"load_seconds\": " + json_number(load_s);
-  if (!json)
+  json head = {{"graph", input},
+               {"vertices", n},
+               {"edges", m},
+               {"directed", tg::graph_traits<G>::is_directed}};
+  if (el && el->bipartite) head["bipartite"] = true;
+  head["execution_space"] = G::execution_space::name();
+  head["threads"] = host_threads();
+  head["load_seconds"] = tessera::tools::number(load_s);
+  if (!a.json)
     std::printf("graph: %s\nvertices: %lld\nedges: %lld\n%sload+build: %.3f s\n", input.c_str(), (long long)n, (long long)m,
                 el && el->bipartite ? "bipartite: yes (rows, then columns)\n" : "", load_s);
   if (alg == "convert") {
+    progress.phase("writing");
     auto ends = [&](const char* x) {
       const std::string s(x);
       return output.size() >= s.size() && output.compare(output.size() - s.size(), s.size(), s) == 0;
@@ -498,20 +436,34 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
         tg::write_snap(output, out);
       }
     }
-    if (json) std::printf("%s, \"algorithm\": \"convert\", \"written\": %s}\n", head.c_str(), json_string(output).c_str());
-    else std::printf("written: %s\n", output.c_str());
+    progress.end();
+    if (a.json) {
+      head["algorithm"] = "convert";
+      head["written"] = output;
+      tessera::tools::print_line(head);
+    } else {
+      std::printf("written: %s\n", output.c_str());
+    }
     return 0;
   }
-  if (alg == "jobs") return run_jobs_command(g, weights, head, json);
-  auto r = run_algorithm(alg, g, source, weights);
+  if (alg == "jobs") return run_jobs_command(g, weights, std::move(head), a.json, progress);
+  progress.phase(alg);
+  auto r = run_algorithm(alg, g, a.source, weights);
   const double eps = r.seconds > 0 ? r.edges / r.seconds : 0.0;
-  if (!output.empty()) write_vertex_values<G>(output, r.per_vertex);
-  if (json) {
-    std::printf("%s, \"algorithm\": %s, \"result\": %s, \"time_seconds\": %s, \"edges_per_second\": %s%s}\n", head.c_str(),
-                json_string(alg).c_str(), r.result.as_json().c_str(), json_number(r.seconds).c_str(), json_number(eps).c_str(),
-                output.empty() ? "" : (", \"written\": " + json_string(output)).c_str());
+  if (!output.empty()) {
+    progress.phase("writing");
+    write_vertex_values<G>(output, r.per_vertex);
+  }
+  progress.end();
+  if (a.json) {
+    head["algorithm"] = alg;
+    head["result"] = r.result.object();
+    head["time_seconds"] = tessera::tools::number(r.seconds);
+    head["edges_per_second"] = tessera::tools::number(eps);
+    if (!output.empty()) head["written"] = output;
+    tessera::tools::print_line(head);
   } else {
-    std::printf("algorithm: %s\n%stime: %.6f s\nedges/s: %.4g\n", alg.c_str(), r.result.as_text().c_str(), r.seconds, eps);
+    std::printf("algorithm: %s\n%stime: %.6f s\nedges/s: %.4g\n", alg.c_str(), r.result.lines().c_str(), r.seconds, eps);
     if (!output.empty()) std::printf("written: %s\n", output.c_str());
   }
   return 0;
@@ -519,10 +471,9 @@ int run(const std::string& alg, const std::string& input, std::int64_t source, c
 
 // The graph on Space: directed (both directions stored) or undirected.
 template <class Space>
-int run_on(bool directed, const std::string& alg, const std::string& input, std::int64_t source, const std::string& output,
-           bool json) {
-  if (directed) return run<tg::compressed_sparse_row_graph<tg::bidirectionalS, Space>>(alg, input, source, output, json);
-  return run<tg::compressed_sparse_row_graph<tg::undirectedS, Space>>(alg, input, source, output, json);
+int run_on(const Args& a) {
+  if (a.directed) return run<tg::compressed_sparse_row_graph<tg::bidirectionalS, Space>>(a);
+  return run<tg::compressed_sparse_row_graph<tg::undirectedS, Space>>(a);
 }
 
 // --output must be writable before anything runs: a run of minutes must not
@@ -540,79 +491,56 @@ void check_output(const std::string& path) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  std::string alg, input, output;
-  std::int64_t source = -1;  // -1: the vertex of largest degree
-  int threads = 0;
-  bool directed = false, json = false;
+  tessera::tools::Command cmd("tessera-graph", kDescription);
+  Args a;
+  auto& app = cmd.app();
+  app.add_option("algorithm", a.alg, "what to run (see above)")
+      ->required()
+      ->check(tessera::tools::one_of({std::begin(kAlgorithms), std::end(kAlgorithms)}));
+  app.add_option("graph", a.input, "the graph: a file or kron:SCALE:EDGEFACTOR[:SEED]")->required();
+  app.add_option("jobs_file", a.jobs_file, "jobs: the job file");
+  app.add_option("--source", a.source, "source vertex (default: the vertex of largest degree)")
+      ->check(tessera::tools::integer(0));
+  app.add_option("--threads", a.threads, "threads of the host back-end (as --tessera-num-threads)")
+      ->check(tessera::tools::integer(1, 4096));
+  app.add_option("--output", a.output,
+                 "per-vertex results as 'vertex value' lines; convert: the graph, as binary CSR (.tgb),\n"
+                 "Matrix Market (.mtx) or an edge list with one line per stored direction (any other name)");
+  app.add_flag("--directed", a.directed, "keep edge directions (default: undirected, except scc)");
+  app.add_flag("--json", a.json, "print one JSON object (sizes, algorithm, result digest, time, threads)");
+  app.add_flag("--sequential", jobs_sequential, "jobs: run the jobs one after another instead of fused");
+  if (auto status = cmd.parse(argc, argv)) return *status;
   try {
-    std::vector<std::string> pos;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&](const char* opt) -> const std::string& {
-        if (i + 1 >= args.size()) throw usage_error(std::string(opt) + " needs a value");
-        return args[++i];
-      };
-      if (a == "-h" || a == "--help") {
-        std::fputs(kUsage, stdout);
-        return 0;
-      } else if (a == "--source") {
-        source = parse_int(value("--source"), "--source");
-        if (source < 0) throw usage_error("--source must be a vertex id (>= 0), got " + std::to_string(source));
-      } else if (a == "--threads") {
-        threads = int(parse_int(value("--threads"), "--threads"));
-        if (threads < 1) throw usage_error("--threads must be at least 1");
-      } else if (a == "--output") {
-        output = value("--output");
-        if (output.empty()) throw usage_error("--output needs a file name");
-      } else if (a == "--directed") {
-        directed = true;
-      } else if (a == "--json") {
-        json = true;
-      } else if (a == "--sequential") {
-        jobs_sequential = true;
-      } else if (a.rfind("--", 0) == 0) {
-        throw usage_error("unknown option '" + a + "'");
-      } else {
-        pos.push_back(a);
-      }
-    }
-    if (!pos.empty() && pos[0] == "jobs") {
-      if (pos.size() != 3) throw usage_error("jobs needs a graph and a job file: tessera-graph jobs <graph> JOBS.txt");
+    if (a.alg == "jobs") {
+      if (a.jobs_file.empty()) throw usage_error("jobs needs a graph and a job file: tessera-graph jobs <graph> JOBS.txt");
       try {
-        job_set = tg::read_job_file(pos[2]);  // a bad line is reported before the graph is loaded
+        job_set = tg::read_job_file(a.jobs_file);  // a bad line is reported before the graph is loaded
       } catch (const tg::io_error& e) {
         std::fprintf(stderr, "tessera-graph: %s\n", e.what());
         return 1;
       }
-      pos.pop_back();
+    } else if (!a.jobs_file.empty()) {
+      throw usage_error("unexpected argument '" + a.jobs_file + "' (only jobs takes a job file)");
     } else if (jobs_sequential) {
       throw usage_error("--sequential applies to jobs only");
     }
-    if (pos.size() != 2) throw usage_error("expected an algorithm and a graph, got " + std::to_string(pos.size()) + " arguments");
-    alg = pos[0];
-    input = pos[1];
-    static const char* known[] = {"info", "bfs", "msbfs", "cc", "sv", "scc", "pagerank", "triangles", "sssp", "convert", "jobs"};
-    if (std::find(std::begin(known), std::end(known), alg) == std::end(known)) throw usage_error("unknown algorithm '" + alg + "'");
-    if (alg == "triangles" && directed) throw usage_error("triangles needs an undirected graph (drop --directed)");
-    if (alg == "scc") directed = true;
-    if (input.rfind("kron:", 0) == 0) (void)parse_kron(input);
+    if (a.alg == "triangles" && a.directed) throw usage_error("triangles needs an undirected graph (drop --directed)");
+    if (a.alg == "scc") a.directed = true;
+    if (tg::is_kronecker_spec(a.input)) (void)parse_kron(a.input);
     static const char* per_vertex[] = {"bfs", "cc", "sv", "scc", "pagerank", "sssp"};
-    if (alg == "convert" && output.empty()) throw usage_error("convert needs --output FILE (.tgb, .mtx or an edge list)");
-    if (!output.empty() && alg != "convert" && std::find(std::begin(per_vertex), std::end(per_vertex), alg) == std::end(per_vertex))
-      throw usage_error("--output: " + alg + " has no per-vertex result");
-    if (!output.empty()) check_output(output);
+    if (a.alg == "convert" && a.output.empty()) throw usage_error("convert needs --output FILE (.tgb, .mtx or an edge list)");
+    if (!a.output.empty() && a.alg != "convert" &&
+        std::find(std::begin(per_vertex), std::end(per_vertex), a.alg) == std::end(per_vertex))
+      throw usage_error("--output: " + a.alg + " has no per-vertex result");
+    if (!a.output.empty()) check_output(a.output);
   } catch (const usage_error& e) {
-    std::fprintf(stderr, "tessera-graph: %s\n%s", e.what(), kUsage);
-    return 2;
+    return cmd.fail(e.what());
   }
-  tessera::InitializationSettings settings;
-  if (threads > 0) settings.set_num_threads(threads);
-  tessera::ScopeGuard guard(settings);
+  if (a.threads > 0) cmd.settings().set_num_threads(a.threads);
+  tessera::ScopeGuard guard(cmd.settings());
   try {
     // Cuda in a CUDA build; the host space, with a notice, on a machine without a GPU.
-    return tessera::run_on_usable_default_space(
-        "tessera-graph", [&]<class Space>() { return run_on<Space>(directed, alg, input, source, output, json); });
+    return tessera::run_on_usable_default_space("tessera-graph", [&]<class Space>() { return run_on<Space>(a); });
   } catch (const usage_error& e) {
     std::fprintf(stderr, "tessera-graph: %s\n", e.what());
     return 2;

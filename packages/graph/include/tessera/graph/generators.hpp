@@ -12,6 +12,7 @@
 #include <tessera/graph/io.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tessera::graph {
@@ -23,6 +24,17 @@ struct kronecker_parameters {
 
 edge_list kronecker(int scale, int edge_factor, std::uint64_t seed, const kronecker_parameters& p = {},
                     const read_options& progress = {});
+
+// A generator spec as the CLIs take it: kron:SCALE:EDGEFACTOR[:SEED] (seed 1
+// by default). SCALE in 1..max_scale, EDGEFACTOR in 1..1024, SEED >= 0;
+// anything else throws std::invalid_argument naming the spec and the field
+// ("generator spec 'kron:x:4': SCALE must be an integer, got 'x'").
+struct kronecker_spec {
+  int scale = 0, edge_factor = 0;
+  std::uint64_t seed = 1;
+};
+bool is_kronecker_spec(const std::string& text);  // starts with "kron:"
+kronecker_spec parse_kronecker_spec(const std::string& spec, int max_scale = 40);
 edge_list erdos_renyi(std::int64_t n, std::int64_t m, std::uint64_t seed);
 edge_list grid_2d(std::int64_t nx, std::int64_t ny);
 edge_list grid_3d(std::int64_t nx, std::int64_t ny, std::int64_t nz);

@@ -80,7 +80,8 @@ inline CLI::Validator integer(long long lo, long long hi = std::numeric_limits<l
         if (*v < lo || *v > hi) return text + " is not " + range_text(lo, hi);
         return {};
       },
-      "INT " + range_text(lo, hi));
+      hi == std::numeric_limits<long long>::max() ? ">= " + std::to_string(lo)
+                                                  : std::to_string(lo) + ".." + std::to_string(hi));
 }
 
 // A real option in [lo, hi] (or (lo, hi] when lo_open): "'abc' is not a number",
@@ -99,7 +100,7 @@ inline CLI::Validator real(double lo, double hi = std::numeric_limits<double>::m
         if (*v < lo || (lo_open && *v == lo) || *v > hi) return text + " is not " + range;
         return {};
       },
-      "REAL " + range);
+      range.substr(range.rfind("in ", 0) == 0 ? 3 : 0));
 }
 
 // One of a fixed set of words: "'fast' is not one of direct, tasks, data".
