@@ -491,6 +491,7 @@ function(tessera_install_common)
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
   set(_core_cfg ${CMAKE_INSTALL_LIBDIR}/cmake/TesseraCore)
   install(FILES ${TESSERA_HELPERS_DIR}/TesseraHelpers.cmake ${TESSERA_HELPERS_DIR}/lsan-openmpi.supp
+                ${TESSERA_HELPERS_DIR}/TesseraCheckCommand.cmake
                 ${TESSERA_HELPERS_DIR}/TesseraComponentConfig.cmake.in
                 ${TESSERA_HELPERS_DIR}/TesseraConfig.cmake.in
                 ${TESSERA_HELPERS_DIR}/config.hpp.in
@@ -527,6 +528,44 @@ function(tessera_use_tools_support target)
   find_package(nlohmann_json 3.10 REQUIRED CONFIG)
   target_include_directories(${target} PRIVATE ${TESSERA_TOOLS_SUPPORT_DIR})
   target_link_libraries(${target} PRIVATE CLI11::CLI11 nlohmann_json::nlohmann_json)
+endfunction()
+
+# tessera_add_cli_test(NAME <name> EXIT <status|nonzero> [STDERR <regex>...]
+#                      [STDOUT <regex>...] [STDOUT_EMPTY] [TIMEOUT <s>] [LABELS ...]
+#                      [ENVIRONMENT ...] [PROCESSORS <n>] COMMAND <program> <args>...):
+# a ctest test that runs a program (a CLI, or mpiexec and a program) and
+# checks its exit status and what it printed. The command is killed after
+# TIMEOUT seconds (default 120) and the test fails saying so, so a hang is a
+# failure with a message, not a stall of the suite.
+function(tessera_add_cli_test)
+  cmake_parse_arguments(T "STDOUT_EMPTY" "NAME;EXIT;TIMEOUT;PROCESSORS" "STDERR;STDOUT;LABELS;ENVIRONMENT;COMMAND" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  string(ASCII 31 _sep)
+  foreach(_v COMMAND STDERR STDOUT)
+    string(REPLACE ";" "${_sep}" _${_v} "${T_${_v}}")
+  endforeach()
+  set(_empty OFF)
+  if(T_STDOUT_EMPTY)
+    set(_empty ON)
+  endif()
+  add_test(NAME ${T_NAME}
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${_COMMAND}" "-DEXIT=${T_EXIT}" "-DSTDERR=${_STDERR}"
+                   "-DSTDOUT=${_STDOUT}" -DSTDOUT_EMPTY=${_empty} -DTIMEOUT=${T_TIMEOUT}
+                   -P ${TESSERA_HELPERS_DIR}/TesseraCheckCommand.cmake)
+  set(_labels ${T_LABELS})
+  if(TESSERA_CURRENT_PACKAGE)
+    list(APPEND _labels ${TESSERA_CURRENT_PACKAGE})
+  endif()
+  math(EXPR _ctest_timeout "${T_TIMEOUT} + 30")
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${_labels}" TIMEOUT ${_ctest_timeout})
+  if(T_ENVIRONMENT)
+    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${T_ENVIRONMENT}")
+  endif()
+  if(T_PROCESSORS)
+    set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_PROCESSORS})
+  endif()
 endfunction()
 
 # The GoogleTest main and typed-test helpers shared by every package's tests:

@@ -1,16 +1,20 @@
-// tessera-solve <A.mtx | lap2d:N | lap3d:N | lap3d27:N> [options]
+// tessera-solve <A.mtx | lap2d:N | lap3d:N | lap3d27:N> [options] [--tessera-...]
 //
 // Factors and solves A x = b with Tessera's sparse solvers and reports the
 // sizes, times, rate, the accuracy of the solution and (complete factors)
 // the determinant, inertia and condition estimate. b = A * 1 unless --rhs
 // gives it. Exit status: 0 solved, 1 numerical failure (the message
-// names the column), 2 bad usage or input.
+// names the column), 2 bad usage or input. Phases longer than a second
+// (loading, analyzing, factorizing, solving) show progress on stderr.
 #include <tessera/sparse.hpp>
+#include <tessera/tools/cli.hpp>
+#include <tessera/tools/json.hpp>
+#include <tessera/tools/progress.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,84 +24,61 @@ using Space = tessera::DefaultHostExecutionSpace;
 
 namespace {
 
-const char* kUsage =
-    "usage: tessera-solve <A.mtx | lap2d:N | lap3d:N | lap3d27:N> [options]\n"
-    "  --rhs B.mtx                    right-hand sides (Matrix Market array or coordinate; default b = A * 1)\n"
-    "  --ordering metis|scotch|amd|natural   fill-reducing ordering: METIS or Scotch nested dissection,\n"
-    "                                 SuiteSparse's approximate minimum degree, or none (default metis;\n"
-    "                                 natural for ic:K)\n"
-    "  --factor cholesky|ldlt|ic:K    complete Cholesky, LDL^T (symmetric indefinite) or IC(k) + PCG\n"
-    "  --scheduler tasks|levelset     task DAG (default) or bulk-synchronous level sets\n"
-    "  --block B                      largest 2D block of a front (default 256)\n"
-    "  --threads N                    threads of the host back-end\n"
-    "  --repeat R                     factorize R times, report the median (default 1)\n"
-    "  --refine S                     at most S steps of iterative refinement, stopping when the backward\n"
-    "                                 error reaches eps or stops halving (default 0)\n"
-    "  --no-rcond                     skip the condition estimate (it costs a few solves)\n"
-    "  --spy FILE.svg                 draw the block layout of the reordered matrix\n"
-    "  --json                         one JSON object instead of the table\n"
-    "A pattern-only Matrix Market file is read as its graph Laplacian + I. For cholesky and ldlt it also\n"
-    "prints log|det(A)| and its sign, the inertia, and rcond, an estimate of 1 / (||A||_1 ||A^-1||_1)\n"
-    "(Hager-Higham, as LAPACK's dlacon); --json keys log_abs_det, det_sign, rcond, inertia, and for ldlt\n"
-    "delayed_pivots.\n";
+const char* kDescription =
+    "Factors and solves A x = b and reports sizes, times, rate and accuracy (b = A * 1 unless --rhs).\n"
+    "  <matrix>: a Matrix Market file (a pattern-only file is read as its graph Laplacian + I),\n"
+    "  or lap2d:N, lap3d:N, lap3d27:N (generated Laplacians)\n"
+    "For cholesky and ldlt it also prints log|det(A)| and its sign, the inertia, and rcond, an estimate of\n"
+    "1 / (||A||_1 ||A^-1||_1) (Hager-Higham, as LAPACK's dlacon); --json keys log_abs_det, det_sign, rcond,\n"
+    "inertia, and for ldlt delayed_pivots.\n"
+    "Exit status: 0 solved, 1 numerical failure (the message names the column), 2 bad usage or input.";
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-long parse_long(const std::string& flag, const std::string& v, long lo) {
-  char* end = nullptr;
-  errno = 0;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno != 0 || x < lo)
-    throw usage_error(flag + " needs an integer >= " + std::to_string(lo) + ", got '" + v + "'");
-  return x;
-}
+using tessera::tools::usage_error;
 
 struct Args {
-  std::string matrix, rhs, spy, factor = "cholesky";
+  std::string matrix, rhs, spy, factor = "cholesky", scheduler_name = "tasks";
   std::string ordering;  // empty: the factor's default
   ts::Scheduler scheduler = ts::Scheduler::Tasks;
   int block = 256, threads = 0, repeat = 1, refine = 0, ic_level = -1;
-  bool json = false, rcond = true;
+  bool json = false, no_rcond = false;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
-  std::vector<std::string> pos;
-  for (int i = 1; i < argc; ++i) {
-    const std::string f = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw usage_error(f + " needs a value");
-      return argv[++i];
-    };
-    if (f == "--rhs") a.rhs = value();
-    else if (f == "--ordering") a.ordering = value();
-    else if (f == "--factor") a.factor = value();
-    else if (f == "--scheduler") a.scheduler = ts::parse_scheduler(value());
-    else if (f == "--block") a.block = int(parse_long(f, value(), 8));
-    else if (f == "--threads") a.threads = int(parse_long(f, value(), 1));
-    else if (f == "--repeat") a.repeat = int(parse_long(f, value(), 1));
-    else if (f == "--refine") a.refine = int(parse_long(f, value(), 0));
-    else if (f == "--spy") a.spy = value();
-    else if (f == "--json") a.json = true;
-    else if (f == "--no-rcond") a.rcond = false;
-    else if (f == "-h" || f == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (!f.empty() && f[0] == '-') throw usage_error("unknown option " + f);
-    else pos.push_back(f);
-  }
-  if (pos.size() != 1) throw usage_error(pos.empty() ? "no matrix given" : "more than one matrix given");
-  a.matrix = pos[0];
+// Declares the options on cmd; the checks across options follow parsing (check()).
+void declare(tessera::tools::Command& cmd, Args& a) {
+  namespace tt = tessera::tools;
+  auto& app = cmd.app();
+  app.add_option("matrix", a.matrix, "A: FILE.mtx, lap2d:N, lap3d:N or lap3d27:N")->required();
+  app.add_option("--rhs", a.rhs, "right-hand sides (Matrix Market array or coordinate; default b = A * 1)");
+  app.add_option("--ordering", a.ordering,
+                 "fill-reducing ordering: METIS or Scotch nested dissection, SuiteSparse's approximate minimum "
+                 "degree, or none (default metis; natural for ic:K)")
+      ->check(tt::one_of({"metis", "scotch", "amd", "natural"}));
+  app.add_option("--factor", a.factor, "complete Cholesky, LDL^T (symmetric indefinite) or IC(k) + PCG: cholesky|ldlt|ic:K");
+  app.add_option("--scheduler", a.scheduler_name, "task DAG (default) or bulk-synchronous level sets")
+      ->check(tt::one_of({"tasks", "levelset"}));
+  app.add_option("--block", a.block, "largest 2D block of a front (default 256)")->check(tt::integer(8, 1 << 20));
+  app.add_option("--threads", a.threads, "threads of the host back-end (as --tessera-num-threads)")
+      ->check(tt::integer(1, 4096));
+  app.add_option("--repeat", a.repeat, "factorize R times, report the median (default 1)")->check(tt::integer(1, 1000000));
+  app.add_option("--refine", a.refine,
+                 "at most S steps of iterative refinement, stopping when the backward error reaches eps or stops "
+                 "halving (default 0)")
+      ->check(tt::integer(0, 1000));
+  app.add_flag("--no-rcond", a.no_rcond, "skip the condition estimate (it costs a few solves)");
+  app.add_option("--spy", a.spy, "draw the block layout of the reordered matrix (an SVG file)");
+  app.add_flag("--json", a.json, "one JSON object instead of the table");
+}
+
+void check(Args& a) {
+  a.scheduler = ts::parse_scheduler(a.scheduler_name);
   if (a.factor.rfind("ic:", 0) == 0) {
-    a.ic_level = int(parse_long("--factor ic:K", a.factor.substr(3), 0));
+    const auto k = tessera::tools::to_integer(a.factor.substr(3));
+    if (!k || *k < 0 || *k > 1000) throw usage_error("--factor: the level K of ic:K must be in 0..1000, got '" + a.factor + "'");
+    a.ic_level = int(*k);
     if (!a.spy.empty()) throw usage_error("--spy draws the supernodal block layout: use it with --factor cholesky or ldlt");
   } else if (a.factor != "cholesky" && a.factor != "ldlt") {
-    throw usage_error("--factor must be cholesky, ldlt or ic:K, got '" + a.factor + "'");
+    throw usage_error("--factor: '" + a.factor + "' is not one of cholesky, ldlt, ic:K");
   }
-  if (!a.ordering.empty()) (void)ts::parse_ordering(a.ordering);
-  return a;
 }
 
 double median(std::vector<double> v) {
@@ -138,22 +119,26 @@ Accuracy accuracy(const ts::CrsMatrix<double>& A, const std::vector<double>& x, 
 }  // namespace
 
 int main(int argc, char** argv) {
+  tessera::tools::Command cmd("tessera-solve", kDescription);
   Args a;
+  declare(cmd, a);
+  if (auto status = cmd.parse(argc, argv)) return *status;
   try {
-    a = parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tessera-solve: %s\n%s", e.what(), kUsage);
-    return 2;
+    check(a);
+  } catch (const usage_error& e) {
+    return cmd.fail(e.what());
   }
-  tessera::InitializationSettings settings;
-  if (a.threads > 0) settings.set_num_threads(a.threads);
-  tessera::ScopeGuard guard(settings);
+  if (a.threads > 0) cmd.settings().set_num_threads(a.threads);
+  tessera::ScopeGuard guard(cmd.settings());
   const int threads = Space().concurrency();
+  tessera::tools::Progress progress("tessera-solve");
 
   ts::CrsMatrix<double> A;
   std::vector<double> b;
   std::int64_t nrhs = 1;
+  const auto t0 = std::chrono::steady_clock::now();
   try {
+    progress.phase("loading " + a.matrix);
     A = ts::make_matrix<double>(a.matrix);
     const std::int64_t n = A.num_rows();
     if (!a.rhs.empty()) {
@@ -169,13 +154,15 @@ int main(int argc, char** argv) {
       std::vector<double> ones(n, 1.0);
       A.multiply(ones.data(), b.data());
     }
+    progress.end();
   } catch (const std::exception& e) {
+    progress.end();
     std::fprintf(stderr, "tessera-solve: %s\n", e.what());
     return 2;
   }
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::int64_t n = A.num_rows();
   std::vector<double> x(std::size_t(n * nrhs), 0.0);
-  const bool show_progress = !a.json && n >= 200000;
 
   double analyze_s = 0, factorize_s = 0, solve_s = 0, nnz_l = 0, flops = 0;
   int iterations = 0, refinement_steps = 0;
@@ -191,16 +178,19 @@ int main(int argc, char** argv) {
       io.ordering = a.ordering.empty() ? ts::Ordering::Natural : ts::parse_ordering(a.ordering);
       ordering_name = ts::to_string(io.ordering);
       ts::IncompleteCholesky<double, Space> ic(io);
+      progress.phase("analyzing");
       ic.analyze(A);
       analyze_s = ic.analyze_seconds();
       std::vector<double> times;
       for (int r = 0; r < a.repeat; ++r) {
+        progress.phase("factorizing (" + std::to_string(r + 1) + " of " + std::to_string(a.repeat) + ")");
         ic.factorize(A);
         times.push_back(ic.factorize_seconds());
       }
       factorize_s = median(times);
       nnz_l = double(ic.nnz_l());
       flops = ic.flops();
+      progress.phase("solving (PCG)");
       for (std::int64_t c = 0; c < nrhs; ++c) {
         auto res = ts::pcg<Space>(A, b.data() + c * n, x.data() + c * n, ic, {1e-12, 20000});
         iterations = std::max(iterations, res.iterations);
@@ -218,17 +208,18 @@ int main(int argc, char** argv) {
       opt.refinement_steps = a.refine;
       ordering_name = ts::to_string(opt.ordering);
       ts::Cholesky<double, Space> chol(opt);
-      if (show_progress) std::fprintf(stderr, "tessera-solve: analyzing (%s ordering, n = %lld)...\n", ordering_name.c_str(), (long long)n);
+      progress.phase("analyzing (" + ordering_name + " ordering)");
       chol.analyze(A);
       analyze_s = chol.stats().analyze_seconds;
       if (!a.spy.empty()) ts::write_block_layout_svg(a.spy, chol.symbolic(), a.block);
       std::vector<double> times;
       for (int r = 0; r < a.repeat; ++r) {
-        if (show_progress) std::fprintf(stderr, "tessera-solve: factorizing (%d of %d)...\n", r + 1, a.repeat);
+        progress.phase("factorizing (" + std::to_string(r + 1) + " of " + std::to_string(a.repeat) + ")");
         chol.factorize(A);
         times.push_back(chol.stats().factorize_seconds);
       }
       factorize_s = median(times);
+      progress.phase("solving");
       chol.solve(x.data(), b.data(), nrhs);
       solve_s = chol.stats().solve_seconds;
       refinement_steps = chol.stats().refinement_steps_taken;
@@ -237,15 +228,22 @@ int main(int argc, char** argv) {
       inertia = chol.inertia();
       log_det = chol.log_determinant();
       delayed_pivots = chol.stats().delayed_pivots;
-      if (a.rcond) rcond = chol.rcond();
+      if (!a.no_rcond) {
+        progress.phase("estimating rcond");
+        rcond = chol.rcond();
+      }
     }
+    progress.end();
   } catch (const ts::factorization_error& e) {
+    progress.end();
     std::fprintf(stderr, "tessera-solve: %s: %s\n", a.matrix.c_str(), e.what());
     return 1;
   } catch (const tessera::graph::io_error& e) {
+    progress.end();
     std::fprintf(stderr, "tessera-solve: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    progress.end();
     std::fprintf(stderr, "tessera-solve: %s: %s\n", a.matrix.c_str(), e.what());
     return 2;
   }
@@ -253,20 +251,34 @@ int main(int argc, char** argv) {
   const double gflops = factorize_s > 0 ? flops / factorize_s * 1e-9 : 0;
   const char* scheduler = a.ic_level >= 0 ? "levelset" : ts::to_string(a.scheduler);
   if (a.json) {
-    std::printf("{\"n\": %lld, \"nnz_a\": %lld, \"nnz_l\": %.0f, \"flops\": %.6g, \"ordering\": \"%s\", \"factor\": \"%s\", "
-                "\"scheduler\": \"%s\", \"threads\": %d, \"analyze_s\": %.6g, \"factorize_s\": %.6g, \"solve_s\": %.6g, "
-                "\"gflops\": %.6g, \"residual\": %.3e, \"backward_error\": %.3e, \"iterations\": %d",
-                (long long)n, (long long)A.nnz(), nnz_l, flops, ordering_name.c_str(), a.factor.c_str(), scheduler, threads,
-                analyze_s, factorize_s, solve_s, gflops, acc.residual, acc.backward_error, iterations);
+    namespace tt = tessera::tools;
+    tt::json j = {{"matrix", a.matrix},
+                  {"n", n},
+                  {"nnz_a", A.nnz()},
+                  {"nnz_l", std::llround(nnz_l)},
+                  {"flops", std::llround(flops)},
+                  {"ordering", ordering_name},
+                  {"factor", a.factor},
+                  {"scheduler", scheduler},
+                  {"execution_space", Space::name()},
+                  {"threads", threads},
+                  {"load_seconds", tt::number(load_s)},
+                  {"analyze_seconds", tt::number(analyze_s)},
+                  {"factorize_seconds", tt::number(factorize_s)},
+                  {"solve_seconds", tt::number(solve_s)},
+                  {"gflops", tt::number(gflops)},
+                  {"residual", tt::number(acc.residual)},
+                  {"backward_error", tt::number(acc.backward_error)},
+                  {"iterations", iterations}};
     if (a.ic_level < 0) {
-      std::printf(", \"log_abs_det\": %.17g, \"det_sign\": %d", log_det.log_abs, log_det.sign);
-      if (rcond >= 0) std::printf(", \"rcond\": %.6e", rcond);
-      std::printf(", \"inertia\": {\"positive\": %lld, \"negative\": %lld, \"zero\": %lld}", (long long)inertia.positive,
-                  (long long)inertia.negative, (long long)inertia.zero);
-      if (a.refine > 0) std::printf(", \"refinement_steps\": %d", refinement_steps);
+      j["log_abs_det"] = tt::number(log_det.log_abs);
+      j["det_sign"] = log_det.sign;
+      if (rcond >= 0) j["rcond"] = tt::number(rcond);
+      j["inertia"] = {{"positive", inertia.positive}, {"negative", inertia.negative}, {"zero", inertia.zero}};
+      if (a.refine > 0) j["refinement_steps"] = refinement_steps;
     }
-    if (a.factor == "ldlt") std::printf(", \"delayed_pivots\": %lld", (long long)delayed_pivots);
-    std::printf("}\n");
+    if (a.factor == "ldlt") j["delayed_pivots"] = delayed_pivots;
+    tt::print_line(j);
   } else {
     std::printf("matrix          %s\n", a.matrix.c_str());
     std::printf("n               %lld\nnnz(A)          %lld\nnnz(L)          %.0f\nflops           %.4g\n", (long long)n,
