@@ -1,4 +1,5 @@
 // tessera-minitri <file | kron:SCALE:EDGEFACTOR[:SEED]> [--method direct|tasks|data] [--block N] [--threads N] [--json]
+//                 [--tessera-...]
 //
 // Loads (Matrix Market, SNAP edge list) or generates a graph, makes it
 // simple (loops dropped, duplicates merged: both counted), runs miniTri with
@@ -6,8 +7,12 @@
 // histogram as "k count" lines, the time of the computation (loading
 // excluded) and its peak memory. --json prints one object instead.
 // Exit status: 0 success, 2 bad usage or bad input (the message names the
-// file and line at fault), 1 anything else.
+// file and line at fault), 1 anything else. Phases longer than a second
+// (loading, building, miniTri) show progress on stderr.
 #include <tessera/analytics.hpp>
+#include <tessera/tools/cli.hpp>
+#include <tessera/tools/json.hpp>
+#include <tessera/tools/progress.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -20,101 +25,64 @@ namespace tg = tessera::graph;
 
 namespace {
 
-const char* kUsage =
-    "usage: tessera-minitri <file | kron:SCALE:EDGEFACTOR[:SEED]> [options]\n"
-    "  file               Matrix Market (.mtx) or SNAP edge list (u v per line, '#' comments)\n"
-    "  kron:S:E[:SEED]    Graph500 Kronecker/R-MAT graph, 2^S vertices, E*2^S edges\n"
-    "options:\n"
-    "  --method M    direct (default: two passes, no triangle stored), tasks (task DAG\n"
-    "                over row blocks), data (bulk-synchronous, every triangle stored)\n"
-    "  --block N     rows per block of the tasks method (default 100)\n"
-    "  --threads N   threads of the host back-end\n"
-    "  --json        one JSON object: vertices, edges, triangles, histogram, method,\n"
-    "                threads, seconds, peak_bytes\n";
-
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::int64_t parse_int(const std::string& s, const std::string& what) {
-  std::size_t pos = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(s, &pos);
-  } catch (...) {
-    pos = std::string::npos;
-  }
-  if (s.empty() || pos != s.size()) throw usage_error(what + " must be an integer, got '" + s + "'");
-  return v;
-}
+const char* kDescription =
+    "Counts the triangles of a graph and their clique bounds k (miniTri).\n"
+    "  <graph>: a Matrix Market file (.mtx), a SNAP edge list (u v per line, '#' comments) or\n"
+    "  kron:SCALE:EDGEFACTOR[:SEED] (a Graph500 Kronecker/R-MAT graph, 2^SCALE vertices, SCALE <= 31)\n"
+    "Exit status: 0 done, 2 bad usage or bad input (the file and line at fault), 1 anything else.";
 
 struct cli {
-  std::string input;
+  std::string input, method = "direct";
   ta::minitri_options opts;
   int threads = 0;
   bool json = false;
 };
 
-cli parse(const std::vector<std::string>& args) {
-  cli c;
-  std::vector<std::string> pos;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](const char* opt) -> const std::string& {
-      if (i + 1 >= args.size()) throw usage_error(std::string(opt) + " needs a value");
-      return args[++i];
-    };
-    if (a == "--method") {
-      try {
-        c.opts.method = ta::parse_method(value("--method"));
-      } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-      }
-    } else if (a == "--block") {
-      c.opts.block_size = parse_int(value("--block"), "--block");
-      if (c.opts.block_size < 1) throw usage_error("--block must be at least 1");
-    } else if (a == "--threads") {
-      const auto t = parse_int(value("--threads"), "--threads");
-      if (t < 1 || t > 4096) throw usage_error("--threads must be in 1..4096");
-      c.threads = int(t);
-    } else if (a == "--json") {
-      c.json = true;
-    } else if (a.rfind("--", 0) == 0) {
-      throw usage_error("unknown option '" + a + "'");
-    } else {
-      pos.push_back(a);
-    }
-  }
-  if (pos.size() != 1)
-    throw usage_error("expected one graph (a file or kron:SCALE:EDGEFACTOR[:SEED]), got " + std::to_string(pos.size()) +
-                      " arguments");
-  c.input = pos[0];
-  return c;
-}
-
 int run(const cli& c) {
   using Exec = tessera::DefaultHostExecutionSpace;
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, Exec>;
+  namespace tt = tessera::tools;
+  tt::Progress progress("tessera-minitri");
   ta::cleanup_counts clean;
-  const G g = ta::build_simple<G>(ta::load_edges(c.input), &clean);
+  const auto l0 = std::chrono::steady_clock::now();
+  progress.phase("loading");
+  const auto edges = ta::load_edges(c.input);
+  progress.phase("building");
+  const G g = ta::build_simple<G>(edges, &clean);
+  progress.end();
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count();
 
+  progress.phase(std::string("miniTri (") + ta::to_string(c.opts.method) + ")");
   tessera::fence();
   const auto t0 = std::chrono::steady_clock::now();
   const ta::minitri_result r = ta::minitri(g, c.opts);
   tessera::fence();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.end();
   const int threads = Exec().concurrency();
 
   if (c.json) {
-    std::printf("{\"vertices\": %lld, \"edges\": %lld, \"triangles\": %lld, \"histogram\": {", (long long)r.vertices,
-                (long long)r.edges, (long long)r.triangles);
-    const char* sep = "";
-    for (const auto& [k, n] : r.histogram) {
-      std::printf("%s\"%d\": %lld", sep, k, (long long)n);
-      sep = ", ";
+    tt::json histogram = tt::json::object();
+    for (const auto& [k, n] : r.histogram) histogram[std::to_string(k)] = n;
+    tt::json j = {{"graph", c.input},
+                  {"vertices", r.vertices},
+                  {"edges", r.edges},
+                  {"self_loops_dropped", clean.self_loops},
+                  {"duplicates_merged", clean.duplicates},
+                  {"method", ta::to_string(r.method)},
+                  {"execution_space", Exec::name()},
+                  {"threads", threads},
+                  {"load_seconds", tt::number(load_s)},
+                  {"triangles", r.triangles},
+                  {"histogram", std::move(histogram)},
+                  {"largest_k", r.max_k()},
+                  {"time_seconds", tt::number(seconds)},
+                  {"peak_bytes", r.peak_bytes}};
+    if (r.method == ta::method::tasks) {
+      j["blocks"] = r.blocks;
+      j["peak_stored_triangles"] = r.peak_stored_triangles;
     }
-    std::printf("}, \"method\": \"%s\", \"threads\": %d, \"seconds\": %.6f, \"peak_bytes\": %lld}\n",
-                ta::to_string(r.method), threads, seconds, (long long)r.peak_bytes);
+    tt::print_line(j);
     return 0;
   }
   std::printf("graph: %s\nvertices: %lld\nedges: %lld\n", c.input.c_str(), (long long)r.vertices, (long long)r.edges);
@@ -134,16 +102,26 @@ int run(const cli& c) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  namespace tt = tessera::tools;
+  tt::Command cmd("tessera-minitri", kDescription);
   cli c;
-  try {
-    c = parse(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const usage_error& e) {
-    std::fprintf(stderr, "tessera-minitri: %s\n%s", e.what(), kUsage);
-    return 2;
-  }
-  tessera::InitializationSettings settings;
-  if (c.threads > 0) settings.set_num_threads(c.threads);
-  tessera::ScopeGuard guard(settings);
+  auto& app = cmd.app();
+  app.add_option("graph", c.input, "the graph: a file or kron:SCALE:EDGEFACTOR[:SEED]")->required();
+  app.add_option("--method", c.method,
+                 "direct (default: two passes, no triangle stored), tasks (task DAG over row blocks),\n"
+                 "data (bulk-synchronous, every triangle stored)")
+      ->check(tt::one_of({"direct", "tasks", "data"}));
+  app.add_option("--block", c.opts.block_size, "rows per block of the tasks method (default 100)")
+      ->check(tt::integer(1));
+  app.add_option("--threads", c.threads, "threads of the host back-end (as --tessera-num-threads)")
+      ->check(tt::integer(1, 4096));
+  app.add_flag("--json", c.json,
+               "one JSON object: graph, vertices, edges, triangles, histogram, method, threads,\n"
+               "time_seconds, peak_bytes, ...");
+  if (auto status = cmd.parse(argc, argv)) return *status;
+  c.opts.method = ta::parse_method(c.method);
+  if (c.threads > 0) cmd.settings().set_num_threads(c.threads);
+  tessera::ScopeGuard guard(cmd.settings());
   try {
     return run(c);
   } catch (const tg::io_error& e) {  // "<file>:<line>: <problem>"
