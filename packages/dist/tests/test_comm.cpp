@@ -72,6 +72,34 @@ TEST(Comm, OneRanksFailureIsTheSameErrorOnEveryRankAndTheNextCollectiveStillWork
   EXPECT_EQ(comm.sum(1), P);
 }
 
+TEST(Comm, ACheckThatFailsOnOneRankBeforeAnExchangeIsTheSameErrorOnEveryRank) {
+  const td::Comm comm;
+  const int P = comm.size(), bad = P - 1;
+  std::vector<std::int64_t> send{1, 2, 3}, offsets(std::size_t(P) + 1, 0);
+  offsets.back() = 3;  // everything to the last rank
+  // The caller's own problem, handed to the exchange.
+  try {
+    comm.alltoallv(send, offsets, nullptr, comm.rank() == bad ? "values one short" : "");
+    ADD_FAILURE() << "every rank must throw";
+  } catch (const td::dist_error& e) {
+    EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(bad) + ": values one short");
+  }
+  // Offsets that do not fit the buffer, on one rank only.
+  std::vector<std::int64_t> wrong = offsets;
+  if (comm.rank() == bad) wrong.back() = 4;
+  try {
+    comm.alltoallv(send, wrong);
+    ADD_FAILURE() << "every rank must throw";
+  } catch (const td::dist_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(bad) + ": tessera::dist::Comm::alltoallv: send_offsets["),
+              std::string::npos)
+        << e.what();
+  }
+  // And the next exchange works.
+  const auto got = comm.alltoallv(send, offsets);
+  EXPECT_EQ(got.size(), comm.rank() == P - 1 ? std::size_t(3) * std::size_t(P) : std::size_t(0));
+}
+
 TEST(Partition, BalancedByWeightNotCount) {
   // One heavy index (weight 100) then 100 of weight 1: two ranks split the
   // weight, not the count.

@@ -116,27 +116,29 @@ class DistGraph {
   std::vector<local_vertex> m_send_ids;
 };
 
+// A vector of the wrong length is this rank's error, agreed on inside the
+// exchange: every rank throws it (no rank waits in the alltoallv).
 template <class T>
 void DistGraph::update_ghosts(std::vector<T>& values) const {
+  std::string err;
   if (std::int64_t(values.size()) != num_local())
-    throw dist_error("tessera::dist::DistGraph::update_ghosts: " + std::to_string(values.size()) +
-                     " values for " + std::to_string(num_local()) + " local vertices on rank " +
-                     std::to_string(m_comm.rank()));
-  std::vector<T> out(m_send_ids.size());
+    err = "tessera::dist::DistGraph::update_ghosts: " + std::to_string(values.size()) + " values for " +
+          std::to_string(num_local()) + " local vertices on rank " + std::to_string(m_comm.rank());
+  std::vector<T> out(err.empty() ? m_send_ids.size() : 0);
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = values[std::size_t(m_send_ids[k])];
-  const std::vector<T> in = m_comm.alltoallv(out, m_send_offsets);
+  const std::vector<T> in = m_comm.alltoallv(out, m_send_offsets, nullptr, err);
   std::copy(in.begin(), in.end(), values.begin() + num_owned());
 }
 
 template <class T>
 void DistGraph::add_ghosts_to_owners(std::vector<T>& values) const {
+  std::string err;
   if (std::int64_t(values.size()) != num_local())
-    throw dist_error("tessera::dist::DistGraph::add_ghosts_to_owners: " + std::to_string(values.size()) +
-                     " values for " + std::to_string(num_local()) + " local vertices on rank " +
-                     std::to_string(m_comm.rank()));
+    err = "tessera::dist::DistGraph::add_ghosts_to_owners: " + std::to_string(values.size()) + " values for " +
+          std::to_string(num_local()) + " local vertices on rank " + std::to_string(m_comm.rank());
   // Ghosts are grouped by owner in the order their owners' send_ids list them.
-  const std::vector<T> out(values.begin() + num_owned(), values.end());
-  const std::vector<T> in = m_comm.alltoallv(out, m_ghost_offsets);
+  const std::vector<T> out = err.empty() ? std::vector<T>(values.begin() + num_owned(), values.end()) : std::vector<T>();
+  const std::vector<T> in = m_comm.alltoallv(out, m_ghost_offsets, nullptr, err);
   for (std::size_t k = 0; k < in.size(); ++k) values[std::size_t(m_send_ids[k])] += in[k];
 }
 
