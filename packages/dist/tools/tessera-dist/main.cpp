@@ -1,49 +1,50 @@
-// mpiexec -n P tessera-dist <bfs|cc|pagerank|triangles|minitri|solve> <input> [options]
+// mpiexec -n P tessera-dist <bfs|cc|pagerank|triangles|minitri|solve> <input> [options] [--tessera-...]
 //
 // Runs one dist algorithm over P ranks and prints, from rank 0, the digest
 // the node-level CLIs print for the same algorithm (tessera-graph,
-// tessera-minitri, tessera-solve: the same keys, so that a run on one node
-// and one over ranks can be compared line by line), then what every rank
-// moved: bytes sent and received, MPI calls and the seconds spent in them.
+// tessera-minitri, tessera-solve: with --json the same keys, so that a run
+// on one node and one over ranks can be compared member by member), then
+// what every rank moved: bytes sent and received, MPI calls and the seconds
+// spent in them.
 //
 // Inputs: a graph file (.mtx Matrix Market, otherwise an edge list), or
 // kron:SCALE:EDGEFACTOR[:SEED] (each rank generates its share); for solve a
 // .mtx matrix or lap2d:N / lap3d:N / lap3d27:N (each rank its rows).
+//
+// Errors: usage errors exit 2 on every rank (rank 0 says why); an error the
+// ranks agreed on (a bad file, a failed factorization, an allocation) exits
+// 1 on every rank, rank 0 printing the one message; anything that only one
+// rank knows of (an MPI call that failed) ends the job with MPI_Abort.
 #include <tessera/core.hpp>
-#include <tessera/core/trace_sink.hpp>
 #include <tessera/dist.hpp>
+#include <tessera/tools/cli.hpp>
+#include <tessera/tools/digest.hpp>
+#include <tessera/tools/json.hpp>
+#include <tessera/tools/progress.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace td = tessera::dist;
 namespace tg = tessera::graph;
+namespace tt = tessera::tools;
 using Space = tessera::DefaultHostExecutionSpace;
+using tt::Digest;
+using tt::json;
 
 namespace {
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-const char* usage_text =
-    "usage: mpiexec -n P tessera-dist <command> <input> [options]\n"
-    "commands: bfs cc pagerank triangles minitri (graphs), solve (sparse SPD systems)\n"
-    "graph input: FILE (.mtx: Matrix Market, else an edge list) | kron:SCALE:EDGEFACTOR[:SEED]\n"
-    "solve input: FILE.mtx | lap2d:N | lap3d:N | lap3d27:N\n"
-    "options:\n"
-    "  --threads N     threads per rank for the node-level back-end\n"
-    "  --source V      BFS source (default: the vertex of largest degree)\n"
-    "  --exchange F    BFS: top-down claims as auto (default: the smaller per level), list or bitmap\n"
-    "  --overlap K     solve: 0 block Jacobi (default), 1 additive Schwarz\n"
-    "  --local KIND    solve: cholesky (default) or ic0 (incomplete Cholesky, level 0)\n"
-    "  --tolerance X   solve: relative residual to reach (default 1e-10)\n"
-    "  --json          one JSON object instead of key: value lines\n";
+const char* kDescription =
+    "Runs one distributed algorithm over the MPI ranks (mpiexec -n P tessera-dist ...); rank 0 prints\n"
+    "the digest, with the keys of tessera-graph, tessera-minitri and tessera-solve, and each rank's traffic.\n"
+    "  graph commands: bfs cc pagerank triangles minitri; input FILE (.mtx: Matrix Market, else an edge\n"
+    "  list) or kron:SCALE:EDGEFACTOR[:SEED]\n"
+    "  solve (sparse SPD systems, PCG): input FILE.mtx, lap2d:N, lap3d:N or lap3d27:N\n"
+    "Exit status: 0 done, 1 an error every rank agreed on (bad input, a failed factorization),\n"
+    "2 bad usage; an MPI failure on one rank ends the job (MPI_Abort).";
 
 struct Args {
   std::string command, input, local = "cholesky", exchange = "auto";
@@ -53,107 +54,71 @@ struct Args {
   bool json = false;
 };
 
-std::int64_t parse_int(const std::string& s, const std::string& what) {
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || errno != 0) throw usage_error(what + " must be an integer, got '" + s + "'");
-  return v;
+void declare(tt::Command& cmd, Args& a) {
+  auto& app = cmd.app();
+  app.add_option("command", a.command, "bfs, cc, pagerank, triangles, minitri or solve")
+      ->required()
+      ->check(tt::one_of({"bfs", "cc", "pagerank", "triangles", "minitri", "solve"}));
+  app.add_option("input", a.input, "the graph or the matrix (see above)")->required();
+  app.add_option("--threads", a.threads, "threads per rank for the node-level back-end (as --tessera-num-threads)")
+      ->check(tt::integer(1, 4096));
+  app.add_option("--source", a.source, "BFS source (default: the vertex of largest degree)")->check(tt::integer(0));
+  app.add_option("--exchange", a.exchange, "BFS: top-down claims as auto (the smaller per level), list or bitmap")
+      ->check(tt::one_of({"auto", "list", "bitmap"}));
+  app.add_option("--overlap", a.overlap, "solve: 0 block Jacobi (default), 1 additive Schwarz")->check(tt::integer(0, 1));
+  app.add_option("--local", a.local, "solve: cholesky (default) or ic0 (incomplete Cholesky, level 0)")
+      ->check(tt::one_of({"cholesky", "ic0"}));
+  app.add_option("--tolerance", a.tolerance, "solve: relative residual to reach (default 1e-10)")->check(tt::real(0, 1, true));
+  app.add_flag("--json", a.json, "one JSON object instead of key: value lines");
 }
 
-Args parse(int argc, char** argv) {
-  Args a;
-  std::vector<std::string> pos;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    auto value = [&](const char* name) -> std::string {
-      if (i + 1 >= argc) throw usage_error(std::string(name) + " needs a value");
-      return argv[++i];
-    };
-    if (s == "--threads") a.threads = int(parse_int(value("--threads"), "--threads"));
-    else if (s == "--source") a.source = parse_int(value("--source"), "--source");
-    else if (s == "--overlap") a.overlap = int(parse_int(value("--overlap"), "--overlap"));
-    else if (s == "--local") a.local = value("--local");
-    else if (s == "--exchange") a.exchange = value("--exchange");
-    else if (s == "--tolerance") a.tolerance = std::strtod(value("--tolerance").c_str(), nullptr);
-    else if (s == "--json") a.json = true;
-    else if (s == "--help" || s == "-h") throw usage_error("");
-    else if (s.rfind("--", 0) == 0 && s.rfind("--tessera-", 0) != 0) throw usage_error("unknown option " + s);
-    else if (s.rfind("--tessera-", 0) != 0) pos.push_back(s);
-  }
-  if (pos.size() != 2) throw usage_error("need a command and an input");
-  a.command = pos[0];
-  a.input = pos[1];
-  const std::vector<std::string> known{"bfs", "cc", "pagerank", "triangles", "minitri", "solve"};
-  if (std::find(known.begin(), known.end(), a.command) == known.end()) throw usage_error("unknown command '" + a.command + "'");
-  if (a.local != "cholesky" && a.local != "ic0") throw usage_error("--local is cholesky or ic0, got '" + a.local + "'");
-  if (a.exchange != "auto" && a.exchange != "list" && a.exchange != "bitmap")
-    throw usage_error("--exchange is auto, list or bitmap, got '" + a.exchange + "'");
-  if (a.threads < 0) throw usage_error("--threads must be positive");
-  return a;
-}
-
-// The digest: "key: value" lines, or members of one JSON object.
-struct Digest {
-  std::vector<std::pair<std::string, std::string>> items;  // key, value as JSON text
-  std::vector<std::string> text;                           // value as plain text
-  void add(const std::string& k, std::int64_t v) { put(k, std::to_string(v), std::to_string(v)); }
-  void add(const std::string& k, double v) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.10g", v);
-    put(k, b, b);
-  }
-  void add_text(const std::string& k, const std::string& plain, const std::string& json) { put(k, plain, json); }
-  void put(const std::string& k, const std::string& plain, const std::string& json) {
-    items.push_back({k, json});
-    text.push_back(plain);
-  }
-  void print(bool json) const {
-    if (json) {
-      std::string s = "{";
-      for (std::size_t i = 0; i < items.size(); ++i)
-        s += (i ? ", \"" : "\"") + items[i].first + "\": " + items[i].second;
-      std::printf("%s}\n", s.c_str());
-    } else {
-      for (std::size_t i = 0; i < items.size(); ++i) std::printf("%s: %s\n", items[i].first.c_str(), text[i].c_str());
+// The digest in three parts: the run (ranks, input, sizes), the result,
+// and the time and traffic. Text: every item as a "label: value" line;
+// JSON: the run's members, "algorithm", the result (nested under "result"
+// for the graph commands, as tessera-graph nests it; at the top for solve,
+// as tessera-solve prints it), then the rest.
+struct Report {
+  Digest run, result, tail;
+  std::string algorithm;
+  bool nested = true;
+  void print(bool as_json) const {
+    if (!as_json) {
+      std::printf("%s%s%s", run.lines().c_str(), result.lines().c_str(), tail.lines().c_str());
+      return;
     }
+    json j = run.object();
+    j["algorithm"] = algorithm;
+    if (nested) j["result"] = result.object();
+    else j.update(result.object());
+    j.update(tail.object());
+    tt::print_line(j);
   }
 };
 
-// A JSON string (core's escaper: quotes, backslashes, control characters).
-std::string quoted(const std::string& s) { return "\"" + tessera::profiling::TraceWriter::escape(s) + "\""; }
-
 // Every rank's communication, gathered on all (a collective), as text and JSON.
-void add_volume(Digest& d, const td::Comm& comm, const td::CommVolume& mine, const std::string& what) {
+void add_volume(Digest& d, const td::Comm& comm, const td::CommVolume& mine, const std::string& key,
+                const std::string& label) {
   const auto all = comm.allgather(mine);
-  std::string plain, json = "[";
+  std::string plain;
+  json ranks = json::array();
   for (std::size_t r = 0; r < all.size(); ++r) {
     char b[256];
     std::snprintf(b, sizeof b, "%srank %zu: %lld B sent, %lld B received, %lld calls, %.4f s", r ? "; " : "", r,
                   (long long)all[r].bytes_sent, (long long)all[r].bytes_received, (long long)all[r].calls, all[r].seconds);
     plain += b;
-    std::snprintf(b, sizeof b, "%s{\"rank\": %zu, \"bytes_sent\": %lld, \"bytes_received\": %lld, \"calls\": %lld, \"seconds\": %.6f}",
-                  r ? ", " : "", r, (long long)all[r].bytes_sent, (long long)all[r].bytes_received, (long long)all[r].calls,
-                  all[r].seconds);
-    json += b;
+    ranks.push_back({{"rank", r},
+                     {"bytes_sent", all[r].bytes_sent},
+                     {"bytes_received", all[r].bytes_received},
+                     {"calls", all[r].calls},
+                     {"seconds", tt::number(all[r].seconds)}});
   }
-  d.add_text(what, plain, json + "]");
+  d.add(key, label, std::move(ranks), plain);
 }
 
 tg::edge_list load_graph(const td::Comm& comm, const std::string& input) {
-  if (input.rfind("kron:", 0) == 0) {
-    std::vector<std::int64_t> f;
-    std::size_t b = 5;
-    for (;;) {
-      const auto e = input.find(':', b);
-      f.push_back(parse_int(input.substr(b, e == std::string::npos ? std::string::npos : e - b), "kron field"));
-      if (e == std::string::npos) break;
-      b = e + 1;
-    }
-    if (f.size() < 2 || f.size() > 3) throw usage_error("generator spec is kron:SCALE:EDGEFACTOR[:SEED], got '" + input + "'");
-    if (f[0] < 1 || f[0] > 40) throw usage_error("kron SCALE must be in 1..40, got " + std::to_string(f[0]));
-    if (f[1] < 1 || f[1] > 1024) throw usage_error("kron EDGEFACTOR must be in 1..1024, got " + std::to_string(f[1]));
-    return td::kronecker(comm, int(f[0]), int(f[1]), std::uint64_t(f.size() == 3 ? f[2] : 1));
+  if (tg::is_kronecker_spec(input)) {
+    const tg::kronecker_spec k = tg::parse_kronecker_spec(input);  // checked before: valid here
+    return td::kronecker(comm, k.scale, k.edge_factor, k.seed);
   }
   return td::read_edge_list(comm, input);
 }
@@ -173,18 +138,25 @@ std::int64_t pick_source(const td::DistGraph& g, std::int64_t source) {
   return best.vertex;
 }
 
-void run_graph(const td::Comm& comm, const Args& a, Digest& d) {
+constexpr const char* kReal = "%.10g";
+
+void run_graph(const td::Comm& comm, const Args& a, Report& rep, tt::Progress& progress) {
+  Digest& d = rep.result;
   const double t0 = MPI_Wtime();
+  progress.phase(tg::is_kronecker_spec(a.input) ? "generating" : "reading");
   const auto share = load_graph(comm, a.input);
+  progress.phase("building");
   const td::DistGraph g(comm, share);
+  progress.end();
   const double load = MPI_Wtime() - t0;
-  d.add_text("graph", a.input, quoted(a.input));
-  d.add("vertices", g.num_vertices());
-  d.add("edges", g.num_edges());
-  d.add("load+build seconds", load);
+  rep.run.add_string("graph", "graph", a.input);
+  rep.run.add("vertices", "vertices", g.num_vertices());
+  rep.run.add("edges", "edges", g.num_edges());
+  rep.run.add_real("load_seconds", "load+build seconds", load, kReal);
   comm.barrier();  // the algorithm's time and traffic start together on every rank
   comm.reset_volume();
   const double t1 = MPI_Wtime();
+  progress.phase(a.command);
   if (a.command == "bfs") {
     const std::int64_t s = pick_source(g, a.source);
     const auto ex = a.exchange == "list"     ? td::frontier_exchange::list
@@ -193,23 +165,23 @@ void run_graph(const td::Comm& comm, const Args& a, Digest& d) {
     const auto r = td::bfs<Space>(g, s, {}, ex);
     std::int64_t sum = 0;
     for (auto l : r.level) sum += l > 0 ? l : 0;
-    d.add("source", s);
-    d.add("reached", r.visited);
-    d.add("levels", std::int64_t(r.levels));
-    d.add("sum of levels", comm.sum(sum));
-    d.add("bottom-up levels", std::int64_t(r.bottom_up_levels));
+    d.add("source", "source", s);
+    d.add("reached", "reached", r.visited);
+    d.add("levels", "levels", std::int64_t(r.levels));
+    d.add("sum_of_levels", "sum of levels", comm.sum(sum));
+    d.add("bottom_up_levels", "bottom-up levels", std::int64_t(r.bottom_up_levels));
     // How the top-down levels exchanged their claims, and every level in order
     // (l: list, b: bitmap, u: bottom-up).
-    d.add("top-down list levels", std::int64_t(r.list_levels));
-    d.add("top-down bitmap levels", std::int64_t(r.bitmap_levels));
-    d.add_text("level forms", r.level_forms, quoted(r.level_forms));
+    d.add("top_down_list_levels", "top-down list levels", std::int64_t(r.list_levels));
+    d.add("top_down_bitmap_levels", "top-down bitmap levels", std::int64_t(r.bitmap_levels));
+    d.add_string("level_forms", "level forms", r.level_forms);
   } else if (a.command == "cc") {
     const auto r = td::connected_components<Space>(g);
-    d.add("components", r.count);
-    d.add("largest component", r.largest);
+    d.add("components", "components", r.count);
+    d.add("largest_component", "largest component", r.largest);
   } else if (a.command == "pagerank") {
     const auto r = td::pagerank<Space>(g, 0.85, 1e-9, 1000);
-    d.add("iterations", std::int64_t(r.iterations));
+    d.add("iterations", "iterations", std::int64_t(r.iterations));
     // The five highest ranks (ties to the smaller vertex), from every rank's own five.
     struct Top {
       double rank;
@@ -224,39 +196,46 @@ void run_graph(const td::Comm& comm, const Args& a, Digest& d) {
     auto all = comm.allgatherv(mine);
     const std::size_t top = std::min<std::size_t>(5, all.size());
     std::partial_sort(all.begin(), all.begin() + std::ptrdiff_t(top), all.end(), better);
-    std::string plain, json = "[";
+    std::string plain;
+    json tops = json::array();
     for (std::size_t i = 0; i < top; ++i) {
       char b[128];
       std::snprintf(b, sizeof b, "%s%lld (%.6g)", i ? ", " : "", (long long)all[i].vertex, all[i].rank);
       plain += b;
-      std::snprintf(b, sizeof b, "%s{\"vertex\": %lld, \"rank\": %.6g}", i ? ", " : "", (long long)all[i].vertex, all[i].rank);
-      json += b;
+      tops.push_back({{"vertex", all[i].vertex}, {"rank", tt::number(all[i].rank)}});
     }
-    d.add_text("top vertices", plain, json + "]");
+    d.add("top_vertices", "top vertices", std::move(tops), plain);
   } else if (a.command == "triangles") {
-    d.add("triangles", td::count_triangles<Space>(g));
+    d.add("triangles", "triangles", td::count_triangles<Space>(g));
   } else {
     const auto r = td::minitri<Space>(g);
-    d.add("triangles", r.triangles);
-    std::string plain, json = "{";
+    d.add("triangles", "triangles", r.triangles);
+    std::string plain;
+    json histogram = json::object();
     for (const auto& [k, n] : r.histogram) {
       plain += (plain.empty() ? "" : ", ") + std::to_string(k) + ": " + std::to_string(n);
-      json += (json.size() > 1 ? ", \"" : "\"") + std::to_string(k) + "\": " + std::to_string(n);
+      histogram[std::to_string(k)] = n;
     }
-    d.add_text("histogram (k count)", plain, json + "}");
-    d.add("largest k", std::int64_t(r.max_k()));
+    d.add("histogram", "histogram (k count)", std::move(histogram), plain);
+    d.add("largest_k", "largest k", std::int64_t(r.max_k()));
   }
-  d.add("time seconds", comm.max(MPI_Wtime() - t1));
-  add_volume(d, comm, comm.volume(), "communication per rank");
+  const double seconds = comm.max(MPI_Wtime() - t1);
+  progress.end();
+  rep.tail.add_real("time_seconds", "time seconds", seconds, kReal);
+  add_volume(rep.tail, comm, comm.volume(), "communication_per_rank", "communication per rank");
 }
 
-void run_solve(const td::Comm& comm, const Args& a, Digest& d) {
+void run_solve(const td::Comm& comm, const Args& a, Report& rep, tt::Progress& progress) {
+  rep.nested = false;
+  Digest& d = rep.result;
   const double t0 = MPI_Wtime();
+  progress.phase("loading " + a.input);
   const auto A = td::make_dist_matrix<double>(comm, a.input);
-  d.add_text("matrix", a.input, quoted(a.input));
-  d.add("n", A.num_rows());
-  d.add("nnz(A)", A.global_nnz());
-  d.add("load seconds", MPI_Wtime() - t0);
+  progress.end();
+  rep.run.add_string("matrix", "matrix", a.input);
+  rep.run.add("n", "n", A.num_rows());
+  rep.run.add("nnz_a", "nnz(A)", A.global_nnz());
+  rep.run.add_real("load_seconds", "load seconds", MPI_Wtime() - t0, kReal);
   td::SchwarzOptions so;
   so.overlap = a.overlap;
   if (a.local == "ic0") {
@@ -265,6 +244,7 @@ void run_solve(const td::Comm& comm, const Args& a, Digest& d) {
   }
   td::AdditiveSchwarz<double, Space> M(so);
   const double t1 = MPI_Wtime();
+  progress.phase("setting up the preconditioner");
   M.setup(A);
   const double setup = comm.max(MPI_Wtime() - t1);
   // b = A * ones: the exact solution is known, so the error is reported too.
@@ -273,19 +253,22 @@ void run_solve(const td::Comm& comm, const Args& a, Digest& d) {
   tessera::sparse::PcgOptions po;
   po.tolerance = a.tolerance;
   po.max_iterations = 10000;
+  progress.phase("solving (PCG)");
   const auto r = td::pcg<Space>(A, b.data(), x.data(), M, po);
+  progress.end();
   double err = 0;
   for (std::size_t i = 0; i < x.size(); ++i) err = std::max(err, std::abs(x[i] - 1.0));
-  d.add_text("preconditioner", (a.overlap ? std::string("additive Schwarz, overlap 1, ") : std::string("block Jacobi, ")) + a.local,
-             quoted((a.overlap ? std::string("schwarz1-") : std::string("jacobi-")) + a.local));
-  d.add("setup seconds", setup);
-  d.add("PCG iterations", std::int64_t(r.iterations));
-  d.add_text("converged", r.converged ? "yes" : "no", r.converged ? "true" : "false");
-  d.add("residual", r.relative_residual);
-  d.add("max error (x = 1)", comm.max(err));
-  d.add("solve seconds", comm.max(r.seconds));
-  add_volume(d, comm, r.halo, "halo per rank");
-  add_volume(d, comm, r.reductions, "reductions per rank");
+  d.add("preconditioner", "preconditioner",
+        json((a.overlap ? std::string("schwarz1-") : std::string("jacobi-")) + a.local),
+        (a.overlap ? std::string("additive Schwarz, overlap 1, ") : std::string("block Jacobi, ")) + a.local);
+  d.add_real("setup_seconds", "setup seconds", setup, kReal);
+  d.add("iterations", "PCG iterations", std::int64_t(r.iterations));
+  d.add_bool("converged", "converged", r.converged);
+  d.add_real("residual", "residual", r.relative_residual, kReal);
+  d.add_real("max_error", "max error (x = 1)", comm.max(err), kReal);
+  d.add_real("solve_seconds", "solve seconds", comm.max(r.seconds), kReal);
+  add_volume(rep.tail, comm, r.halo, "halo_per_rank", "halo per rank");
+  add_volume(rep.tail, comm, r.reductions, "reductions_per_rank", "reductions per rank");
 }
 
 }  // namespace
@@ -293,31 +276,48 @@ void run_solve(const td::Comm& comm, const Args& a, Digest& d) {
 int main(int argc, char** argv) {
   td::Environment mpi(argc, argv);
   const td::Comm world;
+  const bool rank0 = world.rank() == 0;
+  tt::Command cmd("tessera-dist", kDescription);
+  cmd.set_quiet(!rank0);  // every rank parses the same words: rank 0 speaks for all
   Args a;
-  try {
-    a = parse(argc, argv);
-  } catch (const usage_error& e) {
-    if (world.rank() == 0) {
-      if (*e.what()) std::fprintf(stderr, "tessera-dist: %s\n", e.what());
-      std::fprintf(stderr, "%s", usage_text);
+  declare(cmd, a);
+  if (auto status = cmd.parse(argc, argv)) return *status;
+  if (a.command != "solve" && tg::is_kronecker_spec(a.input)) {
+    try {
+      (void)tg::parse_kronecker_spec(a.input);
+    } catch (const std::invalid_argument& e) {
+      return cmd.fail(e.what());
     }
-    return *e.what() ? 2 : 0;
   }
-  tessera::InitializationSettings settings;
-  if (a.threads > 0) settings.set_num_threads(a.threads);
-  tessera::ScopeGuard runtime(settings);
+  if (a.threads > 0) cmd.settings().set_num_threads(a.threads);
+  tessera::ScopeGuard runtime(cmd.settings());
+  tt::Progress progress("tessera-dist", stderr, std::nullopt, 1.0, !rank0);
   try {
-    Digest d;
-    d.add("ranks", std::int64_t(world.size()));
-    d.add("threads per rank", std::int64_t(Space().concurrency()));
-    d.add_text("space", Space::name(), quoted(Space::name()));
-    if (a.command == "solve") run_solve(world, a, d);
-    else run_graph(world, a, d);
-    if (world.rank() == 0) d.print(a.json);
+    Report rep;
+    rep.algorithm = a.command;
+    rep.run.add("ranks", "ranks", std::int64_t(world.size()));
+    rep.run.add("threads", "threads per rank", std::int64_t(Space().concurrency()));
+    rep.run.add_string("execution_space", "space", Space::name());
+    if (a.command == "solve") run_solve(world, a, rep, progress);
+    else run_graph(world, a, rep, progress);
+    if (rank0) rep.print(a.json);
     return 0;
+  } catch (const td::mpi_error& e) {
+    // Only this rank knows: the others may be inside a collective.
+    progress.end();
+    std::fprintf(stderr, "tessera-dist: %s\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  } catch (const td::dist_error& e) {
+    // Agreed: the same on every rank; rank 0 says it once.
+    progress.end();
+    if (rank0) std::fprintf(stderr, "tessera-dist: %s\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
-    // dist_errors are the same on every rank: rank 0 says it once.
-    if (world.rank() == 0) std::fprintf(stderr, "tessera-dist: %s\n", e.what());
+    // Not agreed: this rank alone failed, so the job ends here.
+    progress.end();
+    std::fprintf(stderr, "tessera-dist: rank %d: %s\n", world.rank(), e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }
 }
