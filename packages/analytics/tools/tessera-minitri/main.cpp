@@ -73,6 +73,7 @@ int run(const cli& c) {
                   {"execution_space", Exec::name()},
                   {"threads", threads},
                   {"load_seconds", tt::number(load_s)},
+                  {"algorithm", "minitri"},
                   {"triangles", r.triangles},
                   {"histogram", std::move(histogram)},
                   {"largest_k", r.max_k()},
