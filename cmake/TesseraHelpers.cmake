@@ -533,7 +533,7 @@ endfunction()
 # tessera_add_cli_test(NAME <name> EXIT <status|nonzero> [STDERR <regex>...]
 #                      [STDOUT <regex>...] [STDOUT_EMPTY] [TIMEOUT <s>] [LABELS ...]
 #                      [ENVIRONMENT ...] [PROCESSORS <n>] COMMAND <program> <args>...):
-# a ctest test that runs a program (a CLI, or mpiexec and a program) and
+# a ctest test that runs a program (a CLI or its target name, or mpiexec and a program) and
 # checks its exit status and what it printed. The command is killed after
 # TIMEOUT seconds (default 120) and the test fails saying so, so a hang is a
 # failure with a message, not a stall of the suite.
@@ -541,6 +541,12 @@ function(tessera_add_cli_test)
   cmake_parse_arguments(T "STDOUT_EMPTY" "NAME;EXIT;TIMEOUT;PROCESSORS" "STDERR;STDOUT;LABELS;ENVIRONMENT;COMMAND" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
+  endif()
+  # A target name as the program, as add_test takes it.
+  list(GET T_COMMAND 0 _program)
+  if(TARGET ${_program})
+    list(POP_FRONT T_COMMAND)
+    list(PREPEND T_COMMAND "$<TARGET_FILE:${_program}>")
   endif()
   string(ASCII 31 _sep)
   foreach(_v COMMAND STDERR STDOUT)

@@ -8,6 +8,7 @@
 #include "demo_packages.hpp"  // generated: TESSERA_DEMO_FOR_EACH_PACKAGE(X), the packages built
 
 #include <tessera/core/host_fallback.hpp>
+#include <tessera/tools/cli.hpp>
 
 #include <algorithm>
 #include <cstdarg>
@@ -74,46 +75,24 @@ void Report::print(std::FILE* out) const {
 
 }  // namespace tessera_demo
 
-namespace {
-
-void usage(const char* argv0) {
-  std::printf(
-      "usage: %s [--quick] [--data DIR] [--tessera-num-threads=N] [--help]\n"
-      "  --quick       small problem sizes (seconds instead of tens of seconds)\n"
-      "  --data DIR    the test data (graphs/, matrices/); default %s\n",
-      argv0, TESSERA_DEMO_DEFAULT_DATA_DIR);
-}
-
-}  // namespace
-
 int main(int argc, char* argv[]) {
   tessera_demo::Context ctx;
   std::string data = TESSERA_DEMO_DEFAULT_DATA_DIR;
   if (const char* env = std::getenv("TESSERA_DEMO_DATA")) data = env;
-  // Tessera's own --tessera-* flags are consumed by ScopeGuard; the demo's here.
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      ctx.quick = true;
-    } else if (std::strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
-      data = argv[++i];
-    } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      usage(argv[0]);
-      return 0;
-    } else if (std::strncmp(argv[i], "--tessera-", 10) == 0) {
-      argv[kept++] = argv[i];
-    } else {
-      std::fprintf(stderr, "tessera-demo: unknown argument '%s'\n", argv[i]);
-      usage(argv[0]);
-      return 2;
-    }
-  }
-  argc = kept;
+  // The --tessera-* flags are taken out first (tessera::parse_flags), then the demo's own.
+  tessera::tools::Command cmd(
+      "tessera-demo",
+      "Runs every built Tessera package end to end and prints one table: what ran, on which\n"
+      "back-end and thread count, its check and time. Exits 1 when a check fails.");
+  cmd.app().add_flag("--quick", ctx.quick, "small problem sizes (seconds instead of tens of seconds)");
+  cmd.app().add_option("--data", data,
+                       "the test data (graphs/, matrices/); default " TESSERA_DEMO_DEFAULT_DATA_DIR);
+  if (auto status = cmd.parse(argc, argv)) return *status;
   std::error_code ec;
   if (!data.empty() && std::filesystem::is_directory(data, ec))
     ctx.data_dir = std::filesystem::canonical(data, ec);
 
-  tessera::ScopeGuard guard(argc, argv);
+  tessera::ScopeGuard guard(cmd.settings());
   std::printf("Tessera %s demo: packages:", TESSERA_VERSION_STRING);
 #define TESSERA_DEMO_NAME(pkg) std::printf(" " #pkg);
   TESSERA_DEMO_FOR_EACH_PACKAGE(TESSERA_DEMO_NAME)
