@@ -41,6 +41,7 @@
 // with PLUS_PAIR; stop when a count reaches zero.
 #include <tessera/analytics.hpp>
 
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 
@@ -63,14 +64,6 @@ namespace ta = tessera::analytics;
 namespace tg = tessera::graph;
 
 namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ',')) out.push_back(x);
-  return out;
-}
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "tessera_bench_minitri: %s\n", msg.c_str());
@@ -284,48 +277,37 @@ void bench_graph(const tessera::bench::Report& report, bool json, const std::str
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  std::string graphs = "oregon1_010331.txt,facebook_combined.txt,kron:16:16,kron:18:16";
-  std::string threads = "1,2", blocks_s = "10,100,1000";
-  int repeats = 5;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) die(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--graphs")
-      graphs = next();
-    else if (a == "--threads")
-      threads = next();
-    else if (a == "--repeats")
-      repeats = std::atoi(next().c_str());
-    else if (a == "--blocks")
-      blocks_s = next();
-    else if (a == "--json")
-      json = true;
-    else if (a.rfind("--tessera-", 0) == 0)
-      continue;
-    else
-      die("unknown option " + a + " (--graphs a,b --threads 1,2 --repeats N --blocks 10,100,1000 --json)");
-  }
-  std::vector<std::int64_t> blocks;
-  for (const auto& b : split(blocks_s)) blocks.push_back(std::atoll(b.c_str()));
-  int max_threads = 1;
-  for (const auto& t : split(threads)) max_threads = std::max(max_threads, std::atoi(t.c_str()));
-  tessera::InitializationSettings settings;
-  settings.set_num_threads(max_threads);
-  tessera::ScopeGuard guard(settings);
+  namespace tools = tessera::tools;
+  std::vector<std::string> graphs{"oregon1_010331.txt", "facebook_combined.txt", "kron:16:16", "kron:18:16"};
+  std::vector<int> threads{1, 2};
+  std::vector<std::int64_t> blocks{10, 100, 1000};
+  tessera::bench::Cli cli("tessera_bench_minitri",
+                          "miniTri's three methods against each other and a SuiteSparse:GraphBLAS formulation.", 5);
+  auto& app = cli.app();
+  app.add_option("--graphs", graphs, "graphs, comma-separated: files of examples/data/graphs or kron:SCALE:EDGEFACTOR")
+      ->delimiter(',');
+  app.add_option("--threads", threads, "thread counts, comma-separated (1: Serial, more: OpenMP)")
+      ->delimiter(',')
+      ->check(tools::integer(1, 4096));
+  app.add_option("--blocks", blocks, "row-block sizes of the tasks method, comma-separated")
+      ->delimiter(',')
+      ->check(tools::integer(1, std::int64_t(1) << 40));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
+  // The back-ends get the largest thread count asked for (unless --tessera-num-threads says otherwise).
+  if (!cli.settings().has_num_threads()) cli.settings().set_num_threads(*std::max_element(threads.begin(), threads.end()));
+  tessera::ScopeGuard guard(cli.settings());
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GB_CHECK(GrB_init(GrB_NONBLOCKING));
 #endif
   const tessera::bench::Report report("minitri", json);
-  for (const auto& spec : split(graphs))
-    for (const auto& t : split(threads)) {
-      if (t == "1")
+  for (const auto& spec : graphs)
+    for (const int t : threads) {
+      if (t == 1)
         bench_graph<tessera::Serial>(report, json, spec, 1, repeats, blocks);
       else
-        bench_graph<tessera::OpenMP>(report, json, spec, std::atoi(t.c_str()), repeats, blocks);
+        bench_graph<tessera::OpenMP>(report, json, spec, t, repeats, blocks);
     }
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GrB_finalize();

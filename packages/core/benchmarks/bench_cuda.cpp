@@ -45,6 +45,7 @@
 //
 // --quick: small sizes and 3 repeats (a smoke test). On a machine without a
 // usable GPU the program prints "no CUDA device: <reason>" and exits 0.
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/core.hpp>
@@ -132,14 +133,13 @@ Field str(const std::string& key, const std::string& v) { return {key, v, false}
 // shows it under its case), otherwise "  # key = value, ...".
 void note(const Setup& S, const std::string& case_name, const std::vector<Field>& fields) {
   if (S.json) {
-    std::printf("{\"bench\":\"cuda\",\"case\":\"%s\"", bench::json_escape(case_name).c_str());
+    tessera::tools::json line = {{"bench", "cuda"}, {"case", case_name}};
     for (const auto& f : fields) {
-      if (f.number)
-        std::printf(",\"%s\":%s", bench::json_escape(f.key).c_str(), f.text.c_str());
-      else
-        std::printf(",\"%s\":\"%s\"", bench::json_escape(f.key).c_str(), bench::json_escape(f.text).c_str());
+      if (!f.number) line[f.key] = f.text;
+      else if (f.text == "nan" || f.text == "-nan" || f.text == "inf" || f.text == "-inf") line[f.key] = nullptr;
+      else line[f.key] = tessera::tools::json::parse(f.text);  // the value as printed
     }
-    std::printf("}\n");
+    tessera::tools::print_line(line);
   } else {
     // Up to three fields on one line; more, one per line.
     const bool one_line = fields.size() <= 3;
@@ -1086,13 +1086,6 @@ struct Row {
   void (*run)(const Setup&, const bench::Report&);
 };
 
-void usage(const char* argv0, const std::vector<Row>& rows) {
-  std::fprintf(stderr, "usage: %s [--repeats N] [--quick] [--only ROW[,ROW...]] [--json] [--tessera-...]\nrows:",
-               argv0);
-  for (const auto& r : rows) std::fprintf(stderr, " %s", r.name);
-  std::fprintf(stderr, "\n");
-}
-
 void print_device(const Setup& S) {
   const int dev = Cuda().cuda_device();
   cudaDeviceProp p{};
@@ -1119,7 +1112,6 @@ void print_device(const Setup& S) {
 }
 
 int run(int argc, char* argv[]) {
-  tessera::ScopeGuard guard(argc, argv);
   const std::vector<Row> rows{{"triad", row_triad},     {"reduce", row_reduce},   {"scan", row_scan},
                               {"sort", row_sort},       {"gemv", row_gemv},       {"stencil", row_stencil},
                               {"dispatch", row_dispatch},
@@ -1127,53 +1119,34 @@ int run(int argc, char* argv[]) {
                               {"mempool", row_mempool}
 #endif
   };
+  std::string names;
+  for (const auto& r : rows) names += std::string(names.empty() ? "" : ", ") + r.name;
+  bench::Cli cli("tessera_bench_cuda",
+                 "The CUDA back-end against raw CUDA kernels, CUB, cuBLAS and device malloc, timed with CUDA events.\n"
+                 "rows: " + names,
+                 11);
   Setup S;
   std::vector<std::string> only;
-  bool repeats_given = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) {
-      S.repeats = std::atoi(argv[++i]);
-      repeats_given = true;
-    } else if (!std::strcmp(argv[i], "--quick")) {
-      S.quick = true;
-    } else if (!std::strcmp(argv[i], "--json")) {
-      S.json = true;
-    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
-      std::string list = argv[++i];
-      for (std::size_t b = 0; b <= list.size();) {
-        const std::size_t e = std::min(list.find(',', b), list.size());
-        if (e > b) only.push_back(list.substr(b, e - b));
-        b = e + 1;
-      }
-    } else {
-      usage(argv[0], rows);
-      return 2;
-    }
-  }
-  if (S.quick && !repeats_given) S.repeats = 3;
-  if (S.repeats < 1) {
-    usage(argv[0], rows);
-    return 2;
-  }
+  cli.app().add_flag("--quick", S.quick, "small sizes and 3 repeats (unless --repeats)");
+  cli.app()
+      .add_option("--only", only, "the rows to run, comma-separated (default: all)")
+      ->delimiter(',')
+      ->check(tessera::tools::one_of({"triad", "reduce", "scan", "sort", "gemv", "stencil", "dispatch", "mempool"}));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  S.json = cli.json;
+  S.repeats = S.quick && cli.app().get_option("--repeats")->count() == 0 ? 3 : cli.repeats;
   for (const auto& o : only) {
     const bool known = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return o == r.name; });
-    if (o == "mempool" && !known) {
-      std::fprintf(stderr, "%s: the mempool row is not built in (no Tessera::mempool when this was configured)\n",
-                   argv[0]);
-      return 2;
-    }
-    if (!known) {
-      std::fprintf(stderr, "%s: unknown row '%s'\n", argv[0], o.c_str());
-      usage(argv[0], rows);
-      return 2;
-    }
+    if (!known)  // only mempool can be missing
+      return cli.fail("--only: the mempool row is not built in (no Tessera::mempool when this was configured)");
   }
+  tessera::ScopeGuard guard(cli.settings());
   auto selected = [&](const char* name) { return only.empty() || std::find(only.begin(), only.end(), name) != only.end(); };
 
   if (!Cuda::impl_is_available()) {
     const std::string msg = "no CUDA device: " + Cuda::impl_unavailable_reason();
     if (S.json)
-      std::printf("{\"bench\":\"cuda\",\"case\":\"device\",\"skipped\":\"%s\"}\n", bench::json_escape(msg).c_str());
+      tessera::tools::print_line({{"bench", "cuda"}, {"case", "device"}, {"skipped", msg}});
     else
       std::printf("%s\n", msg.c_str());
     return 0;

@@ -5,6 +5,7 @@
 // ratio = raw-OpenMP time / Tessera time per repeat (higher is better for Tessera).
 //
 //   bench_dispatch [--launches L] [--repeats R] [--json] [--tessera-num-threads=N]
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/openmp.hpp>
 #include <tessera/bench/report.hpp>
@@ -66,22 +67,14 @@ std::function<void()> raw_reduce(int launches, int threads) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  ScopeGuard guard(argc, argv);
-  int launches = 20000, repeats = 15;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--launches") && i + 1 < argc)
-      launches = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json"))
-      json = true;
-    else {
-      std::fprintf(stderr, "usage: %s [--launches L] [--repeats R] [--json] [--tessera-num-threads=N]\n",
-                   argv[0]);
-      return 2;
-    }
-  }
+  bench::Cli cli("tessera_bench_dispatch",
+                 "Dispatch latency of an empty parallel_for and a scalar parallel_reduce against raw OpenMP.", 15);
+  int launches = 20000;
+  cli.app().add_option("--launches", launches, "launches per timed batch")->check(tools::integer(1, 1 << 30));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  ScopeGuard guard(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   const int threads = DefaultHostExecutionSpace().concurrency();
   if (!json)
     std::printf(

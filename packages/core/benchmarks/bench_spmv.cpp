@@ -4,6 +4,7 @@
 // Rate in GFLOP/s (2 flops per stored entry), median of repeats.
 //
 //   bench_spmv [--grid N] [--repeats R] [--json] [--tessera-num-threads=N]
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/openmp.hpp>
 #include <tessera/bench/report.hpp>
@@ -154,22 +155,14 @@ std::function<void()> raw_spmv(const Csr& host, int threads, std::function<doubl
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  ScopeGuard guard(argc, argv);
-  int grid = 2048, repeats = 20;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--grid") && i + 1 < argc)
-      grid = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json"))
-      json = true;
-    else {
-      std::fprintf(stderr, "usage: %s [--grid N] [--repeats R] [--json] [--tessera-num-threads=N]\n",
-                   argv[0]);
-      return 2;
-    }
-  }
+  bench::Cli cli("tessera_bench_spmv", "CSR SpMV on a 2-D Laplacian: Tessera TeamPolicy against a raw OpenMP row loop.",
+                 20);
+  int grid = 2048;
+  cli.app().add_option("--grid", grid, "grid points per side (grid^2 rows)")->check(tools::integer(2, 1 << 15));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  ScopeGuard guard(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   Csr a = laplacian_2d(grid);
   const double gflop = 2.0 * double(a.col.size()) * 1e-9;
   const int threads = DefaultHostExecutionSpace().concurrency();

@@ -4,6 +4,7 @@
 // Rate in Gpoint/s, median of repeats.
 //
 //   bench_stencil [--n N] [--repeats R] [--json] [--tessera-num-threads=N]
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/openmp.hpp>
 #include <tessera/bench/report.hpp>
@@ -83,21 +84,14 @@ std::function<void()> raw_stencil(int n, int threads, std::function<double()>* c
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  ScopeGuard guard(argc, argv);
-  int n = 256, repeats = 20;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--n") && i + 1 < argc)
-      n = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json"))
-      json = true;
-    else {
-      std::fprintf(stderr, "usage: %s [--n N] [--repeats R] [--json] [--tessera-num-threads=N]\n", argv[0]);
-      return 2;
-    }
-  }
+  bench::Cli cli("tessera_bench_stencil",
+                 "3-D 7-point stencil: Tessera MDRangePolicy against a raw OpenMP loop nest.", 20);
+  int n = 256;
+  cli.app().add_option("--n", n, "grid points per side (n^3)")->check(tools::integer(3, 4096));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  ScopeGuard guard(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   const double gpoints = double(n - 2) * (n - 2) * (n - 2) * 1e-9;
   const int threads = DefaultHostExecutionSpace().concurrency();
   if (!json)

@@ -21,6 +21,7 @@
 //
 //   bench_stream [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS] [--json]
 //                [--tessera-num-threads=N]
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/openmp.hpp>
 #include <tessera/bench/report.hpp>
@@ -165,32 +166,17 @@ StreamSet raw_set(RawArrays& arr, std::size_t n, int threads) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  ScopeGuard guard(argc, argv);
+  bench::Cli cli("tessera_bench_stream", "STREAM copy, scale, add and triad: Tessera against raw OpenMP loops.", 20);
   std::size_t n = std::size_t(1) << 25;  // 3 x 256 MiB per contender: far beyond any cache
-  int repeats = 20;
   std::string kernel_list = "copy,scale,add,triad";
   int pause_ms = 50;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--n") && i + 1 < argc)
-      n = std::strtoull(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc)
-      kernel_list = argv[++i];
-    else if (!std::strcmp(argv[i], "--pause-ms") && i + 1 < argc)
-      pause_ms = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json"))
-      json = true;
-    else {
-      std::fprintf(
-          stderr,
-          "usage: %s [--n ELEMENTS] [--repeats R] [--kernels copy,scale,add,triad] [--pause-ms MS] [--json] "
-          "[--tessera-num-threads=N]\n",
-          argv[0]);
-      return 2;
-    }
-  }
+  cli.app().add_option("--n", n, "doubles per array")->check(tools::integer(1, std::int64_t(1) << 40));
+  cli.app().add_option("--kernels", kernel_list, "the kernels to run, a comma-separated subset of copy,scale,add,triad");
+  cli.app().add_option("--pause-ms", pause_ms, "milliseconds between timed runs")->check(tools::integer(0, 60000));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  ScopeGuard guard(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   const int threads = DefaultHostExecutionSpace().concurrency();
   if (!json)
     std::printf(

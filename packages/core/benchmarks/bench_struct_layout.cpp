@@ -15,6 +15,7 @@
 // checked after the runs (closed form for the push; the reference's values
 // for the stencil); a wrong answer stops the program.
 //   bench_struct_layout [--n 1000000] [--steps 10] [--nx 1024] [--repeats 9] [--json] --tessera-num-threads=2
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/core.hpp>
@@ -342,18 +343,20 @@ void bench_space(const tessera::bench::Report& report, const tessera::bench::Int
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  tessera::initialize(argc, argv);
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("tessera_bench_struct_layout",
+                          "Views of structs laid out as structure of arrays against hand-written separate Views and\n"
+                          "a plain View of structs, on every host back-end.",
+                          9);
   std::size_t n = 1000000, nx = 1024;
-  int steps = 10, repeats = 9;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--n")) n = std::strtoull(argv[++i], nullptr, 10);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--nx")) nx = std::strtoull(argv[++i], nullptr, 10);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--steps")) steps = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
-  }
-  if (n == 0 || nx < 3 || steps < 1 || repeats < 1) fail("need --n >= 1, --nx >= 3, --steps >= 1, --repeats >= 1");
+  int steps = 10;
+  cli.app().add_option("--n", n, "particles")->check(tools::integer(1, std::int64_t(1) << 40));
+  cli.app().add_option("--nx", nx, "grid points per side of the 2-D field")->check(tools::integer(3, 1 << 20));
+  cli.app().add_option("--steps", steps, "time steps per timed run")->check(tools::integer(1, 1 << 20));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  tessera::initialize(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   {
     const tessera::bench::Report report("struct_layout", json);
     tessera::bench::InterleaveOptions opt;

@@ -123,8 +123,9 @@ TEST(ToolsJson, NonFiniteIsNullAndRoundingKeepsThePrintedValue) {
   j["x"] = tt::number(0.5);
   j["g"] = tt::rounded(1.0 / 3.0, 6);
   j["f"] = tt::fixed(2.0 / 3.0, 4);
+  j["i"] = tt::rounded(5.0, 6);  // "%.6g" prints 5: an integer, as the hand-written lines had it
   j["s"] = "a\"b\n";
-  EXPECT_EQ(tt::to_line(j), R"({"nan":null,"inf":null,"x":0.5,"g":0.333333,"f":0.6667,"s":"a\"b\n"})");
+  EXPECT_EQ(tt::to_line(j), R"({"nan":null,"inf":null,"x":0.5,"g":0.333333,"f":0.6667,"i":5,"s":"a\"b\n"})");
   EXPECT_EQ(tt::to_line(tt::json::parse(tt::to_line(j))), tt::to_line(j));
   EXPECT_EQ(tt::to_line(tt::json(std::string("bad \xff byte"))), "\"bad \xEF\xBF\xBD byte\"");
 }

@@ -26,6 +26,7 @@
 // (2) its rows are left out and the run says so.
 //   mpiexec -n P bench_dist_graph [--scale 16] [--edge-factor 16] [--seed 1] [--sources 8] [--repeats 5]
 //   [--json]
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/dist.hpp>
@@ -141,24 +142,22 @@ std::int64_t combblas_triangles(const IntMat& A) {
 
 int main(int argc, char* argv[]) {
   td::Environment mpi(argc, argv);
-  tessera::initialize(argc, argv);
-  int scale = 16, edge_factor = 16, nsources = 8, repeats = 5;
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("bench_dist_graph",
+                          "mpiexec -n P bench_dist_graph: BFS and triangle counting against CombBLAS on the same Kronecker\n"
+                          "graph, and at one rank the node-level graph package.",
+                          5);
+  cli.set_quiet(td::Comm().rank() != 0);  // every rank parses the same words: rank 0 speaks for all
+  int scale = 16, edge_factor = 16, nsources = 8;
   std::uint64_t seed = 1;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json"))
-      json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--scale"))
-      scale = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--edge-factor"))
-      edge_factor = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--seed"))
-      seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--sources"))
-      nsources = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats"))
-      repeats = std::atoi(argv[++i]);
-  }
+  cli.app().add_option("--scale", scale, "Kronecker scale")->check(tools::integer(1, 40));
+  cli.app().add_option("--edge-factor", edge_factor, "Kronecker edge factor")->check(tools::integer(1, 1024));
+  cli.app().add_option("--seed", seed, "Kronecker seed")->check(tools::integer(0));
+  cli.app().add_option("--sources", nsources, "BFS sources")->check(tools::integer(1, 1 << 20));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
+  tessera::initialize(cli.settings());
   {
     const td::Comm comm;
     const int P = comm.size(), me = comm.rank();
@@ -341,26 +340,27 @@ int main(int argc, char* argv[]) {
       if (json) {
         // One note for the BFS case: the graph, sources, the answers checked,
         // and each rank's ghosts and communication per algorithm.
-        std::printf(
-            "{\"bench\":\"dist_graph\",\"case\":\"%s\",\"command\":\"mpiexec -n %d: CombBLAS %s\","
-            "\"vertices\":%lld,\"edges\":%lld,\"sources\":%zu,\"triangles\":%lld,\"components\":%lld,"
-            "\"level_forms\":{\"direction-optimizing\":\"%s\",\"top-down\":\"%s\"},\"ranks\":[",
-            tessera::bench::json_escape(cases[0].name).c_str(), P,
-            with_combblas ? "TopDownBFS-style SpMV(SelectMaxSRing) BFS; tril + Mult_AnXBn_Synch + EWiseMult "
-                            "triangles"
-                          : "left out: needs a square process grid",
-            (long long)g.num_vertices(), (long long)g.num_edges(), K, (long long)tri_dist,
-            (long long)cc_dist, forms_do.c_str(), forms_td.c_str());
+        tools::json ranks = tools::json::array();
         for (int r = 0; r < P; ++r) {
-          std::printf("%s{\"rank\":%d,\"owned\":%lld,\"ghosts\":%lld", r ? "," : "", r,
-                      (long long)owned[std::size_t(r)], (long long)ghosts[std::size_t(r)]);
-          for (std::size_t a = 0; a < volumes.size(); ++a)
-            std::printf(",\"%s bytes_sent\":%lld,\"%s mpi_seconds\":%.6g", volumes[a].what,
-                        (long long)gathered[a][std::size_t(r)].bytes_sent, volumes[a].what,
-                        gathered[a][std::size_t(r)].seconds);
-          std::printf("}");
+          tools::json rank = {{"rank", r}, {"owned", owned[std::size_t(r)]}, {"ghosts", ghosts[std::size_t(r)]}};
+          for (std::size_t a = 0; a < volumes.size(); ++a) {
+            rank[std::string(volumes[a].what) + " bytes_sent"] = gathered[a][std::size_t(r)].bytes_sent;
+            rank[std::string(volumes[a].what) + " mpi_seconds"] = tools::rounded(gathered[a][std::size_t(r)].seconds, 6);
+          }
+          ranks.push_back(std::move(rank));
         }
-        std::printf("]}\n");
+        report.note(cases[0].name,
+                    {{"command", "mpiexec -n " + std::to_string(P) + ": CombBLAS " +
+                                     (with_combblas ? "TopDownBFS-style SpMV(SelectMaxSRing) BFS; tril + Mult_AnXBn_Synch + "
+                                                      "EWiseMult triangles"
+                                                    : "left out: needs a square process grid")},
+                     {"vertices", g.num_vertices()},
+                     {"edges", g.num_edges()},
+                     {"sources", K},
+                     {"triangles", tri_dist},
+                     {"components", cc_dist},
+                     {"level_forms", {{"direction-optimizing", forms_do}, {"top-down", forms_td}}},
+                     {"ranks", std::move(ranks)}});
       } else {
         std::printf("# %s: %lld vertices, %lld edges, %zu BFS sources, %lld triangles, %lld components%s\n",
                     graph_name.c_str(), (long long)g.num_vertices(), (long long)g.num_edges(), K,

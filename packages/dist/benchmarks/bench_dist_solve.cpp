@@ -29,6 +29,7 @@
 // after the table (with --json: a case note that also holds the peers'
 // configurations as options).
 //   mpiexec -n P bench_dist_solve [--matrix lap3d:30] [--tolerance 1e-8] [--repeats 5] [--json]
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/bench/stats.hpp>
@@ -312,21 +313,24 @@ Check check_solution(const td::DistCrsMatrix<double>& A, const std::vector<doubl
 
 int main(int argc, char* argv[]) {
   td::Environment mpi(argc, argv);
-  tessera::initialize(argc, argv);
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("bench_dist_solve",
+                          "mpiexec -n P bench_dist_solve: PCG with block Jacobi (IC(0) and Cholesky blocks) against PETSc's\n"
+                          "KSPCG + PCBJACOBI and hypre's PCG + BoomerAMG on the same rows.",
+                          5);
+  cli.set_quiet(td::Comm().rank() != 0);  // every rank parses the same words: rank 0 speaks for all
+  std::string spec = "lap3d:30";
+  double tolerance = 1e-8;
+  cli.app().add_option("--matrix", spec, "lap2d:N, lap3d:N, lap3d27:N or a .mtx file");
+  cli.app().add_option("--tolerance", tolerance, "relative residual to reach")->check(tools::real(0, 1, true));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
+  tessera::initialize(cli.settings());
   petsc_check(PetscInitialize(&argc, &argv, nullptr, nullptr), "PetscInitialize");
 #ifdef TESSERA_BENCH_HAVE_HYPRE
   hypre_check(HYPRE_Init(), "HYPRE_Init");
 #endif
-  std::string spec = "lap3d:30";
-  double tolerance = 1e-8;
-  int repeats = 5;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--matrix")) spec = argv[++i];
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--tolerance")) tolerance = std::atof(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
-  }
   {
     const td::Comm comm;
     const int P = comm.size(), me = comm.rank();
@@ -467,28 +471,32 @@ int main(int argc, char* argv[]) {
         // the case by ci/perf_report.py), the iterations, the setup/solve
         // split, the checks of the solutions and each rank's communication
         // in the last tessera IC(0) solve.
-        std::printf("{\"bench\":\"dist_solve\",\"case\":\"%s\",\"command\":\"mpiexec -n %d: -ksp_type cg "
-                    "-ksp_norm_type unpreconditioned -ksp_rtol %g -pc_type bjacobi -sub_ksp_type preonly -sub_pc_type "
-                    "icc | cholesky -sub_pc_factor_mat_ordering_type nd; %s\",\"iterations\":{\"tessera_ic0\":%d,"
-                    "\"petsc_icc0\":%d,\"tessera_cholesky\":%d,\"petsc_cholesky\":%d",
-                    tessera::bench::json_escape(case_name).c_str(), P, tolerance,
-                    hypre_options,
-                    it_tessera_ic, it_petsc_ic, it_tessera_chol, it_petsc_chol);
-        if (have_hypre) std::printf(",\"hypre_boomeramg\":%d", it_hypre);
-        std::printf("},\"setup_solve_seconds\":{");
-        for (std::size_t k = 0; k < splits.size(); ++k)
-          std::printf("%s\"%s\":[%.6g,%.6g]", k ? "," : "", splits[k].key, splits[k].s.first, splits[k].s.second);
-        std::printf("},\"checks\":{");
-        for (std::size_t k = 0; k < checks.size(); ++k)
-          std::printf("%s\"%s\":{\"relative_residual\":%.3g,\"max_error\":%.3g}", k ? "," : "", checks[k].who,
-                      checks[k].c.residual, checks[k].c.error);
-        std::printf("},\"ranks\":[");
+        char command[1024];
+        std::snprintf(command, sizeof command,
+                      "mpiexec -n %d: -ksp_type cg -ksp_norm_type unpreconditioned -ksp_rtol %g -pc_type bjacobi "
+                      "-sub_ksp_type preonly -sub_pc_type icc | cholesky -sub_pc_factor_mat_ordering_type nd; %s",
+                      P, tolerance, hypre_options);
+        tools::json iterations = {{"tessera_ic0", it_tessera_ic},
+                                  {"petsc_icc0", it_petsc_ic},
+                                  {"tessera_cholesky", it_tessera_chol},
+                                  {"petsc_cholesky", it_petsc_chol}};
+        if (have_hypre) iterations["hypre_boomeramg"] = it_hypre;
+        tools::json split = tools::json::object(), checked = tools::json::object(), ranks = tools::json::array();
+        for (const auto& sp : splits) split[sp.key] = {tools::rounded(sp.s.first, 6), tools::rounded(sp.s.second, 6)};
+        for (const auto& c : checks)
+          checked[c.who] = {{"relative_residual", tools::rounded(c.c.residual, 3)},
+                            {"max_error", tools::rounded(c.c.error, 3)}};
         for (int r = 0; r < P; ++r)
-          std::printf("%s{\"rank\":%d,\"halo_bytes_sent\":%lld,\"halo_seconds\":%.6g,\"allreduce_calls\":%lld,"
-                      "\"allreduce_seconds\":%.6g}",
-                      r ? "," : "", r, (long long)halo_ic[std::size_t(r)].bytes_sent, halo_ic[std::size_t(r)].seconds,
-                      (long long)red_ic[std::size_t(r)].calls, red_ic[std::size_t(r)].seconds);
-        std::printf("]}\n");
+          ranks.push_back({{"rank", r},
+                           {"halo_bytes_sent", halo_ic[std::size_t(r)].bytes_sent},
+                           {"halo_seconds", tools::rounded(halo_ic[std::size_t(r)].seconds, 6)},
+                           {"allreduce_calls", red_ic[std::size_t(r)].calls},
+                           {"allreduce_seconds", tools::rounded(red_ic[std::size_t(r)].seconds, 6)}});
+        report.note(case_name, {{"command", command},
+                                {"iterations", std::move(iterations)},
+                                {"setup_solve_seconds", std::move(split)},
+                                {"checks", std::move(checked)},
+                                {"ranks", std::move(ranks)}});
       } else {
         std::printf("# iterations: tessera IC(0) %d, PETSc ICC(0) %d, tessera Cholesky %d, PETSc Cholesky %d", it_tessera_ic,
                     it_petsc_ic, it_tessera_chol, it_petsc_chol);

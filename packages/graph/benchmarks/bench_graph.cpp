@@ -62,6 +62,7 @@
 //        X.wel, the weighted edge list gapbs's converter writes with -w -e);
 //        checked against a serial Dijkstra and gapbs's reached count.
 //  msbfs 64 sources in one multi_source_bfs vs 64 breadth_first_search runs.
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/openmp.hpp>
 #include <tessera/bench/report.hpp>
@@ -117,14 +118,6 @@ std::string load_average() {
   std::string a, b, c;
   f >> a >> b >> c;
   return a + " " + b + " " + c;
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ',')) out.push_back(x);
-  return out;
 }
 
 // Serial references on a host CSR ------------------------------------------------
@@ -651,8 +644,7 @@ class runner {
               const std::vector<tb::Result>& r, const std::string& cmd) const {
     const std::string load = load_average();
     if (m_cfg.json)
-      std::printf("{\"bench\":\"graph\",\"case\":\"%s\",\"loadavg\":\"%s\",\"command\":\"%s\"}\n", cs.c_str(), load.c_str(),
-                  tb::json_escape(cmd).c_str());
+      m_rep.note(cs, {{"loadavg", load}, {"command", cmd}});
     else
       std::printf("# %s   load average %s   %s\n", cs.c_str(), load.c_str(), cmd.c_str());
     m_rep.add(cs, m, c, r);
@@ -988,58 +980,64 @@ std::string with_extension(const std::string& path, const std::string& ext) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  tessera::ScopeGuard guard(argc, argv);
+  namespace tools = tessera::tools;
   config cfg;
   std::vector<int> scales;
-  bool scales_given = false, real = false, real_given = false;
-  std::vector<std::string> files;
+  bool real = false, no_real = false;
+  std::vector<std::string> files, algorithms;
   std::string data = TESSERA_GRAPH_DATA_DIR;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
+  tb::Cli cli("tessera_bench_graph",
+              "Tessera's graph algorithms against gapbs and SuiteSparse:GraphBLAS on the same graphs, contenders\n"
+              "interleaved (see the comment at the top of bench_graph.cpp).",
+              cfg.repeats);
+  auto& app = cli.app();
+  app.add_option("--file", files,
+                 "PATH[@SOURCE[@DELTA]]: a graph file (.tgb, .mtx or an edge list), its BFS/SSSP source and\n"
+                 "SSSP bucket width; repeatable");
+  app.add_option("--scales", scales, "Kronecker scales to generate, comma-separated (default 18 without --file)")
+      ->delimiter(',')
+      ->check(tools::integer(1, 31));
+  app.add_flag("--real", real, "the real graphs of examples/data (default without --file)");
+  app.add_flag("--no-real", no_real, "not the real graphs of examples/data");
+  app.add_option("--algorithms", algorithms, "comma-separated subset of bfs,cc,pr,tc,sssp,msbfs (default bfs,cc,pr,tc)")
+      ->delimiter(',')
+      ->check(tools::one_of({"bfs", "cc", "pr", "tc", "sssp", "msbfs"}));
+  app.add_option("--threads", cfg.threads, "thread counts, comma-separated (1: Serial, more: OpenMP)")
+      ->delimiter(',')
+      ->check(tools::integer(1, 4096));
+  app.add_option("--tc-repeats", cfg.tc_repeats, "repeats of the triangle counts")->check(tools::integer(1, 1000000));
+  app.add_option("--gapbs-trials", cfg.gapbs_trials, "kernel runs per repeat (the last is timed)")
+      ->check(tools::integer(1, 1000));
+  app.add_flag("--pr-double", cfg.pr_double, "PageRank on double ranks (default float, as gapbs)");
+  app.add_option("--data", data, "the folder of examples/data's graphs/");
+  if (auto status = cli.parse(argc, argv)) return *status;
+  cfg.repeats = cli.repeats;
+  cfg.json = cli.json;
+  if (!algorithms.empty()) cfg.algorithms = std::set<std::string>(algorithms.begin(), algorithms.end());
+  if (real && no_real) return cli.fail("--real and --no-real contradict each other");
+  std::vector<graph_input> inputs;
+  for (const auto& f : files) {
+    graph_input in;
+    const auto at = f.find('@');
+    in.path = f.substr(0, at);
+    if (at != std::string::npos) {
+      const auto at2 = f.find('@', at + 1);
+      const auto source = tools::to_integer(f.substr(at + 1, at2 == std::string::npos ? std::string::npos : at2 - at - 1));
+      if (!source || *source < 0) return cli.fail("--file " + f + ": SOURCE is not a vertex id");
+      in.source = *source;
+      if (at2 != std::string::npos) {
+        const auto delta = tools::to_real(f.substr(at2 + 1));
+        if (!delta || *delta <= 0) return cli.fail("--file " + f + ": DELTA is not a positive number");
+        in.delta = *delta;
       }
-      return argv[++i];
-    };
-    if (a == "--scales") {
-      scales_given = true;
-      for (auto& s : split(next())) scales.push_back(std::atoi(s.c_str()));
-    } else if (a == "--file") {
-      files.push_back(next());
-    } else if (a == "--repeats") {
-      cfg.repeats = std::max(1, std::atoi(next().c_str()));
-    } else if (a == "--tc-repeats") {
-      cfg.tc_repeats = std::max(1, std::atoi(next().c_str()));
-    } else if (a == "--gapbs-trials") {
-      cfg.gapbs_trials = std::max(1, std::atoi(next().c_str()));
-    } else if (a == "--threads") {
-      cfg.threads.clear();
-      for (auto& s : split(next())) cfg.threads.push_back(std::max(1, std::atoi(s.c_str())));
-    } else if (a == "--algorithms") {
-      cfg.algorithms.clear();
-      for (auto& s : split(next())) cfg.algorithms.insert(s);
-    } else if (a == "--pr-double") {
-      cfg.pr_double = true;
-    } else if (a == "--real") {
-      real = real_given = true;
-    } else if (a == "--no-real") {
-      real = false;
-      real_given = true;
-    } else if (a == "--data") {
-      data = next();
-    } else if (a == "--json") {
-      cfg.json = true;
-    } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", a.c_str());
-      return 2;
     }
+    inputs.push_back(std::move(in));
   }
   if (files.empty()) {
-    if (!scales_given) scales = {18};
-    if (!real_given) real = true;
+    if (scales.empty()) scales = {18};
+    if (!no_real) real = true;
   }
+  tessera::ScopeGuard guard(cli.settings());
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GB_CHECK(GrB_init(GrB_NONBLOCKING));
 #endif
@@ -1049,15 +1047,7 @@ int main(int argc, char* argv[]) {
     std::printf("# tessera graph benchmarks: OpenMP threads %d, repeats %d (tc %d), load average %s\n",
                 tessera::OpenMP().concurrency(), cfg.repeats, cfg.tc_repeats, load_average().c_str());
   runner run(cfg, gp, rep);
-  for (const auto& f : files) {
-    graph_input in;
-    const auto at = f.find('@');
-    in.path = f.substr(0, at);
-    if (at != std::string::npos) {
-      in.source = std::atoll(f.c_str() + at + 1);
-      const auto at2 = f.find('@', at + 1);
-      if (at2 != std::string::npos) in.delta = std::atof(f.c_str() + at2 + 1);
-    }
+  for (graph_input& in : inputs) {
     in.name = in.path.substr(in.path.find_last_of('/') + 1);
     if (!ends_with(in.path, ".tgb")) in.el = tg::read_edge_list(in.path);
     in.gapbs_sg = with_extension(in.path, ".sg");

@@ -15,6 +15,7 @@
 //
 //   bench_graph_jobs [--scale 18] [--edge-factor 16] [--jobs 4,16,64] [--repeats 5]
 //                    [--pr-tolerance 1e-6] [--pr-max-iterations 1000] [--per-kind] [--json] --tessera-num-threads=2
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/graph.hpp>
@@ -88,36 +89,32 @@ void check_same(const tg::job_set_result<G>& a, const tg::job_set_result<G>& b, 
   }
 }
 
-std::vector<int> int_list(const std::string& s) {
-  std::vector<int> out;
-  std::stringstream in(s);
-  for (std::string x; std::getline(in, x, ',');) out.push_back(std::atoi(x.c_str()));
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  tessera::initialize(argc, argv);
-  int scale = 18, ef = 16, repeats = 5;
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("tessera_bench_graph_jobs",
+                          "Concurrent graph jobs on a Kronecker graph: a fused job set against the same jobs one after\n"
+                          "another.",
+                          5);
+  int scale = 18, ef = 16;
   double pr_tol = 1e-6;
   int pr_max = 1000;
-  bool json = false, per_kind = false;
+  bool per_kind = false;
   std::vector<int> counts{4, 16, 64};
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (!std::strcmp(argv[i], "--per-kind")) per_kind = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--scale")) scale = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--edge-factor")) ef = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--pr-tolerance")) pr_tol = std::atof(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--pr-max-iterations")) pr_max = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--jobs")) counts = int_list(argv[++i]);
-    else {
-      std::fprintf(stderr, "bench_graph_jobs: unknown argument '%s'\n", argv[i]);
-      return 2;
-    }
-  }
+  auto& app = cli.app();
+  app.add_option("--scale", scale, "Kronecker scale")->check(tools::integer(1, 31));
+  app.add_option("--edge-factor", ef, "Kronecker edge factor")->check(tools::integer(1, 1024));
+  app.add_option("--pr-tolerance", pr_tol, "PageRank tolerance")->check(tools::real(0, 1, true));
+  app.add_option("--pr-max-iterations", pr_max, "PageRank iteration limit")->check(tools::integer(1, 1000000));
+  app.add_option("--jobs", counts, "job-set sizes, comma-separated (default 4,16,64)")
+      ->delimiter(',')
+      ->check(tools::integer(1, 1 << 20));
+  app.add_flag("--per-kind", per_kind, "also one job set per kind of job");
+  if (auto status = cli.parse(argc, argv)) return *status;
+  tessera::initialize(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   {
     const G g(tg::kronecker(scale, ef, 1), tg::build_options::simple());
     tg::edge_property_map<G, double> w(g, 0.0, "weight");

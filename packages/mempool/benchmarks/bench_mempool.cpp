@@ -26,6 +26,7 @@
 //
 //   bench_mempool [--threads T] [--repeats R] [--ops N] [--quick] [--only NAME-PART] [--workloads abcm]
 //   [--json] (c) needs 2 threads; memory (m) is a table for people, printed without --json only.
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/mempool.hpp>
@@ -385,41 +386,31 @@ void memory_overhead(Team& team, std::size_t superblock) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace tools = tessera::tools;
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--threads" && i + 1 < argc)
-      o.threads = std::atoi(argv[++i]);
-    else if (a == "--repeats" && i + 1 < argc)
-      o.repeats = std::atoi(argv[++i]);
-    else if (a == "--ops" && i + 1 < argc)
-      o.ops = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--only" && i + 1 < argc)
-      o.only = argv[++i];
-    else if (a == "--workloads" && i + 1 < argc)
-      o.workloads = argv[++i];
-    else if (a == "--json")
-      o.json = true;
-    else if (a == "--quick") {
-      o.repeats = 3;
-      o.ops = 400000;
-    } else {
-      std::fprintf(
-          stderr,
-          "usage: %s [--threads T] [--repeats R] [--ops N] [--quick] [--only NAME-PART] [--workloads abcm] "
-          "[--json]\n"
-          "  workloads: a fixed pairs, b random sizes with live set, c producer/consumer (2 threads),\n"
-          "  m memory (a table, without --json only)\n",
-          argv[0]);
-      return 2;
-    }
+  tessera::bench::Cli cli("bench_mempool",
+                          "tessera::MemoryPool against glibc malloc, mimalloc, jemalloc and TBB scalable_malloc.\n"
+                          "  workloads: a fixed pairs, b random sizes with live set, c producer/consumer (2 threads),\n"
+                          "  m memory (a table, without --json only)",
+                          o.repeats);
+  bool quick = false;
+  cli.app().add_option("--threads", o.threads, "worker threads (the benchmark's own std::threads)")
+      ->check(tools::integer(1, 4096));
+  cli.app().add_option("--ops", o.ops, "operations per thread and run")->check(tools::integer(40, std::int64_t(1) << 40));
+  cli.app().add_flag("--quick", quick, "3 repeats of 400000 operations (unless --repeats, --ops)");
+  cli.app().add_option("--only", o.only, "run only the allocators whose name contains this");
+  cli.app().add_option("--workloads", o.workloads, "the workloads to run (letters of abcm)");
+  if (auto status = cli.parse(argc, argv)) return *status;
+  o.repeats = cli.repeats;
+  o.json = cli.json;
+  if (quick) {
+    if (cli.app().get_option("--repeats")->count() == 0) o.repeats = 3;
+    if (cli.app().get_option("--ops")->count() == 0) o.ops = 400000;
   }
-  if (o.threads < 1 || o.repeats < 1 || o.ops < 40) {
-    std::fprintf(stderr, "bench_mempool: --threads and --repeats must be >= 1 and --ops >= 40\n");
-    return 2;
-  }
-  // The benchmark runs its own std::threads; Tessera's back-ends stay at one thread.
-  tessera::ScopeGuard guard(tessera::InitializationSettings().set_num_threads(1));
+  // The benchmark runs its own std::threads; Tessera's back-ends stay at one
+  // thread unless --tessera-num-threads says otherwise.
+  if (!cli.settings().has_num_threads()) cli.settings().set_num_threads(1);
+  tessera::ScopeGuard guard(cli.settings());
   if (!o.json)
     std::printf(
         "# tessera::MemoryPool benchmark: %d worker thread(s), %d repeats of %zu operations per thread, "

@@ -36,6 +36,7 @@
 // A fast wrong answer cannot win: after the warm-up factorization each
 // contender solves A x = b (b = A * x0) once and its ||b - A x|| / ||b|| is
 // printed; a residual above 1e-8 marks the row FAILED and the exit status 3.
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 
@@ -578,36 +579,8 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
   return status;
 }
 
-Args parse(int argc, char* argv[]) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(s + " needs a value");
-      return argv[++i];
-    };
-    if (s == "--threads")
-      a.threads = std::stoi(value());
-    else if (s == "--repeats")
-      a.repeats = std::stoi(value());
-    else if (s == "--warmup")
-      a.warmup = std::stoi(value());
-    else if (s == "--pause-ms")
-      a.pause_ms = std::stoi(value());
-    else if (s == "--dgemm-n")
-      a.dgemm_n = std::stoi(value());
-    else if (s == "--matrix")
-      a.matrices.push_back(value());
-    else if (s == "--quick")
-      a.quick = true;
-    else if (s == "--json")
-      a.json = true;
-    else
-      throw std::invalid_argument("unknown argument '" + s +
-                                  "' (see the comment at the top of bench_cholesky.cpp)");
-  }
-  if (a.threads < 1 || a.repeats < 1 || a.warmup < 0)
-    throw std::invalid_argument("--threads, --repeats must be >= 1");
+// The defaults that depend on --quick, once the command line is read.
+void settle(Args& a) {
   if (a.matrices.empty()) {
     if (a.quick)
       a.matrices = {"lap2d:200", "lap3d:20", data_file("bcsstk13.mtx")};
@@ -615,28 +588,32 @@ Args parse(int argc, char* argv[]) {
       a.matrices = {"lap2d:1000", "lap3d:60", data_file("bcsstk13.mtx")};
   }
   if (a.quick && a.dgemm_n == 4000) a.dgemm_n = 1000;
-  return a;
 }
 
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  // Our flags first (Tessera's initialize takes the --tessera-* ones out).
-  std::vector<char*> ours{argv[0]}, theirs{argv[0]};
-  for (int i = 1; i < argc; ++i)
-    (std::strncmp(argv[i], "--tessera-", 10) == 0 ? theirs : ours).push_back(argv[i]);
+  namespace tools = tessera::tools;
   Args args;
-  try {
-    args = parse(static_cast<int>(ours.size()), ours.data());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_cholesky: %s\n", e.what());
-    return 2;
-  }
-  std::string threads_flag = "--tessera-num-threads=" + std::to_string(args.threads);
-  theirs.push_back(threads_flag.data());
-  int targc = static_cast<int>(theirs.size());
-  theirs.push_back(nullptr);
-  tessera::initialize(targc, theirs.data());
+  tessera::bench::Cli cli("bench_cholesky",
+                          "Sparse Cholesky factorization: Tessera (task DAG and level-set schedulers) against CHOLMOD,\n"
+                          "Tacho and MUMPS on the same matrices, with OpenBLAS dgemm as the ceiling (see the comment at\n"
+                          "the top of bench_cholesky.cpp).",
+                          args.repeats);
+  cli.app().add_option("--threads", args.threads, "Tessera's workers and the peers' OpenBLAS threads")
+      ->check(tools::integer(1, 4096))
+      ->capture_default_str();
+  cli.app().add_option("--warmup", args.warmup, "untimed runs before the timed ones")->check(tools::integer(0, 1000));
+  cli.app().add_option("--pause-ms", args.pause_ms, "milliseconds between contenders")->check(tools::integer(0, 60000));
+  cli.app().add_option("--dgemm-n", args.dgemm_n, "order of the dgemm ceiling")->check(tools::integer(1, 1 << 16));
+  cli.app().add_option("--matrix", args.matrices, "a matrix (lap2d:N, lap3d:N or a .mtx path); repeatable");
+  cli.app().add_flag("--quick", args.quick, "small matrices (lap2d:200, lap3d:20, bcsstk13) and dgemm 1000");
+  if (auto status = cli.parse(argc, argv)) return *status;
+  args.repeats = cli.repeats;
+  args.json = cli.json;
+  settle(args);
+  cli.settings().set_num_threads(args.threads);  // --threads is Tessera's worker count
+  tessera::initialize(cli.settings());
 #if TESSERA_BENCH_HAVE_TACHO
   tessera::bench::TachoPeer::initialize_kokkos();
 #endif

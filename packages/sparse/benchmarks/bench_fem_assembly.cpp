@@ -11,6 +11,7 @@
 // against the serial loop after the runs. Ratio column: the serial loop's
 // time / the row's time (the speedup).
 //   bench_fem_assembly [--p1-cells 32] [--p2-cells 12] [--repeats 9] [--json] --tessera-num-threads=2
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/sparse.hpp>
@@ -96,15 +97,18 @@ void run_case(const std::string& name, const fem::Mesh& mesh, const Kernel& kern
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  tessera::initialize(argc, argv);
-  int p1_cells = 32, p2_cells = 12, repeats = 9;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--p1-cells")) p1_cells = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--p2-cells")) p2_cells = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
-  }
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("bench_fem_assembly",
+                          "Finite-element assembly (elements per second) by ScatterView, colouring and element map\n"
+                          "against a serial element loop.",
+                          9);
+  int p1_cells = 32, p2_cells = 12;
+  cli.app().add_option("--p1-cells", p1_cells, "cells per side of the P1 Poisson mesh")->check(tools::integer(1, 1024));
+  cli.app().add_option("--p2-cells", p2_cells, "cells per side of the P2 elasticity mesh")->check(tools::integer(1, 1024));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  tessera::initialize(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   {
     tessera::bench::InterleaveOptions opt;
     opt.repeats = repeats;

@@ -16,6 +16,7 @@
 // nodes, wait). Ratios: reference time / own time (> 1: the graph is faster).
 //
 //   bench_kernel_graph [--repeats 7] [--steps 10] [--n 4194304] [--grid 1024] [--json] --tessera-num-threads=2
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 
@@ -95,17 +96,20 @@ struct RefCase {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  tessera::initialize(argc, argv);
-  int repeats = 7, steps = 10;
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("bench_kernel_graph",
+                          "KernelGraph over 1, 2 and 4 partitions against the same kernels as parallel_for + fence\n"
+                          "(SAXPY, particles, finite volume, eikonal).",
+                          7);
+  int steps = 10;
   std::int64_t n = 1 << 22, grid = 1024;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--steps")) steps = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--n")) n = std::atoll(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--grid")) grid = std::atoll(argv[++i]);
-  }
+  cli.app().add_option("--steps", steps, "time steps per timed run")->check(tools::integer(1, 1 << 20));
+  cli.app().add_option("--n", n, "SAXPY and particle elements")->check(tools::integer(1, std::int64_t(1) << 40));
+  cli.app().add_option("--grid", grid, "finite-volume grid side (the eikonal grid is a quarter)")->check(tools::integer(8, 1 << 20));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  tessera::initialize(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   const int threads = Space().concurrency();
   if (!json)
     std::printf("# %d threads; %d steps; SAXPY/particles n = %lld, finite volume %lld^2, eikonal %lld^2; %d repeats\n",

@@ -13,6 +13,7 @@
 // runtime says it ran. Ratio column: Tessera's time / the row's time per
 // repetition (<= 1: Tessera took at most that peer's time).
 //   bench_task_overhead [--n 27] [--repeats 9] [--fanout 1000000] [--json] --tessera-num-threads=2
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/tasking.hpp>
@@ -131,15 +132,18 @@ void check(long got, long expect, const char* who) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  tessera::initialize(argc, argv);
-  int n = 27, repeats = 9, fanout = 1000000;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--n")) n = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--fanout")) fanout = std::atoi(argv[++i]);
-  }
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("bench_task_overhead",
+                          "Task overhead: Fibonacci and a fan-out on Tessera's task DAG against oneTBB, Taskflow,\n"
+                          "OpenMP tasks and serial recursion.",
+                          9);
+  int n = 27, fanout = 1000000;
+  cli.app().add_option("--n", n, "fib(n)")->check(tools::integer(1, 40));
+  cli.app().add_option("--fanout", fanout, "tasks of the fan-out case")->check(tools::integer(1, 1 << 30));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  tessera::initialize(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   const int threads = Space().concurrency();
   const long expect = fib_serial(n);
   const double calls = 2.0 * double(fib_serial(n + 1)) - 1.0;

@@ -10,6 +10,7 @@
 // own time (< 1: slower than untraced).
 //   bench_task_trace [--n 23] [--fanout 100000] [--repeats 9] [--json] --tessera-num-threads=2
 //   bench_task_trace --trace-demo demo.json   (writes a small traced DAG, for the manual's picture)
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/core/trace_sink.hpp>
@@ -205,16 +206,19 @@ int trace_demo(const char* path) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  tessera::ScopeGuard guard(argc, argv);
-  int n = 23, fanout = 100000, repeats = 9;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--n")) n = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--fanout")) fanout = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--trace-demo")) return trace_demo(argv[++i]);
-  }
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("bench_task_trace",
+                          "Cost of task timelines (TESSERA_TRACE): fib(n) and a fan-out traced against untraced.", 9);
+  int n = 23, fanout = 100000;
+  std::string demo;
+  cli.app().add_option("--n", n, "fib(n)")->check(tools::integer(1, 40));
+  cli.app().add_option("--fanout", fanout, "tasks of the fan-out case")->check(tools::integer(1, 1 << 30));
+  cli.app().add_option("--trace-demo", demo, "only write a small traced DAG's timeline to this file");
+  if (auto status = cli.parse(argc, argv)) return *status;
+  tessera::ScopeGuard guard(cli.settings());
+  if (!demo.empty()) return trace_demo(demo.c_str());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   if (tessera::profiling::trace_active()) {
     std::fprintf(stderr, "bench_task_trace: unset TESSERA_TRACE (the benchmark opens its own traces)\n");
     return 2;

@@ -9,6 +9,7 @@
 // copying the input matrix in and setting OpenBLAS's thread count happen
 // before each run, untimed. Ratio: Tessera's time / OpenBLAS's time per repeat.
 //   bench_tiled_cholesky [--n 4096] [--nb 256] [--repeats 5] [--json] --tessera-num-threads=2
+#include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 
@@ -116,23 +117,18 @@ void tiled_cholesky(Sched& sched, Tiles& t) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  tessera::initialize(argc, argv);
-  int n = 4096, nb = 256, repeats = 5;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json"))
-      json = true;
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--n"))
-      n = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--nb"))
-      nb = std::atoi(argv[++i]);
-    else if (i + 1 < argc && !std::strcmp(argv[i], "--repeats"))
-      repeats = std::atoi(argv[++i]);
-  }
-  if (nb < 1 || n < nb || n % nb != 0) {
-    std::fprintf(stderr, "bench_tiled_cholesky: --n (%d) must be a positive multiple of --nb (%d)\n", n, nb);
-    return 1;
-  }
+  namespace tools = tessera::tools;
+  tessera::bench::Cli cli("bench_tiled_cholesky", "Tiled Cholesky on the task DAG against multithreaded OpenBLAS dpotrf.",
+                          5);
+  int n = 4096, nb = 256;
+  cli.app().add_option("--n", n, "matrix order (a multiple of --nb)")->check(tools::integer(1, 1 << 16));
+  cli.app().add_option("--nb", nb, "tile size")->check(tools::integer(1, 1 << 16));
+  if (auto status = cli.parse(argc, argv)) return *status;
+  if (n % nb != 0)
+    return cli.fail("--n " + std::to_string(n) + " is not a multiple of --nb " + std::to_string(nb));
+  tessera::initialize(cli.settings());
+  const int repeats = cli.repeats;
+  const bool json = cli.json;
   const int threads = Space().concurrency();
   const double flops = double(n) * n * n / 3.0;
   const std::vector<double> a = make_spd(n);

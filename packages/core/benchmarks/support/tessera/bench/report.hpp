@@ -1,9 +1,15 @@
 #pragma once
 // Output of Tessera's benchmarks: a table for people and, with --json, one
 // JSON object per line for scripts (docs/performance.md is generated from
-// those lines). Every row carries the thread count that really ran.
+// those lines by ci/perf_report.py, which reads the keys below). Every row
+// carries the thread count that really ran. The lines are written with the
+// one JSON writer (<tessera/tools/json.hpp>, nlohmann-json): medians and
+// spreads at 6 significant digits and ratios at 4 decimals, as they have
+// always been printed; a figure that is not finite is null.
 #include "interleaved.hpp"
 #include "stats.hpp"
+
+#include <tessera/tools/json.hpp>
 
 #include <cstdio>
 #include <ctime>
@@ -29,16 +35,6 @@ struct Measure {
   }
 };
 
-inline std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    o += c;
-  }
-  return o;
-}
-
 class Report {
  public:
   // bench: the program ("task_overhead"); json: print JSON lines instead of the table.
@@ -53,9 +49,11 @@ class Report {
     }
     const unsigned hw = std::thread::hardware_concurrency();
     if (m_json)
-      std::printf(
-          "{\"bench\":\"%s\",\"meta\":true,\"load_avg_1m\":%.2f,\"hardware_threads\":%u,\"time\":%lld}\n",
-          json_escape(m_bench).c_str(), load1, hw, static_cast<long long>(std::time(nullptr)));
+      tools::print_line({{"bench", m_bench},
+                         {"meta", true},
+                         {"load_avg_1m", tools::fixed(load1, 2)},
+                         {"hardware_threads", hw},
+                         {"time", static_cast<long long>(std::time(nullptr))}});
     else
       std::printf("# %s: load average %.2f at start, %u hardware threads\n", m_bench.c_str(), load1, hw);
   }
@@ -71,15 +69,18 @@ class Report {
       const bool has_ratio = !rs[i].ratio.empty();
       const Stats r = summarize(rs[i].ratio);
       if (m_json) {
-        std::printf(
-            "{\"bench\":\"%s\",\"case\":\"%s\",\"contender\":\"%s\",\"threads\":%d,\"unit\":\"%s\","
-            "\"median\":%.6g,\"min\":%.6g,\"max\":%.6g,\"repeats\":%zu",
-            json_escape(m_bench).c_str(), json_escape(case_name).c_str(), json_escape(cs[i].name).c_str(),
-            rs[i].threads, json_escape(m.unit).c_str(), v.median, v.min, v.max, rs[i].seconds.size());
-        if (has_ratio)
-          std::printf(",\"reference\":\"%s\",\"ratio_median\":%.4f,\"ratio_min\":%.4f,\"ratio_max\":%.4f",
-                      json_escape(cs[cs[i].reference].name).c_str(), r.median, r.min, r.max);
-        std::printf("}\n");
+        tools::json row = {{"bench", m_bench},        {"case", case_name},
+                           {"contender", cs[i].name}, {"threads", rs[i].threads},
+                           {"unit", m.unit},          {"median", tools::rounded(v.median, 6)},
+                           {"min", tools::rounded(v.min, 6)}, {"max", tools::rounded(v.max, 6)},
+                           {"repeats", rs[i].seconds.size()}};
+        if (has_ratio) {
+          row["reference"] = cs[cs[i].reference].name;
+          row["ratio_median"] = tools::fixed(r.median, 4);
+          row["ratio_min"] = tools::fixed(r.min, 4);
+          row["ratio_max"] = tools::fixed(r.max, 4);
+        }
+        tools::print_line(row);
       } else {
         std::printf("  %-34s %7d %14.3f  (%10.3f - %10.3f)", cs[i].name.c_str(), rs[i].threads, v.median,
                     v.min, v.max);
@@ -92,6 +93,18 @@ class Report {
     }
     std::fflush(stdout);
   }
+
+  // A case note (with --json only): one line {"bench", "case", fields...}
+  // without a contender, for what a case measured beside its rows (the
+  // peers' command line, iteration counts, per-rank traffic, a skip).
+  void note(const std::string& case_name, const tools::json& fields) const {
+    if (!m_json) return;
+    tools::json line = {{"bench", m_bench}, {"case", case_name}};
+    line.update(fields);
+    tools::print_line(line);
+  }
+
+  bool json() const { return m_json; }
 
  private:
   std::string m_bench;

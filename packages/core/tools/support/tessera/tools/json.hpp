@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace tessera::tools {
@@ -18,23 +17,29 @@ using json = nlohmann::ordered_json;
 // x, or null when x is NaN or infinite.
 inline json number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
-// x rounded to `digits` significant digits (the value "%.<digits>g" prints),
-// or null: the benchmark lines carry their figures at the precision they
-// always had.
-inline json rounded(double x, int digits) {
-  if (!std::isfinite(x)) return nullptr;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-  return std::strtod(buf, nullptr);
-}
-
-// x rounded to `decimals` places after the point (the value "%.<decimals>f"
-// prints), or null.
-inline json fixed(double x, int decimals) {
+// The JSON value of x printed with a printf format: what a hand-written
+// JSON line held when it printed x so ("%.6g" of 5.0 is the integer 5, of
+// 0.1234567 the real 0.123457), or null when x is not finite.
+inline json printed(double x, const char* format) {
   if (!std::isfinite(x)) return nullptr;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
-  return std::strtod(buf, nullptr);
+  std::snprintf(buf, sizeof buf, format, x);
+  return json::parse(buf);
+}
+
+// x rounded to `digits` significant digits ("%.<digits>g"), or null: the
+// benchmark lines carry their figures as they always printed them.
+inline json rounded(double x, int digits) {
+  char format[16];
+  std::snprintf(format, sizeof format, "%%.%dg", digits);
+  return printed(x, format);
+}
+
+// x rounded to `decimals` places after the point ("%.<decimals>f"), or null.
+inline json fixed(double x, int decimals) {
+  char format[16];
+  std::snprintf(format, sizeof format, "%%.%df", decimals);
+  return printed(x, format);
 }
 
 // The document on one line, without spaces ({"a":1,"b":"x"}).
