@@ -141,19 +141,19 @@ TYPED_TEST(TaskTrace, SlicesAndFlowsMatchTheDag) {
   std::set<std::string> tasks;
   for (const Slice& s : trace->slices) {
     if (!s.is_task()) continue;
-    ASSERT_NE(s.args, nullptr) << s.name;
-    EXPECT_FALSE(s.args->str("task").empty()) << s.name;
-    EXPECT_EQ(s.args->str("run") != "0", s.cat == "task,respawn") << s.name;
-    EXPECT_TRUE(s.args->str("functor").find(s.name.substr(0, s.name.find('<'))) != std::string::npos)
-        << "the full type name " << s.args->str("functor") << " contains the slice name " << s.name;
-    const std::string p = s.args->str("priority");
+    ASSERT_TRUE(s.args.is_object()) << s.name;
+    EXPECT_FALSE(text(s.args, "task").empty()) << s.name;
+    EXPECT_EQ(text(s.args, "run") != "0", s.cat == "task,respawn") << s.name;
+    EXPECT_TRUE(text(s.args, "functor").find(s.name.substr(0, s.name.find('<'))) != std::string::npos)
+        << "the full type name " << text(s.args, "functor") << " contains the slice name " << s.name;
+    const std::string p = text(s.args, "priority");
     EXPECT_TRUE(p == "High" || p == "Regular" || p == "Low") << p;
     if (s.name.find("TraceLeaf") != std::string::npos) tasks.insert(p);
     if (s.name.find("TraceRepeat") != std::string::npos) {
       EXPECT_EQ(p, s.cat == "task" ? "Regular" : "Low") << "a respawn runs at the priority it asked for";
     }
     if (s.name.find("TraceTeam") != std::string::npos && threads > 1) {
-      EXPECT_EQ(s.args->str("team_size"), "2");
+      EXPECT_EQ(text(s.args, "team_size"), "2");
     }
   }
   EXPECT_EQ(tasks, (std::set<std::string>{"High", "Low", "Regular"}));
@@ -167,7 +167,7 @@ TYPED_TEST(TaskTrace, SlicesAndFlowsMatchTheDag) {
     const Slice* from = trace->enclosing(s.tid, s.ts);
     const Slice* to = trace->enclosing(f.tid, f.ts);
     if (s.name == "dependence" && from && to && to->name.find("TraceFib") != std::string::npos) {
-      EXPECT_EQ(to->args->str("run"), "1") << "flow " << id;
+      EXPECT_EQ(text(to->args, "run"), "1") << "flow " << id;
       EXPECT_EQ(from->name, to->name) << "flow " << id;
     }
   }

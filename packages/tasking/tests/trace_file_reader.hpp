@@ -1,12 +1,13 @@
 #pragma once
-// Reads a trace file back for the tracing tests: a minimal JSON reader
-// (numbers kept as written), the slices and flow ends of the file, and the
-// checks every traced DAG must pass.
+// Reads a trace file back for the tracing tests: the document parsed with
+// nlohmann-json (the one JSON reader of the tests and tools), the slices and
+// flow ends of the file, and the checks every traced DAG must pass.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
-#include <cctype>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -18,165 +19,25 @@
 
 namespace tessera::test {
 
-// ---- a minimal JSON reader (values, with numbers kept as written) ------------
+using Json = nlohmann::json;
 
-struct Json {
-  enum Type { Null, Bool, Number, String, Array, Object } type = Null;
-  std::string text;  // String: the unescaped text; Number: as written
-  bool flag = false;
-  std::vector<Json> items;
-  // An object's members as two parallel vectors: a vector of pair<string,
-  // Json> would need Json complete inside its own definition (Clang refuses).
-  std::vector<std::string> member_keys;
-  std::vector<Json> member_values;
+// A member as text: a string's characters, a number as JSON writes it
+// ("1", "2"), empty when absent.
+inline std::string text(const Json& object, const char* key) {
+  if (!object.is_object()) return {};
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return {};
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
 
-  const Json* get(const std::string& key) const {
-    for (std::size_t i = 0; i < member_keys.size(); ++i)
-      if (member_keys[i] == key) return &member_values[i];
-    return nullptr;
-  }
-  std::string str(const std::string& key) const {
-    const Json* v = get(key);
-    return v && (v->type == String || v->type == Number) ? v->text : std::string();
-  }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(const std::string& s) : m_s(s) {}
-  // The document, or an error naming the offset.
-  bool document(Json& out, std::string& error) {
-    if (!value(out)) {
-      error = "invalid JSON at offset " + std::to_string(m_i);
-      return false;
-    }
-    ws();
-    if (m_i != m_s.size()) {
-      error = "trailing characters at offset " + std::to_string(m_i);
-      return false;
-    }
-    return true;
-  }
-
- private:
-  void ws() {
-    while (m_i < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_i]))) ++m_i;
-  }
-  bool literal(const char* word) {
-    const std::string w = word;
-    if (m_s.compare(m_i, w.size(), w) != 0) return false;
-    m_i += w.size();
-    return true;
-  }
-  bool value(Json& v) {
-    ws();
-    if (m_i >= m_s.size()) return false;
-    const char c = m_s[m_i];
-    if (c == '{') return object(v);
-    if (c == '[') return array(v);
-    if (c == '"') {
-      v.type = Json::String;
-      return string(v.text);
-    }
-    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return number(v);
-    if (literal("true")) return v.type = Json::Bool, v.flag = true, true;
-    if (literal("false")) return v.type = Json::Bool, true;
-    if (literal("null")) return true;
-    return false;
-  }
-  bool object(Json& v) {
-    v.type = Json::Object;
-    ++m_i;
-    ws();
-    if (m_i < m_s.size() && m_s[m_i] == '}') return ++m_i, true;
-    for (;;) {
-      ws();
-      std::string key;
-      if (!string(key)) return false;
-      ws();
-      if (m_i >= m_s.size() || m_s[m_i++] != ':') return false;
-      Json member;
-      if (!value(member)) return false;
-      v.member_keys.push_back(std::move(key));
-      v.member_values.push_back(std::move(member));
-      ws();
-      if (m_i < m_s.size() && m_s[m_i] == ',') {
-        ++m_i;
-        continue;
-      }
-      return m_i < m_s.size() && m_s[m_i++] == '}';
-    }
-  }
-  bool array(Json& v) {
-    v.type = Json::Array;
-    ++m_i;
-    ws();
-    if (m_i < m_s.size() && m_s[m_i] == ']') return ++m_i, true;
-    for (;;) {
-      Json item;
-      if (!value(item)) return false;
-      v.items.push_back(std::move(item));
-      ws();
-      if (m_i < m_s.size() && m_s[m_i] == ',') {
-        ++m_i;
-        continue;
-      }
-      return m_i < m_s.size() && m_s[m_i++] == ']';
-    }
-  }
-  bool string(std::string& out) {
-    if (m_i >= m_s.size() || m_s[m_i] != '"') return false;
-    for (++m_i; m_i < m_s.size(); ++m_i) {
-      const char c = m_s[m_i];
-      if (c == '"') return ++m_i, true;
-      if (static_cast<unsigned char>(c) < 0x20) return false;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (++m_i >= m_s.size()) return false;
-      const char e = m_s[m_i];
-      if (e == 'u') {
-        if (m_i + 4 >= m_s.size()) return false;
-        out += '?';  // the tests compare ASCII names only
-        m_i += 4;
-      } else if (std::string("\"\\/bfnrt").find(e) != std::string::npos) {
-        out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
-      } else {
-        return false;
-      }
-    }
-    return false;
-  }
-  bool number(Json& v) {
-    const std::size_t start = m_i;
-    if (m_s[m_i] == '-') ++m_i;
-    while (m_i < m_s.size() && (std::isdigit(static_cast<unsigned char>(m_s[m_i])) || m_s[m_i] == '.' ||
-                                m_s[m_i] == 'e' || m_s[m_i] == 'E' || m_s[m_i] == '+' || m_s[m_i] == '-'))
-      ++m_i;
-    v.type = Json::Number;
-    v.text = m_s.substr(start, m_i - start);
-    return m_i > start + (m_s[start] == '-' ? 1 : 0);
-  }
-
-  const std::string& m_s;
-  std::size_t m_i = 0;
-};
-
-// "12.345" microseconds (as the trace writes them: at most 3 decimals) in
-// nanoseconds, exactly.
-inline std::int64_t micros_to_ns(const std::string& text) {
-  const bool negative = !text.empty() && text[0] == '-';
-  const std::string t = negative ? text.substr(1) : text;
-  const std::size_t dot = t.find('.');
-  std::int64_t ns = std::stoll(t.substr(0, dot)) * 1000;
-  if (dot != std::string::npos) {
-    std::string frac = t.substr(dot + 1);
-    EXPECT_LE(frac.size(), 3u) << "timestamp " << text << " has more than nanosecond digits";
-    frac.resize(3, '0');
-    ns += std::stoll(frac);
-  }
-  return negative ? -ns : ns;
+// A timestamp or duration in microseconds (the trace writes at most 3
+// decimals: nanoseconds) in nanoseconds, exactly.
+inline std::int64_t micros_to_ns(const Json& v) {
+  if (v.is_number_integer()) return v.get<std::int64_t>() * 1000;
+  const double ns = v.get<double>() * 1000.0;
+  const double whole = std::nearbyint(ns);
+  EXPECT_LE(std::abs(ns - whole), 1e-6 + 1e-12 * std::abs(ns)) << "timestamp " << v.dump() << " has more than nanosecond digits";
+  return static_cast<std::int64_t>(whole);
 }
 
 // ---- the trace, read back --------------------------------------------------------
@@ -185,7 +46,7 @@ struct Slice {
   std::string name, cat;
   int tid = 0;
   std::int64_t start = 0, end = 0;
-  const Json* args = nullptr;
+  Json args;  // the slice's args object (null when it has none)
   bool is_task() const { return cat == "task" || cat == "task,respawn"; }
 };
 struct FlowEnd {
@@ -233,34 +94,33 @@ inline std::string read_file(const std::string& path) {
 // malformed file or event).
 inline std::unique_ptr<Trace> read_trace(const std::string& path) {
   auto trace = std::make_unique<Trace>();
-  const std::string text = read_file(path);
-  std::string error;
-  JsonReader reader(text);
-  if (!reader.document(trace->doc, error)) {
-    ADD_FAILURE() << path << ": " << error;
+  try {
+    trace->doc = Json::parse(read_file(path));
+  } catch (const Json::parse_error& e) {
+    ADD_FAILURE() << path << ": " << e.what();
     return nullptr;
   }
-  const Json* events = trace->doc.get("traceEvents");
-  if (!events || events->type != Json::Array) {
+  const auto events = trace->doc.find("traceEvents");
+  if (events == trace->doc.end() || !events->is_array()) {
     ADD_FAILURE() << path << ": no traceEvents array";
     return nullptr;
   }
-  for (const Json& e : events->items) {
-    const std::string ph = e.str("ph");
-    const int tid = std::stoi(e.str("tid").empty() ? "-1" : e.str("tid"));
+  for (const Json& e : *events) {
+    const std::string ph = text(e, "ph");
+    const int tid = e.contains("tid") ? e["tid"].get<int>() : -1;
     if (ph == "X") {
       Slice s;
-      s.name = e.str("name");
-      s.cat = e.str("cat");
+      s.name = text(e, "name");
+      s.cat = text(e, "cat");
       s.tid = tid;
-      s.start = micros_to_ns(e.str("ts"));
-      s.end = s.start + micros_to_ns(e.str("dur"));
-      s.args = e.get("args");
+      s.start = micros_to_ns(e.at("ts"));
+      s.end = s.start + micros_to_ns(e.at("dur"));
+      if (e.contains("args")) s.args = e["args"];
       trace->slices.push_back(s);
     } else if (ph == "s" || ph == "f") {
-      FlowEnd f{e.str("name"), ph, e.str("bp"), tid, micros_to_ns(e.str("ts"))};
-      EXPECT_FALSE(e.str("id").empty()) << "a flow event without id";
-      trace->flows[e.str("id")].push_back(f);
+      FlowEnd f{text(e, "name"), ph, text(e, "bp"), tid, micros_to_ns(e.at("ts"))};
+      EXPECT_FALSE(text(e, "id").empty()) << "a flow event without id";
+      trace->flows[text(e, "id")].push_back(f);
     }
   }
   return trace;
@@ -287,11 +147,11 @@ inline void expect_flows_bind_to_task_slices(const Trace& trace) {
     ASSERT_TRUE(from && from->is_task()) << "flow " << id << " starts outside a task slice (tid " << s.tid << ")";
     ASSERT_TRUE(to && to->is_task()) << "flow " << id << " ends outside a task slice (tid " << f.tid << ")";
     if (s.name == "respawn") {
-      EXPECT_EQ(from->args->str("task"), to->args->str("task")) << "flow " << id;
-      EXPECT_EQ(std::stoi(to->args->str("run")), std::stoi(from->args->str("run")) + 1) << "flow " << id;
+      EXPECT_EQ(text(from->args, "task"), text(to->args, "task")) << "flow " << id;
+      EXPECT_EQ(std::stoi(text(to->args, "run")), std::stoi(text(from->args, "run")) + 1) << "flow " << id;
     } else {
       EXPECT_EQ(s.name, "dependence") << "flow " << id;
-      EXPECT_NE(from->args->str("task"), to->args->str("task")) << "flow " << id;
+      EXPECT_NE(text(from->args, "task"), text(to->args, "task")) << "flow " << id;
     }
   }
 }
