@@ -531,14 +531,15 @@ function(tessera_use_tools_support target)
 endfunction()
 
 # tessera_add_cli_test(NAME <name> EXIT <status|nonzero> [STDERR <regex>...]
-#                      [STDOUT <regex>...] [STDOUT_EMPTY] [TIMEOUT <s>] [LABELS ...]
+#                      [NOT_STDERR <regex>...] [STDOUT <regex>...] [STDOUT_EMPTY] [TIMEOUT <s>] [LABELS ...]
 #                      [ENVIRONMENT ...] [PROCESSORS <n>] COMMAND <program> <args>...):
 # a ctest test that runs a program (a CLI or its target name, or mpiexec and a program) and
 # checks its exit status and what it printed. The command is killed after
 # TIMEOUT seconds (default 120) and the test fails saying so, so a hang is a
 # failure with a message, not a stall of the suite.
 function(tessera_add_cli_test)
-  cmake_parse_arguments(T "STDOUT_EMPTY" "NAME;EXIT;TIMEOUT;PROCESSORS" "STDERR;STDOUT;LABELS;ENVIRONMENT;COMMAND" ${ARGN})
+  cmake_parse_arguments(T "STDOUT_EMPTY" "NAME;EXIT;TIMEOUT;PROCESSORS" "STDERR;NOT_STDERR;STDOUT;LABELS;ENVIRONMENT;COMMAND"
+                        ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
@@ -549,7 +550,7 @@ function(tessera_add_cli_test)
     list(PREPEND T_COMMAND "$<TARGET_FILE:${_program}>")
   endif()
   string(ASCII 31 _sep)
-  foreach(_v COMMAND STDERR STDOUT)
+  foreach(_v COMMAND STDERR NOT_STDERR STDOUT)
     string(REPLACE ";" "${_sep}" _${_v} "${T_${_v}}")
   endforeach()
   set(_empty OFF)
@@ -558,7 +559,7 @@ function(tessera_add_cli_test)
   endif()
   add_test(NAME ${T_NAME}
            COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${_COMMAND}" "-DEXIT=${T_EXIT}" "-DSTDERR=${_STDERR}"
-                   "-DSTDOUT=${_STDOUT}" -DSTDOUT_EMPTY=${_empty} -DTIMEOUT=${T_TIMEOUT}
+                   "-DNOT_STDERR=${_NOT_STDERR}" "-DSTDOUT=${_STDOUT}" -DSTDOUT_EMPTY=${_empty} -DTIMEOUT=${T_TIMEOUT}
                    -P ${TESSERA_HELPERS_DIR}/TesseraCheckCommand.cmake)
   set(_labels ${T_LABELS})
   if(TESSERA_CURRENT_PACKAGE)

@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
   }
   if (a.threads > 0) cmd.settings().set_num_threads(a.threads);
   tessera::ScopeGuard runtime(cmd.settings());
-  tt::Progress progress("tessera-dist", stderr, std::nullopt, 1.0, !rank0);
+  tt::Progress progress("tessera-dist", stderr, std::nullopt, -1, !rank0);
   try {
     Report rep;
     rep.algorithm = a.command;

@@ -2,7 +2,9 @@
 // Progress of a CLI's phases (reading, building, factorizing, ...) on
 // stderr, the same way in every Tessera CLI:
 //
-//  - only phases that last longer than a second (the threshold) show;
+//  - only phases that last longer than a second (the threshold; the
+//    environment variable TESSERA_PROGRESS_SECONDS sets another, 0 shows
+//    every phase) show;
 //  - on a terminal the current phase is one line redrawn in place ("\r"),
 //    with its share done when the phase reports one, ended by a newline;
 //  - otherwise (a log file, a pipe) nothing is redrawn: one line per phase,
@@ -24,6 +26,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -34,13 +37,15 @@ namespace tessera::tools {
 class Progress {
  public:
   // terminal: whether `out` is a terminal (asked of the system by default);
-  // quiet: show nothing at all (an MPI rank other than 0).
+  // threshold_seconds: how long a phase lasts before it shows (negative:
+  // TESSERA_PROGRESS_SECONDS, else 1); quiet: show nothing at all (an MPI
+  // rank other than 0).
   explicit Progress(std::string program, std::FILE* out = stderr, std::optional<bool> terminal = std::nullopt,
-                    double threshold_seconds = 1.0, bool quiet = false)
+                    double threshold_seconds = -1, bool quiet = false)
       : m_program(std::move(program)),
         m_out(out),
         m_terminal(terminal ? *terminal : ::isatty(::fileno(out)) == 1),
-        m_threshold(threshold_seconds),
+        m_threshold(threshold_seconds >= 0 ? threshold_seconds : default_threshold()),
         m_quiet(quiet) {}
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -96,6 +101,15 @@ class Progress {
 
  private:
   using clock = std::chrono::steady_clock;
+
+  static double default_threshold() {
+    if (const char* env = std::getenv("TESSERA_PROGRESS_SECONDS"); env && *env) {
+      char* end = nullptr;
+      const double v = std::strtod(env, &end);
+      if (*end == '\0' && v >= 0) return v;
+    }
+    return 1.0;
+  }
 
   double elapsed_locked() const { return std::chrono::duration<double>(clock::now() - m_start).count(); }
 
