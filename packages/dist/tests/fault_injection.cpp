@@ -20,6 +20,7 @@
 #include <tessera/dist.hpp>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
