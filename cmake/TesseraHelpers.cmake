@@ -5,7 +5,15 @@
 # by packages/core/CMakeLists.txt when core is configured on its own, and --
 # installed next to TesseraCoreConfig.cmake -- by every other package configured
 # standalone against an install prefix (find_package(TesseraCore) loads it).
-include_guard(GLOBAL)
+#
+# Guarded per directory, not GLOBAL: the file sets variables the functions
+# read (TESSERA_HELPERS_DIR, TESSERA_TOOLS_SUPPORT_DIR, the test support and
+# MPI test environment), and variables live in a directory's scope. A
+# project that calls find_package(Tessera) in two sibling directories (the
+# examples_install test adds every example folder to one project) must get
+# them in both; the file only sets variables and defines functions, so
+# reading it again is harmless.
+include_guard(DIRECTORY)
 
 set(TESSERA_HELPERS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 include(GNUInstallDirs)
