@@ -703,4 +703,19 @@ TaskScheduler<E> detail::tasking::TaskMember<E>::scheduler() const {
   return TaskScheduler<E>(m_queue);
 }
 
+// Fails the running task with `message`: wait() then throws
+// tessera::TaskFailure naming the task's functor type and the message, after
+// the rest of the DAG was cancelled. Return from the functor after calling
+// it: on the host back-ends it throws (the message is the nested exception),
+// on Cuda, where device code cannot throw, it records the failure and
+// returns (detail/cuda_api.hpp).
+template <class Member>
+void task_fail(const Member& /*member*/, const char* message) {
+  throw TaskFailure(message);
+}
+
 }  // namespace tessera
+
+#if TESSERA_ENABLE_CUDA && defined(__CUDACC__)
+#include <tessera/tasking/detail/cuda_api.hpp>
+#endif

@@ -5,7 +5,10 @@
 // the API names queue_type and member_type, never a driver.
 //   host execution spaces   the host driver (host_driver.hpp): one worker per
 //                           thread of the space, work-stealing deques
-//   anything else           no driver yet: a compile-time error that says so
+//   Cuda (under nvcc)       the CUDA driver (cuda_driver.hpp; the API's
+//                           Cuda specializations are in cuda_api.hpp, included
+//                           at the end of task_scheduler.hpp)
+//   anything else           no driver: a compile-time error that says so
 #include <tessera/core.hpp>
 #include <tessera/tasking/detail/host_driver.hpp>
 #include <tessera/tasking/detail/typed_task.hpp>
@@ -20,9 +23,9 @@ inline constexpr bool no_task_driver = false;
 template <class Exec, class Enable = void>
 struct TaskBackend {
   static_assert(no_task_driver<Exec>,
-                "tessera::TaskScheduler: only host execution spaces (Serial, Threads, OpenMP) have a task driver in "
-                "this release; the CUDA persistent-kernel driver (a team per warp) is not implemented yet. Run the "
-                "task DAG on a host space and launch CUDA kernels from inside tasks.");
+                "tessera::TaskScheduler: this execution space has no task driver. Host spaces (Serial, Threads, "
+                "OpenMP) have the host driver; Cuda has the CUDA driver only in translation units compiled by nvcc "
+                "(its tasks are device code).");
 };
 
 template <class Exec>

@@ -1,0 +1,666 @@
+#pragma once
+// The CUDA task driver: the persistent kernel that wait(TaskScheduler<Cuda>)
+// launches, and the host object behind a TaskScheduler<Cuda> (CudaTaskQueue:
+// the pool, the device state, the host arena, staging and the wait).
+//
+// The kernel. One cooperative launch, sized by the occupancy API so that
+// every block is resident (cudaLaunchCooperativeKernel refuses otherwise),
+// at most kCudaMaxWarpsPerSM warps per SM. Every warp is a worker. Lane 0
+// moves the warp's inbox onto its deques, then takes work: from its own
+// deques (High, Regular, Low; at each priority up to 32 single tasks in one
+// batch pop, else one team task), then the overflow stacks, then one task
+// stolen from the top of a random other warp's deques. A batch of single
+// tasks runs one per lane; a team task runs on the 32 lanes. The lanes then
+// finish their tasks (complete, or respawn), which pushes what became ready
+// onto the inbox.
+//
+// Termination: `busy` counts busy warps. All start busy; a warp that finds
+// no work anywhere leaves the count (one atomic), and takes part again only
+// by an increment that fails once the count is closed. A warp pushes onto
+// its deques only while busy, and an idle warp's deques and inbox are
+// empty, so when the count reads 0 nothing is queued and nothing runs: the
+// idle warp that sees it closes it (CAS 0 -> kCudaClosed) and every warp
+// leaves. Incomplete records at that point wait on each other: a dependence
+// cycle, reported by the host.
+//
+// Watchdog: lane 0 of every warp, when idle and every 64 batches, compares
+// `progress` (tasks completed, advanced per batch) with what it saw last;
+// no change for stall_ns is a stalled DAG (a livelock of tasks that respawn
+// without anything completing, e.g. on a pool too small for the DAG). It is
+// recorded as the wait's failure, which cancels the rest. A task that never
+// returns cannot be stopped: the host gives up after the stall time plus a
+// margin and marks the scheduler unusable (the kernel is still running).
+//
+// Host side (see cuda_api.hpp for the handles): host_spawn and host
+// when_all build their records in a pinned mirror of the arena (a device
+// buffer of their own, not the pool: the pool's state lives in device memory
+// and only kernels allocate from it), at device addresses the host knows, so
+// a host future names its record at once. The host keeps its copy of each
+// functor until the wait that ran it has ended, then destroys it (so that
+// host-side references the copy took, View reference counts for instance,
+// are given back on the host). Reference counts of records that host
+// futures take or drop between waits are summed per record and applied by
+// the kernel before it schedules anything.
+#include <tessera/core.hpp>
+#include <tessera/tasking/detail/cuda_member.hpp>
+#include <tessera/tasking/detail/cuda_task_queue.hpp>
+#include <tessera/tasking/detail/task_errors.hpp>
+#include <tessera/tasking/statistics.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+
+namespace tessera::detail::tasking {
+
+inline constexpr int kCudaDriverBlock = 128;  // 4 warps
+inline constexpr int kCudaWarpsPerBlock = kCudaDriverBlock / 32;
+inline constexpr int kCudaMaxWarpsPerSM = 16;
+inline constexpr long long kCudaSingleDequeSlots = 1024;
+inline constexpr long long kCudaTeamDequeSlots = 256;
+
+// Set while the host destroys its copies of functors the device has run:
+// host futures inside them gave their references to the device copy, which
+// released them on the device.
+inline thread_local bool t_cuda_host_copy_teardown = false;
+
+// Host cold paths (src/cuda_tasking.cpp).
+std::string cuda_functor_display_name(const char* pretty);
+[[noreturn]] void throw_cuda_task_error(int kind, const std::string& name, const std::string& message, long long value,
+                                        std::uint64_t cancelled);
+[[noreturn]] void throw_cuda_tasking(const std::string& message);
+
+// ---- the kernel ------------------------------------------------------------------
+
+__device__ inline void cuda_drain_inbox(CudaQueueState* s, CudaWarpState& me) {
+  CudaTaskRecord* r = cuda_device_ref<CudaTaskRecord*>(me.inbox).exchange(nullptr, ::cuda::std::memory_order_acquire);
+  while (r != nullptr) {
+    CudaTaskRecord* next = r->next;
+    const int team = r->kind == std::uint8_t(TaskKind::Team) ? 1 : 0;
+    const int p = r->priority < kCudaPriorities ? r->priority : kCudaPriorities - 1;
+    if (!me.deques[team * kCudaPriorities + p].push(r)) s->overflow[team].push(r);
+    r = next;
+  }
+}
+
+__device__ inline unsigned cuda_next_random(unsigned& x) {
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return x;
+}
+
+// Lane 0: fills out[] with up to 32 single tasks, or one team task (*team = 1).
+__device__ inline int cuda_take_work(CudaQueueState* s, int wid, CudaWarpState& me, CudaTaskRecord** out, int* team) {
+  *team = 0;
+  for (int p = 0; p < kCudaPriorities; ++p) {
+    if (int n = me.deques[p].pop_batch(out, 32)) return n;
+    if (me.deques[kCudaPriorities + p].pop_batch(out, 1)) {
+      *team = 1;
+      return 1;
+    }
+  }
+  if (!s->overflow[0].empty()) {
+    int n = 0;
+    while (n < 32) {
+      CudaTaskRecord* r = s->overflow[0].pop(4);
+      if (r == nullptr) break;
+      out[n++] = r;
+    }
+    if (n) return n;
+  }
+  if (CudaTaskRecord* r = s->overflow[1].pop(4)) {
+    out[0] = r;
+    *team = 1;
+    return 1;
+  }
+  if (s->nwarps > 1) {
+    for (int tries = 0; tries < 4; ++tries) {
+      int v = int(cuda_next_random(me.rng) % unsigned(s->nwarps - 1));
+      if (v >= wid) ++v;
+      CudaWarpState& victim = s->warps[v];
+      for (int d = 0; d < kCudaDequesPerWarp; ++d) {
+        const int p = d >> 1, k = d & 1;  // High single, High team, Regular single, ...
+        if (CudaTaskRecord* r = victim.deques[k * kCudaPriorities + p].steal()) {
+          out[0] = r;
+          *team = k;
+          cuda_add(s->counters[wid].steals, 1ull);
+          return 1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+// Lane 0 of an idle warp: whether some queue seems to hold a task.
+__device__ inline bool cuda_work_visible(CudaQueueState* s, int wid, CudaWarpState& me) {
+  if (!s->overflow[0].empty() || !s->overflow[1].empty()) return true;
+  if (s->nwarps < 2) return false;
+  for (int tries = 0; tries < 2; ++tries) {
+    int v = int(cuda_next_random(me.rng) % unsigned(s->nwarps - 1));
+    if (v >= wid) ++v;
+    for (int d = 0; d < kCudaDequesPerWarp; ++d)
+      if (s->warps[v].deques[d].approx_size() > 0) return true;
+  }
+  return false;
+}
+
+// Runs one task on `size` lanes (1, or 32 for a team), unless the wait is
+// cancelling or the record comes from another module.
+__device__ inline void cuda_run_task(CudaQueueState* s, CudaTaskRecord* t, int rank, int size, bool skip) {
+  if (skip) return;
+  CudaTaskMember member(s, t, rank, size);
+  t->run(t, member);
+}
+
+__device__ inline bool cuda_must_skip(CudaQueueState* s, CudaTaskRecord* t) {
+  if (t->module != static_cast<const void*>(&cuda_module_marker)) {
+    cuda_record_error(s, CudaError::ForeignModule,
+                      "a task made by code of another translation unit: without relocatable device code, the "
+                      "driver runs only tasks whose spawns were compiled in the translation unit that calls wait",
+                      t);
+    t->failed = 1;
+    return true;
+  }
+  if (cuda_cancelling(s)) {
+    t->failed = 1;
+    return true;
+  }
+  return false;
+}
+
+__device__ inline void cuda_watchdog(CudaQueueState* s, unsigned long long& seen, unsigned long long& since) {
+  const unsigned long long p = cuda_device_ref<unsigned long long>(s->progress).load(::cuda::std::memory_order_relaxed);
+  const unsigned long long now = cuda_now_ns();
+  if (p != seen || since == 0) {
+    seen = p;
+    since = now;
+    return;
+  }
+  if (now - since > s->stall_ns && !cuda_cancelling(s))
+    cuda_record_error(s, CudaError::Stalled, "no task completed within the watchdog's time", nullptr,
+                      (long long)(s->stall_ns / 1000000ull));
+}
+
+template <int Unused = 0>
+__global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueState* s) {
+  __shared__ CudaTaskRecord* batch_slots[kCudaWarpsPerBlock][32];
+  __shared__ int batch_team[kCudaWarpsPerBlock];
+  const int wid = cuda_warp_index();
+  const int lane = cuda_lane();
+  const int wib = int(threadIdx.x >> 5);
+  CudaTaskRecord** batch = batch_slots[wib];
+  CudaWarpState& me = s->warps[wid];
+  const long long nthreads = (long long)gridDim.x * blockDim.x;
+  const long long gtid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (gtid == 0) s->module = &cuda_module_marker;
+
+  // Prologue: host futures' reference counts, then the host's records.
+  for (long long i = gtid; i < s->ndeltas; i += nthreads) cuda_apply_delta(s, s->delta_records[i], s->delta_values[i]);
+  for (long long i = gtid; i < s->nstaged; i += nthreads) {
+    CudaTaskRecord* r = s->staged[i];
+    if (r->is_aggregate()) cuda_continue_aggregate(s, r);
+    else cuda_schedule(s, r);
+  }
+  __syncwarp();
+
+  bool busy = true;
+  unsigned long long seen = 0, since = 0, completed_seen = 0;
+  unsigned sleep_ns = 32;
+  unsigned rounds = 0;
+  for (;;) {
+    int n = 0;
+    if (lane == 0) {
+      cuda_drain_inbox(s, me);
+      int team = 0;
+      n = busy ? cuda_take_work(s, wid, me, batch, &team) : 0;
+      batch_team[wib] = team;
+    }
+    n = __shfl_sync(0xffffffffu, n, 0);
+    __syncwarp();
+    if (n > 0) {
+      if (batch_team[wib]) {
+        CudaTaskRecord* t = batch[0];
+        int skip = 0;
+        if (lane == 0) skip = cuda_must_skip(s, t) ? 1 : 0;
+        skip = __shfl_sync(0xffffffffu, skip, 0);
+        cuda_run_task(s, t, lane, 32, skip != 0);
+        __syncwarp();
+        if (lane == 0) cuda_finish(s, t);
+      } else if (lane < n) {
+        CudaTaskRecord* t = batch[lane];
+        cuda_run_task(s, t, 0, 1, cuda_must_skip(s, t));
+        cuda_finish(s, t);
+      }
+      __syncwarp();
+      if (lane == 0) {
+        // The watchdog's clock: completions (not runs: a task that respawns
+        // forever makes none).
+        const unsigned long long done =
+            cuda_device_ref<unsigned long long>(s->counters[wid].completed).load(::cuda::std::memory_order_relaxed);
+        if (done != completed_seen) {
+          cuda_add(s->progress, done - completed_seen);
+          completed_seen = done;
+        }
+        cuda_add(s->counters[wid].batches, 1ull);
+        cuda_add(s->counters[wid].lanes_used, (unsigned long long)n);
+        if ((++rounds & 63u) == 0) cuda_watchdog(s, seen, since);
+      }
+      sleep_ns = 32;
+      continue;
+    }
+    // Nothing to run.
+    int leave = 0;
+    if (lane == 0) {
+      if (busy) {
+        busy = false;
+        cuda_add(s->busy, -1ll);
+      }
+      cuda_watchdog(s, seen, since);
+      cuda_device_ref<long long> count(s->busy);
+      long long b = count.load(::cuda::std::memory_order_acquire);
+      if (b & kCudaClosed) {
+        leave = 1;
+      } else if (b == 0) {
+        if (count.compare_exchange_strong(b, kCudaClosed, ::cuda::std::memory_order_acq_rel,
+                                          ::cuda::std::memory_order_acquire) ||
+            (b & kCudaClosed))
+          leave = 1;
+      } else if (cuda_work_visible(s, wid, me)) {
+        while (!(b & kCudaClosed)) {
+          if (count.compare_exchange_weak(b, b + 1, ::cuda::std::memory_order_acq_rel,
+                                          ::cuda::std::memory_order_acquire)) {
+            busy = true;
+            break;
+          }
+        }
+        if (!busy) leave = 1;
+      } else {
+        __nanosleep(sleep_ns);
+        if (sleep_ns < 4096) sleep_ns *= 2;
+      }
+    }
+    leave = __shfl_sync(0xffffffffu, leave, 0);
+    if (leave) break;
+  }
+}
+
+// ---- the host object ---------------------------------------------------------------
+
+class CudaTaskQueue {
+  struct HostCopy {
+    void* image;
+    void (*destroy)(void*);
+  };
+
+ public:
+  explicit CudaTaskQueue(const CudaPool& pool) : m_pool(pool) {
+    using namespace std::string_literals;
+    int device = 0;
+    cuda_check(cudaGetDevice(&device), "tessera::TaskScheduler<Cuda>: cudaGetDevice");
+    int sms = 0, coop = 0;
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+               "tessera::TaskScheduler<Cuda>: SM count");
+    cuda_check(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device),
+               "tessera::TaskScheduler<Cuda>: cooperative launch attribute");
+    if (!coop) throw_cuda_tasking("tessera::TaskScheduler<Cuda>: the device does not support cooperative launches");
+    int per_sm = 0;
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cuda_task_driver<0>, kCudaDriverBlock, 0),
+               "tessera::TaskScheduler<Cuda>: occupancy of the task driver");
+    per_sm = std::min(per_sm, kCudaMaxWarpsPerSM / kCudaWarpsPerBlock);
+    if (per_sm < 1)
+      throw_cuda_tasking("tessera::TaskScheduler<Cuda>: the task driver kernel cannot be resident on this device "
+                         "(occupancy 0 blocks of " + std::to_string(kCudaDriverBlock) + " threads per SM)");
+    m_blocks = per_sm * sms;
+    m_nwarps = m_blocks * kCudaWarpsPerBlock;
+
+    // Device state, warps and their deque rings.
+    CudaSpace space;
+    const std::size_t ring_slots = std::size_t(3 * kCudaSingleDequeSlots + 3 * kCudaTeamDequeSlots);
+    m_rings = static_cast<CudaTaskRecord**>(
+        space.allocate("tessera::TaskScheduler<Cuda> deques", std::size_t(m_nwarps) * ring_slots * sizeof(void*)));
+    m_warps = static_cast<CudaWarpState*>(
+        space.allocate("tessera::TaskScheduler<Cuda> warps", std::size_t(m_nwarps) * sizeof(CudaWarpState)));
+    m_counters = static_cast<CudaWarpCounters*>(
+        space.allocate("tessera::TaskScheduler<Cuda> counters", std::size_t(m_nwarps) * sizeof(CudaWarpCounters)));
+    m_dev = static_cast<CudaQueueState*>(space.allocate("tessera::TaskScheduler<Cuda> state", sizeof(CudaQueueState)));
+    std::vector<CudaWarpState> warps(static_cast<std::size_t>(m_nwarps));
+    for (int w = 0; w < m_nwarps; ++w) {
+      CudaWarpState& ws = warps[std::size_t(w)];
+      std::memset(static_cast<void*>(&ws), 0, sizeof ws);
+      CudaTaskRecord** ring = m_rings + std::size_t(w) * ring_slots;
+      for (int d = 0; d < kCudaDequesPerWarp; ++d) {
+        const long long slots = d < kCudaPriorities ? kCudaSingleDequeSlots : kCudaTeamDequeSlots;
+        ws.deques[d].slots = ring;
+        ws.deques[d].mask = slots - 1;
+        ring += slots;
+      }
+      ws.rng = 0x9e3779b9u ^ unsigned(w * 2654435761u) ^ 1u;
+    }
+    cuda_check(cudaMemcpy(m_warps, warps.data(), warps.size() * sizeof(CudaWarpState), cudaMemcpyHostToDevice),
+               "tessera::TaskScheduler<Cuda>: warp states");
+
+    // The host arena and its pinned mirror.
+    m_arena_bytes = std::max<std::size_t>(std::size_t(1) << 20, m_pool.capacity() / 4) / 64 * 64;
+    m_arena = static_cast<char*>(space.allocate("tessera::TaskScheduler<Cuda> host arena", m_arena_bytes));
+    cuda_check(cudaMallocHost(reinterpret_cast<void**>(&m_mirror), m_arena_bytes),
+               "tessera::TaskScheduler<Cuda>: pinned staging of host spawns");
+
+    std::memset(static_cast<void*>(&m_state), 0, sizeof m_state);
+    std::memcpy(m_state.pool_bytes, static_cast<const void*>(&m_pool), sizeof(CudaPool));
+    m_state.warps = m_warps;
+    m_state.counters = m_counters;
+    m_state.nwarps = m_nwarps;
+    m_state.arena_base = m_arena;
+    m_state.arena_end = m_arena + m_arena_bytes;
+    m_state.host_queue = this;
+    m_state.default_team_size = 32;
+    m_state.stall_ns = 30ull * 1000000000ull;
+  }
+
+  CudaTaskQueue(const CudaTaskQueue&) = delete;
+  CudaTaskQueue& operator=(const CudaTaskQueue&) = delete;
+
+  ~CudaTaskQueue() {
+    teardown_host_copies(m_host_copies);
+    if (m_broken) return;  // a kernel may still run on this memory: leave it
+    CudaSpace space;
+    if (m_mirror) cudaFreeHost(m_mirror);
+    space.deallocate(m_arena, m_arena_bytes);
+    space.deallocate(m_dev, sizeof(CudaQueueState));
+    space.deallocate(m_counters, std::size_t(m_nwarps) * sizeof(CudaWarpCounters));
+    space.deallocate(m_warps, std::size_t(m_nwarps) * sizeof(CudaWarpState));
+    space.deallocate(m_rings, std::size_t(m_nwarps) * std::size_t(3 * kCudaSingleDequeSlots + 3 * kCudaTeamDequeSlots) *
+                                  sizeof(void*));
+    if (m_staged_dev) space.deallocate(m_staged_dev, m_staged_cap * sizeof(void*));
+    if (m_delta_dev) space.deallocate(m_delta_dev, m_delta_cap * (sizeof(void*) + sizeof(int)));
+  }
+
+  // ---- lifetime: host handles (schedulers and futures on the host) ----
+  void add_handle() noexcept { m_handles.fetch_add(1, std::memory_order_relaxed); }
+  void drop_handle() {
+    if (m_handles.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+  const CudaPool& pool() const noexcept { return m_pool; }
+  CudaQueueState* device_state() const noexcept { return m_dev; }
+  int warps() const noexcept { return m_nwarps; }
+  std::size_t arena_bytes() const noexcept { return m_arena_bytes; }
+  void set_stall_seconds(double s) {
+    if (!(s > 0.0) || s > 1.0e6)
+      throw_cuda_tasking("tessera::TaskScheduler<Cuda>::set_watchdog_seconds: " + std::to_string(s) +
+                         " is not in (0, 1e6] seconds");
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_state.stall_ns = static_cast<unsigned long long>(s * 1.0e9);
+  }
+  double stall_seconds() const noexcept { return double(m_state.stall_ns) * 1.0e-9; }
+
+  // ---- staging (host_spawn, host when_all), under staging_mutex() ----
+  std::mutex& staging_mutex() noexcept { return m_staging_mutex; }
+
+  // Room for a record of `bytes` in the arena: its host image (in the pinned
+  // mirror) and its device address. Throws when the arena is full.
+  void* stage(std::size_t bytes, CudaTaskRecord*& device_address, const char* where, const std::string& what) {
+    check_usable(where);
+    const std::size_t need = (bytes + 63) / 64 * 64;
+    if (m_bump + need > m_arena_bytes)
+      throw_pool_exhausted(where, what + " (the staging area of host spawns, a quarter of the pool: wait() to run "
+                                         "what is staged, or make the pool larger)",
+                           bytes, m_arena_bytes - m_bump, m_arena_bytes);
+    device_address = reinterpret_cast<CudaTaskRecord*>(m_arena + m_bump);
+    void* host = m_mirror + m_bump;
+    m_bump += need;
+    return host;
+  }
+  // A staged record, in creation order; host_destroy destroys the host copy
+  // of its functor after the wait that ran it (null: nothing to destroy).
+  void staged(CudaTaskRecord* device_address, void* host_image, void (*host_destroy)(void*), const void* module) {
+    if (m_module == nullptr) m_module = module;
+    else if (module != m_module)
+      throw_cuda_tasking(
+          "tessera::host_spawn (Cuda): this scheduler already holds tasks spawned from another translation unit; "
+          "without relocatable device code, spawn every task of one scheduler from the translation unit that "
+          "calls wait");
+    m_staged.push_back(device_address);
+    m_host_copies.push_back({host_image, host_destroy});
+  }
+
+  // A host future's copy (+1) or release (-1) of a record's reference.
+  void delta(CudaTaskRecord* r, int n) {
+    if (r == nullptr || t_cuda_host_copy_teardown) return;
+    std::lock_guard<std::mutex> lock(m_delta_mutex);
+    m_deltas[r] += n;
+  }
+
+  // Reads device memory (a record's fields or result) on the host.
+  void read(void* dst, const void* src, std::size_t n) const {
+    cuda_check(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "tessera::Future<Cuda>: reading a task record");
+  }
+  // A record's state as the host sees it between waits: staged records not
+  // yet uploaded are read from the mirror.
+  void read_record(const CudaTaskRecord* r, void* dst, std::size_t offset, std::size_t n) const {
+    const char* p = reinterpret_cast<const char*>(r) + offset;
+    if (p >= m_arena + m_uploaded && p < m_arena + m_bump) {
+      std::memcpy(dst, m_mirror + (p - m_arena), n);
+      return;
+    }
+    read(dst, p, n);
+  }
+
+  TaskStatistics statistics() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_stats;
+  }
+  void reset_statistics() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_stats = TaskStatistics();
+  }
+  // Single tasks per batch pop, averaged over the last wait (1 to 32).
+  double last_batch_width() const noexcept { return m_last_width; }
+
+  // ---- wait ----
+  void run() {
+    if (m_waiting.exchange(true, std::memory_order_acq_rel))
+      throw_cuda_tasking("tessera::wait (Cuda): another host thread is already waiting on this scheduler");
+    struct EndOfWait {
+      CudaTaskQueue& q;
+      ~EndOfWait() { q.m_waiting.store(false, std::memory_order_release); }
+    } end_of_wait{*this};
+    std::lock_guard<std::mutex> lock(m_mutex);
+    check_usable("tessera::wait");
+    // What is staged now runs in this wait; host threads spawning meanwhile
+    // stage for the next one.
+    std::vector<CudaTaskRecord*> staged;
+    std::vector<HostCopy> copies;
+    std::size_t bump = 0;
+    {
+      std::lock_guard<std::mutex> sl(m_staging_mutex);
+      staged.swap(m_staged);
+      copies.swap(m_host_copies);
+      bump = m_bump;
+    }
+    // Uploads: the staged records, their list, the merged deltas.
+    if (bump > m_uploaded)
+      cuda_check(cudaMemcpy(m_arena + m_uploaded, m_mirror + m_uploaded, bump - m_uploaded, cudaMemcpyHostToDevice),
+                 "tessera::wait (Cuda): uploading host spawns");
+    std::vector<CudaTaskRecord*> delta_records;
+    std::vector<int> delta_values;
+    {
+      std::lock_guard<std::mutex> dl(m_delta_mutex);
+      for (const auto& [r, n] : m_deltas)
+        if (n != 0) {
+          delta_records.push_back(r);
+          delta_values.push_back(n);
+        }
+      m_deltas.clear();
+    }
+    CudaSpace space;
+    if (staged.size() > m_staged_cap) {
+      if (m_staged_dev) space.deallocate(m_staged_dev, m_staged_cap * sizeof(void*));
+      m_staged_cap = std::max(staged.size(), 2 * m_staged_cap);
+      m_staged_dev = static_cast<CudaTaskRecord**>(space.allocate("tessera::wait staged", m_staged_cap * sizeof(void*)));
+    }
+    if (delta_records.size() > m_delta_cap) {
+      if (m_delta_dev) space.deallocate(m_delta_dev, m_delta_cap * (sizeof(void*) + sizeof(int)));
+      m_delta_cap = std::max(delta_records.size(), 2 * m_delta_cap);
+      m_delta_dev = space.allocate("tessera::wait deltas", m_delta_cap * (sizeof(void*) + sizeof(int)));
+    }
+    auto** delta_rec_dev = static_cast<CudaTaskRecord**>(m_delta_dev);
+    int* delta_val_dev = reinterpret_cast<int*>(static_cast<char*>(m_delta_dev) + m_delta_cap * sizeof(void*));
+    if (!staged.empty())
+      cuda_check(cudaMemcpy(m_staged_dev, staged.data(), staged.size() * sizeof(void*), cudaMemcpyHostToDevice),
+                 "tessera::wait (Cuda): staged list");
+    if (!delta_records.empty()) {
+      cuda_check(cudaMemcpy(delta_rec_dev, delta_records.data(), delta_records.size() * sizeof(void*),
+                            cudaMemcpyHostToDevice),
+                 "tessera::wait (Cuda): reference deltas");
+      cuda_check(cudaMemcpy(delta_val_dev, delta_values.data(), delta_values.size() * sizeof(int),
+                            cudaMemcpyHostToDevice),
+                 "tessera::wait (Cuda): reference deltas");
+    }
+    const long long staged_now = (long long)staged.size();
+    m_state.staged = m_staged_dev;
+    m_state.nstaged = staged_now;
+    m_state.delta_records = delta_rec_dev;
+    m_state.delta_values = delta_val_dev;
+    m_state.ndeltas = (long long)delta_records.size();
+    m_state.busy = m_nwarps;
+    m_state.progress = 0;
+    m_state.cancel = 0;
+    m_state.error_state = 0;
+    m_state.error_kind = 0;
+    m_state.name_written = 0;
+    m_state.error_task = nullptr;
+    m_state.error_message[0] = '\0';
+    m_state.error_name[0] = '\0';
+    m_state.arena_live += staged_now;
+    cuda_check(cudaMemcpy(m_dev, &m_state, sizeof m_state, cudaMemcpyHostToDevice), "tessera::wait (Cuda): state");
+    cuda_check(cudaMemset(m_counters, 0, std::size_t(m_nwarps) * sizeof(CudaWarpCounters)),
+               "tessera::wait (Cuda): counters");
+
+    // The launch, and a bounded wait for it.
+    CudaQueueState* arg = m_dev;
+    void* args[] = {&arg};
+    cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&cuda_task_driver<0>), dim3(unsigned(m_blocks)),
+                                           dim3(kCudaDriverBlock), args, 0, nullptr),
+               "tessera::wait (Cuda): launching the task driver");
+    const double limit = stall_seconds() * 2.0 + 10.0;
+    const auto start = std::chrono::steady_clock::now();
+    std::chrono::microseconds nap(20);
+    for (;;) {
+      const cudaError_t e = cudaStreamQuery(nullptr);
+      if (e == cudaSuccess) break;
+      if (e != cudaErrorNotReady) {
+        m_broken = true;
+        cuda_check(e, "tessera::wait (Cuda): the task driver kernel");
+      }
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
+        m_broken = true;
+        throw_cuda_tasking("tessera::wait (Cuda): the task kernel has not ended " + std::to_string(limit) +
+                           " s after its start (a task that never returns?); it cannot be stopped, so this "
+                           "scheduler is unusable and the GPU stays busy until the process ends");
+      }
+      std::this_thread::sleep_for(nap);
+      if (nap < std::chrono::microseconds(2000)) nap *= 2;
+    }
+    cuda_check(cudaMemcpy(&m_state, m_dev, sizeof m_state, cudaMemcpyDeviceToHost), "tessera::wait (Cuda): state");
+    std::vector<CudaWarpCounters> counters(static_cast<std::size_t>(m_nwarps));
+    cuda_check(cudaMemcpy(counters.data(), m_counters, counters.size() * sizeof(CudaWarpCounters),
+                          cudaMemcpyDeviceToHost),
+               "tessera::wait (Cuda): counters");
+
+    // The host copies of what ran are no longer needed; the arena restarts
+    // once none of its records is referenced.
+    teardown_host_copies(copies);
+    {
+      std::lock_guard<std::mutex> sl(m_staging_mutex);
+      m_uploaded = bump;
+      if (m_state.arena_live == 0 && m_bump == bump) {
+        m_bump = m_uploaded = 0;
+        m_module = nullptr;
+      }
+    }
+    std::uint64_t spawned = std::uint64_t(staged_now), completed = 0, failed_spawns = 0, batches = 0, lanes = 0,
+                  steals = 0;
+    for (const CudaWarpCounters& c : counters) {
+      spawned += c.spawned;
+      completed += c.completed;
+      failed_spawns += c.failed_spawns;
+      batches += c.batches;
+      lanes += c.lanes_used;
+      steals += c.steals;
+    }
+    m_stats.spawned += spawned;
+    m_stats.completed += completed;
+    m_stats.failed_spawns += failed_spawns;
+    m_stats.steals += steals;
+    m_last_width = batches ? double(lanes) / double(batches) : 0.0;
+    const std::uint64_t incomplete = spawned > completed ? spawned - completed : 0;
+    if (m_state.error_state != 0) {
+      if (incomplete) m_broken = true;
+      throw_cuda_task_error(m_state.error_kind, cuda_functor_display_name(m_state.error_name), m_state.error_message,
+                            m_state.error_value, incomplete);
+    }
+    if (incomplete) {
+      m_broken = true;
+      throw_cuda_task_error(int(CudaError::Cycle), "", "", (long long)incomplete, failed_spawns);
+    }
+  }
+
+ private:
+  void check_usable(const char* where) const {
+    if (m_broken)
+      throw_cuda_tasking(std::string(where) +
+                         " (Cuda): this scheduler is unusable after a wait that left tasks incomplete (a "
+                         "dependence cycle, a stalled DAG or a task that never returned); make a new one");
+  }
+  void teardown_host_copies(std::vector<HostCopy>& copies) {
+    t_cuda_host_copy_teardown = true;
+    for (const HostCopy& c : copies)
+      if (c.destroy) c.destroy(c.image);
+    t_cuda_host_copy_teardown = false;
+    copies.clear();
+  }
+
+
+  CudaPool m_pool;
+  int m_blocks = 0, m_nwarps = 0;
+  CudaTaskRecord** m_rings = nullptr;
+  CudaWarpState* m_warps = nullptr;
+  CudaWarpCounters* m_counters = nullptr;
+  CudaQueueState* m_dev = nullptr;
+  CudaQueueState m_state;
+  char* m_arena = nullptr;
+  char* m_mirror = nullptr;
+  std::size_t m_arena_bytes = 0, m_bump = 0, m_uploaded = 0;
+  const void* m_module = nullptr;
+  std::vector<CudaTaskRecord*> m_staged;
+  std::vector<HostCopy> m_host_copies;
+  CudaTaskRecord** m_staged_dev = nullptr;
+  std::size_t m_staged_cap = 0;
+  void* m_delta_dev = nullptr;
+  std::size_t m_delta_cap = 0;
+  std::mutex m_delta_mutex;
+  std::mutex m_staging_mutex;
+  std::unordered_map<CudaTaskRecord*, int> m_deltas;
+  mutable std::mutex m_mutex;
+  std::atomic<bool> m_waiting{false};
+  std::atomic<int> m_handles{1};
+  bool m_broken = false;
+  TaskStatistics m_stats;
+  double m_last_width = 0.0;
+};
+
+}  // namespace tessera::detail::tasking
+
+#endif  // __CUDACC__

@@ -1,0 +1,298 @@
+// The task-DAG tests written once for every back-end with a task driver,
+// Cuda included: functors are TESSERA_FUNCTION, counts go through Views and
+// atomics, results are trivially copyable, and failures go through
+// tessera::task_fail. Expected values come from closed forms. Without a GPU
+// the Cuda cases skip with the driver's reason; the host cases always run.
+#include "tasking_test_util.hpp"
+
+// The functors are __host__ __device__ and call the host back-ends' API in
+// their host instantiations, which nvcc reports (warning 20014) although
+// those instantiations never run on the device.
+#if defined(__NVCC__)
+#pragma nv_diag_suppress 20014
+#endif
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using PortableTaskSpaces = ::testing::Types<tessera::Serial
+#if TESSERA_ENABLE_THREADS
+                                            , tessera::Threads
+#endif
+#if TESSERA_ENABLE_OPENMP
+                                            , tessera::OpenMP
+#endif
+#if TESSERA_ENABLE_CUDA
+                                            , tessera::Cuda
+#endif
+                                            >;
+
+template <class Space>
+class TaskPortable : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(TaskPortable, PortableTaskSpaces, tessera::test::SpaceNames);
+
+template <class Space>
+using CountView = tessera::View<long long*, typename Space::memory_space>;
+
+template <class Space>
+std::vector<long long> to_host(const CountView<Space>& v) {
+  auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), v);
+  std::vector<long long> out(std::size_t(v.extent(0)));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = h(i);
+  return out;
+}
+
+// ---- Fibonacci by spawn + when_all + respawn ----------------------------------------
+
+template <class Sched>
+struct PFib {
+  using value_type = long long;
+  using future_type = tessera::BasicFuture<long long, Sched>;
+  Sched sched;
+  int n;
+  future_type f1, f2;
+
+  TESSERA_FUNCTION PFib(const Sched& s, int n_) : sched(s), n(n_) {}
+
+  TESSERA_FUNCTION void operator()(typename Sched::member_type&, long long& result) {
+    if (n < 2) {
+      result = n;
+      return;
+    }
+    if (!f1.is_null() && !f2.is_null()) {
+      result = f1.get() + f2.get();
+      return;
+    }
+    if (f1.is_null()) f1 = tessera::task_spawn(tessera::TaskSingle(sched), PFib(sched, n - 1));
+    if (f2.is_null()) f2 = tessera::task_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), PFib(sched, n - 2));
+    if (f1.is_null() || f2.is_null()) {
+      tessera::respawn(this, sched, tessera::TaskPriority::Low);
+      return;
+    }
+    auto all = sched.when_all(f1, f2);
+    if (all.is_null()) tessera::respawn(this, sched, tessera::TaskPriority::Low);
+    else tessera::respawn(this, all);
+  }
+};
+
+TYPED_TEST(TaskPortable, FibonacciMatchesClosedForm) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(16) << 20);
+  for (int n : {0, 1, 2, 10, 20}) {
+    auto f = tessera::host_spawn(tessera::TaskSingle(sched), PFib<Sched>(sched, n));
+    tessera::wait(sched);
+    EXPECT_EQ(static_cast<long long>(f.get()), tessera::test::fibonacci_closed_form(n)) << "n = " << n;
+  }
+}
+
+// ---- fan-out: host spawns, and one spawner task -------------------------------------------
+
+template <class Sched, class View>
+struct CountOne {
+  View count;
+  int slot;
+  TESSERA_FUNCTION void operator()(typename Sched::member_type&) { tessera::atomic_add(&count(slot), 1ll); }
+};
+
+template <class Sched, class View>
+struct Spawner {
+  Sched sched;
+  View count;
+  int children;
+  int next = 0;
+  TESSERA_FUNCTION void operator()(typename Sched::member_type&) {
+    for (; next < children; ++next) {
+      auto f = tessera::task_spawn(tessera::TaskSingle(sched), CountOne<Sched, View>{count, 1});
+      if (f.is_null()) {  // the pool is full: run again once others have finished
+        tessera::respawn(this, sched, tessera::TaskPriority::Low);
+        return;
+      }
+    }
+  }
+};
+
+TYPED_TEST(TaskPortable, FanOutRunsEveryTaskOnce) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using View = CountView<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(8) << 20);
+  View count("count", 2);
+  const int host_tasks = 3000, children = 5000;
+  for (int i = 0; i < host_tasks; ++i) tessera::host_spawn(tessera::TaskSingle(sched), CountOne<Sched, View>{count, 0});
+  tessera::host_spawn(tessera::TaskSingle(sched), Spawner<Sched, View>{sched, count, children});
+  tessera::wait(sched);
+  const auto c = to_host<TypeParam>(count);
+  EXPECT_EQ(c[0], host_tasks);
+  EXPECT_EQ(c[1], children);
+}
+
+// ---- priorities ---------------------------------------------------------------------
+
+template <class Sched, class View>
+struct Ticket {
+  View order;  // order(i): when task i ran; order(n): the ticket counter
+  int i, n;
+  TESSERA_FUNCTION void operator()(typename Sched::member_type&) {
+    order(i) = tessera::atomic_fetch_add(&order(n), 1ll);
+  }
+};
+
+TYPED_TEST(TaskPortable, PrioritiesRunEveryTaskHighFirstOnOneWorker) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using View = CountView<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
+  const int n = 64;  // n/2 Low tasks spawned first, then n/2 High ones
+  View order("order", n + 1);
+  for (int i = 0; i < n; ++i) {
+    const auto p = i < n / 2 ? tessera::TaskPriority::Low : tessera::TaskPriority::High;
+    tessera::host_spawn(tessera::TaskSingle(sched, p), Ticket<Sched, View>{order, i, n});
+  }
+  tessera::wait(sched);
+  const auto o = to_host<TypeParam>(order);
+  EXPECT_EQ(o[std::size_t(n)], n);  // every task ran once
+  std::vector<int> seen(std::size_t(n), 0);
+  for (int i = 0; i < n; ++i)
+    if (o[std::size_t(i)] >= 0 && o[std::size_t(i)] < n) ++seen[std::size_t(o[std::size_t(i)])];
+  for (int k = 0; k < n; ++k) EXPECT_EQ(seen[std::size_t(k)], 1) << "ticket " << k;
+  // With one worker, every High task runs before every Low one. (Several
+  // workers, or warps, steal: only each worker's order is defined.)
+  if constexpr (std::is_same_v<TypeParam, tessera::Serial>) {
+    for (int i = n / 2; i < n; ++i) EXPECT_LT(o[std::size_t(i)], n / 2) << "High task " << i;
+  }
+}
+
+// ---- team tasks ------------------------------------------------------------------------
+
+template <class Sched, class View>
+struct TeamWork {
+  using value_type = long long;
+  View out;
+  int n;
+  TESSERA_FUNCTION void operator()(typename Sched::member_type& m, long long& result) {
+    long long sum = 0;
+    tessera::parallel_reduce(
+        tessera::TeamThreadRange(m, n), [&](int i, long long& v) { v += i; }, sum);
+    tessera::parallel_for(tessera::TeamThreadRange(m, n), [&](int i) { out(i) = 2ll * i; });
+    m.team_barrier();
+    if (m.team_rank() == 0) result = sum;
+  }
+};
+
+TYPED_TEST(TaskPortable, TeamTaskReducesAndWritesOverTeamThreadRange) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using View = CountView<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
+  const int n = 1000;
+  View out("out", n);
+  auto f = tessera::host_spawn(tessera::TaskTeam(sched), TeamWork<Sched, View>{out, n});
+  tessera::wait(sched);
+  EXPECT_EQ(static_cast<long long>(f.get()), (long long)n * (n - 1) / 2);
+  const auto o = to_host<TypeParam>(out);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(o[std::size_t(i)], 2ll * i) << "i = " << i;
+}
+
+// ---- failures ---------------------------------------------------------------------------
+
+template <class Sched>
+struct FailAt {
+  int i, bad;
+  TESSERA_FUNCTION void operator()(typename Sched::member_type& m) {
+    if (i == bad) {
+      tessera::task_fail(m, "bad input 42");
+      return;
+    }
+  }
+};
+
+TYPED_TEST(TaskPortable, TaskFailIsReportedByWait) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
+  for (int i = 0; i < 100; ++i) tessera::host_spawn(tessera::TaskSingle(sched), FailAt<Sched>{i, 37});
+  try {
+    tessera::wait(sched);
+    FAIL() << "wait did not report the failure";
+  } catch (const tessera::TaskFailure& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("bad input 42"), std::string::npos) << what;
+    EXPECT_NE(what.find("FailAt"), std::string::npos) << what;
+  }
+}
+
+// A task holding up to 64 futures of large children: the pool holds far
+// fewer, so a spawn fails and the task reports it.
+struct Payload {
+  char bytes[1800];
+};
+template <class Sched>
+struct BigChild {
+  Payload payload;
+  TESSERA_FUNCTION void operator()(typename Sched::member_type&) {}
+};
+template <class Sched>
+struct Hoarder {
+  Sched sched;
+  tessera::BasicFuture<void, Sched> kept[64];
+  TESSERA_FUNCTION void operator()(typename Sched::member_type& m) {
+    for (int i = 0; i < 64; ++i) {
+      kept[i] = tessera::task_spawn(tessera::TaskSingle(sched), BigChild<Sched>{});
+      if (kept[i].is_null()) {
+        tessera::task_fail(m, "pool exhausted: the DAG does not fit");
+        return;
+      }
+    }
+  }
+};
+
+TYPED_TEST(TaskPortable, PoolTooSmallForTheDagIsReported) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(64) << 10);
+  tessera::host_spawn(tessera::TaskSingle(sched), Hoarder<Sched>{sched, {}});
+  try {
+    tessera::wait(sched);
+    FAIL() << "wait did not report the full pool";
+  } catch (const tessera::TaskFailure& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("pool exhausted"), std::string::npos) << what;
+  }
+}
+
+// ---- Cuda only: the watchdog, the batch pop ------------------------------------------------
+
+#if TESSERA_ENABLE_CUDA
+using CudaSched = tessera::TaskScheduler<tessera::Cuda>;
+
+struct RespawnForever {
+  CudaSched sched;
+  TESSERA_FUNCTION void operator()(CudaSched::member_type&) { tessera::respawn(this, sched, tessera::TaskPriority::Low); }
+};
+
+TEST(TaskCuda, WatchdogTurnsALivelockIntoAnError) {
+  if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+  CudaSched sched(CudaSched::memory_space(), std::size_t(4) << 20);
+  sched.set_watchdog_seconds(0.5);
+  tessera::host_spawn(tessera::TaskSingle(sched), RespawnForever{sched});
+  try {
+    tessera::wait(sched);
+    FAIL() << "wait did not report the livelock";
+  } catch (const tessera::TaskFailure& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("watchdog"), std::string::npos) << what;
+  }
+}
+
+TEST(TaskCuda, SingleTasksRunSeveralPerWarpPop) {
+  if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+  using View = CountView<tessera::Cuda>;
+  CudaSched sched(CudaSched::memory_space(), std::size_t(16) << 20);
+  View count("count", 2);
+  const int children = 100000;
+  tessera::host_spawn(tessera::TaskSingle(sched), Spawner<CudaSched, View>{sched, count, children});
+  tessera::wait(sched);
+  EXPECT_EQ(to_host<tessera::Cuda>(count)[1], children);
+  // One spawner fills its warp's deque: its pops take many tasks at once.
+  EXPECT_GT(sched.last_batch_width(), 1.5) << "single tasks per pop, averaged";
+}
+#endif
+
+}  // namespace
