@@ -556,8 +556,10 @@ auto host_spawn(const TaskPolicy<Cuda>& policy, F&& functor) {
 }
 
 // From a running task (device code). A null future when the pool is full.
+// (The return type is spelled out: nvcc's host pass sees only the host branch.)
 template <class F>
-TESSERA_INLINE_FUNCTION auto task_spawn(const TaskPolicy<Cuda>& policy, F&& functor) {
+TESSERA_INLINE_FUNCTION auto task_spawn(const TaskPolicy<Cuda>& policy, F&& functor)
+    -> BasicFuture<detail::tasking::task_value_t<std::decay_t<F>>, TaskScheduler<Cuda>> {
   using namespace detail::tasking;
   using Functor = std::decay_t<F>;
   using TaskT = CudaTask<Functor>;
@@ -596,6 +598,7 @@ TESSERA_INLINE_FUNCTION auto task_spawn(const TaskPolicy<Cuda>& policy, F&& func
   (void)policy;
   (void)functor;
   throw_bad_policy("tessera::task_spawn (Cuda): called outside a running task; use host_spawn from host code");
+  return Future();
 #endif
 }
 
@@ -636,6 +639,12 @@ TESSERA_INLINE_FUNCTION void cuda_respawn(F* self, CudaTaskRecord* dep, TaskPrio
 
 template <class F, class T>
 TESSERA_INLINE_FUNCTION void respawn(F* self, const BasicFuture<T, TaskScheduler<Cuda>>& dependence,
+                                     TaskPriority priority = TaskPriority::Regular) {
+  detail::tasking::cuda_respawn(self, dependence.impl_record(), priority);
+}
+// (Also for temporaries: the host API's rvalue overload must not be chosen.)
+template <class F, class T>
+TESSERA_INLINE_FUNCTION void respawn(F* self, BasicFuture<T, TaskScheduler<Cuda>>&& dependence,
                                      TaskPriority priority = TaskPriority::Regular) {
   detail::tasking::cuda_respawn(self, dependence.impl_record(), priority);
 }
