@@ -179,7 +179,9 @@ def machine_of(meta):
         return meta["device"]
     hw = meta.get("hardware_threads")
     cpu = f"{hw} hardware threads" if hw else "hardware threads not recorded"
-    return f"{meta['cpu_model']}, {cpu}" if meta.get("cpu_model") else cpu
+    text = f"{meta['cpu_model']}, {cpu}" if meta.get("cpu_model") else cpu
+    # OpenBLAS's kernel set: a dense figure depends on it (bench_cholesky, tiled_cholesky).
+    return text + (f", OpenBLAS {meta['blas_core']}" if meta.get("blas_core") else "")
 
 
 def is_busy(meta):

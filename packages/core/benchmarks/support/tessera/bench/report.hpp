@@ -11,13 +11,46 @@
 
 #include <tessera/tools/json.hpp>
 
+#include <dlfcn.h>
+
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace tessera::bench {
+
+// The CPU's model name (/proc/cpuinfo), or "" where the file does not say.
+inline std::string cpu_model() {
+  std::string model;
+  if (std::FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, f)) {
+      if (std::strncmp(line, "model name", 10) != 0) continue;
+      const char* colon = std::strchr(line, ':');
+      if (!colon) break;
+      model = colon + 1;
+      while (!model.empty() && (model.front() == ' ' || model.front() == '\t')) model.erase(0, 1);
+      while (!model.empty() && (model.back() == '\n' || model.back() == ' ')) model.pop_back();
+      break;
+    }
+    std::fclose(f);
+  }
+  return model;
+}
+
+// The kernel set OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...), or
+// "" when OpenBLAS is not in the process. Looked up at run time so that a
+// benchmark without BLAS need not link it: a dense figure means little
+// without knowing whether OpenBLAS ran its AVX-512 kernels or a generic one.
+inline std::string blas_core() {
+  using corename_fn = char* (*)();
+  auto fn = reinterpret_cast<corename_fn>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = fn ? fn() : nullptr;
+  return name ? std::string(name) : std::string();
+}
 
 // What a row's number is: `per_item` divides seconds by `items` (ns per
 // task: items = tasks, scale = 1e9); otherwise items / seconds is a rate
@@ -40,7 +73,8 @@ class Report {
   // bench: the program ("task_overhead"); json: print JSON lines instead of the table.
   // In JSON mode the first line describes the run: the machine's load
   // average when it started (a figure taken on a busy machine is flagged by
-  // the report script) and its hardware threads.
+  // the report script), its CPU model and hardware threads, and OpenBLAS's
+  // kernel set where OpenBLAS is loaded.
   Report(std::string bench, bool json) : m_bench(std::move(bench)), m_json(json) {
     double load1 = -1;
     if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
@@ -48,14 +82,20 @@ class Report {
       std::fclose(f);
     }
     const unsigned hw = std::thread::hardware_concurrency();
-    if (m_json)
-      tools::print_line({{"bench", m_bench},
-                         {"meta", true},
-                         {"load_avg_1m", tools::fixed(load1, 2)},
-                         {"hardware_threads", hw},
-                         {"time", static_cast<long long>(std::time(nullptr))}});
-    else
-      std::printf("# %s: load average %.2f at start, %u hardware threads\n", m_bench.c_str(), load1, hw);
+    const std::string cpu = cpu_model(), blas = blas_core();
+    if (m_json) {
+      tools::json meta = {{"bench", m_bench},
+                          {"meta", true},
+                          {"load_avg_1m", tools::fixed(load1, 2)},
+                          {"hardware_threads", hw},
+                          {"time", static_cast<long long>(std::time(nullptr))}};
+      if (!cpu.empty()) meta["cpu_model"] = cpu;
+      if (!blas.empty()) meta["blas_core"] = blas;
+      tools::print_line(meta);
+    } else {
+      std::printf("# %s: load average %.2f at start, %u hardware threads%s%s%s%s\n", m_bench.c_str(), load1, hw,
+                  cpu.empty() ? "" : ", ", cpu.c_str(), blas.empty() ? "" : ", OpenBLAS core ", blas.c_str());
+    }
   }
 
   // One row per contender of one case ("fib(27)", "fan-out 10^6").
