@@ -4,19 +4,21 @@
 #
 #   bash ci/gpu.sh pack          # here (nvcc, no GPU needed): builds Serial+Cuda in $BUILD_DIR
 #                                # (default build-gpu) and packs every test program, the CUDA
-#                                # benchmark, the data they read and the shared libraries they need
-#                                # into .gpu/ (git-ignored): one archive, at most 64 MiB
+#                                # benchmarks (tessera_bench_cuda, tessera_bench_task_cuda), the
+#                                # data they read and the shared libraries they need into .gpu/
+#                                # (git-ignored): one archive, at most 64 MiB
 #   bash .gpu/run.sh [pattern] [seconds] [bench args]
 #                                # on a machine with a GPU and only the CUDA driver, from a copy of
 #                                # the checkout holding .gpu/: every test case whose name matches
 #                                # pattern (default Cuda|Gpu) in its own process, several at a time,
 #                                # each with a time limit (default 120 s), then tessera_bench_cuda
-#                                # (unless BENCH=0); one PASS/FAIL/SKIP/TIMEOUT line per case, a
+#                                # and tessera_bench_task_cuda (unless BENCH=0; TASK_BENCH_ARGS
+#                                # for the second); one PASS/FAIL/SKIP/TIMEOUT line per case, a
 #                                # summary last, every log in gpu-logs.tar.gz ($OUT/ when OUT is set)
 #
 # Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph analytics sparse kokkos_compat"),
 # CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
-# Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS.
+# Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS, TASK_BENCH_ARGS.
 # packages/core/docs/cuda.md ("Running the GPU check") says what a run has found so far.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,6 +53,9 @@ mkdir -p "$stage/bin" "$stage/lib" "$stage/tree"
 find "$B/packages" -path '*tests/*' -name '*_test_*' -type f -executable -exec cp {} "$stage/bin/" \;
 find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable -exec cp {} "$stage/" \;
 [ -x "$B/packages/core/benchmarks/tessera_bench_cuda" ] && cp "$B/packages/core/benchmarks/tessera_bench_cuda" "$stage/"
+# The CUDA task driver's benchmark (about 1.5 MiB of the archive).
+[ -x "$B/packages/tasking/benchmarks/tessera_bench_task_cuda" ] &&
+  cp "$B/packages/tasking/benchmarks/tessera_bench_task_cuda" "$stage/"
 strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true
 # The shared libraries the programs load, but the C runtime and the driver
 # (those come with the GPU machine): libcudart, OpenBLAS, METIS, Scotch, ...

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU side of ci/gpu.sh, run from the unpacked archive on the GPU machine.
 # Arguments: a gtest pattern (default Cuda|Gpu), seconds per case (120), then
-# arguments for tessera_bench_cuda. BENCH=0 skips the benchmark; BENCH=first
-# runs it before the tests.
+# arguments for tessera_bench_cuda (TASK_BENCH_ARGS: for
+# tessera_bench_task_cuda). BENCH=0 skips the benchmarks; BENCH=first runs
+# them before the tests.
 set -u
 pat=${1:-Cuda|Gpu}
 limit=${2:-120}
@@ -27,10 +28,19 @@ echo "GPU: ${gpu:-none found by nvidia-smi}; commit $(cat commit); $(date -u +%Y
 cpus=$(nproc)
 jobs=${JOBS:-$(( cpus / 2 > 12 ? 12 : (cpus / 2 > 0 ? cpus / 2 : 1) ))}
 
+# tessera_bench_cuda (core), then tessera_bench_task_cuda (the task driver,
+# TASK_BENCH_ARGS; its own time limit, so a stalled DAG cannot eat the run).
 bench() {
-  [ "${BENCH:-1}" = 0 ] || [ ! -x ./tessera_bench_cuda ] && return 0
-  echo "== tessera_bench_cuda ${BENCH_ARGS:-} $*"
-  timeout 600 ./tessera_bench_cuda ${BENCH_ARGS:-} "$@" 2>&1 | tee "$R/bench_cuda.txt"
+  [ "${BENCH:-1}" = 0 ] && return 0
+  if [ -x ./tessera_bench_cuda ]; then
+    echo "== tessera_bench_cuda ${BENCH_ARGS:-} $*"
+    timeout 600 ./tessera_bench_cuda ${BENCH_ARGS:-} "$@" 2>&1 | tee "$R/bench_cuda.txt"
+  fi
+  if [ -x ./tessera_bench_task_cuda ]; then
+    echo "== tessera_bench_task_cuda ${TASK_BENCH_ARGS:-}"
+    timeout 300 ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-} 2>&1 | tee "$R/bench_task_cuda.txt"
+  fi
+  return 0
 }
 [ "${BENCH:-1}" = first ] && bench "$@"
 
@@ -53,7 +63,7 @@ export -f run_case
 export L limit
 s=$SECONDS
 xargs -P "$jobs" -L 1 bash -c 'run_case "$0" "$1"' < "$L/cases.txt" > "$R/results.txt" 2>&1
-[ "$R" = "$L" ] || cp "$R/results.txt" "$R/bench_cuda.txt" "$L/" 2>/dev/null
+[ "$R" = "$L" ] || cp "$R/results.txt" "$R/bench_cuda.txt" "$R/bench_task_cuda.txt" "$L/" 2>/dev/null
 echo "cases ran in $((SECONDS - s)) s"
 [ "${BENCH:-1}" = 1 ] && bench "$@"
 
