@@ -54,6 +54,11 @@ void throw_cuda_task_error(int kind, const std::string& name, const std::string&
     case CudaError::BadRespawn:
       m += task + ": " + message;
       break;
+    case CudaError::BadTeamSize:
+      m += "TaskTeam(...).set_team_size(" + std::to_string(value) + ") in device code: " + message +
+           "; a team task runs on one warp split into M members x V vector lanes with M * V = 32, so ask for 1, "
+           "2, 4, 8, 16 or 32 (larger requests get 32)";
+      break;
     default:
       m += "unknown failure " + std::to_string(kind) + ": " + message;
   }

@@ -192,6 +192,73 @@ TYPED_TEST(TaskPortable, TeamTaskReducesAndWritesOverTeamThreadRange) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(o[std::size_t(i)], 2ll * i) << "i = " << i;
 }
 
+// ---- team splits: M members x V vector lanes ----------------------------------------------
+//
+// On Cuda a team task with set_team_size(M) runs on one warp as M members x
+// 32/M vector lanes; on the host back-ends as up to M threads (vector loops
+// on one thread). Every figure checked is independent of the split: the
+// row sums of an R x C table through TeamThreadRange x ThreadVectorRange,
+// their team-wide sum, a TeamVectorRange that must visit each index once,
+// and the team size itself.
+
+template <class Sched, class View>
+struct SplitWork {
+  using value_type = long long;
+  View rows;   // rows(r): the sum of row r, written once per member through single(PerThread)
+  View seen;   // seen(i): how often TeamVectorRange visited i
+  View sizes;  // sizes(0): team_size(), sizes(1): members that ran single(PerTeam)
+  int R, C;
+  TESSERA_FUNCTION void operator()(typename Sched::member_type& m, long long& result) {
+    long long total = 0;
+    tessera::parallel_reduce(
+        tessera::TeamThreadRange(m, R),
+        [&](int r, long long& acc) {
+          long long row = 0;
+          tessera::parallel_reduce(
+              tessera::ThreadVectorRange(m, C), [&](int c, long long& v) { v += (long long)r * C + c; }, row);
+          // Every vector lane of the member holds the row sum; one writes it.
+          tessera::single(tessera::PerThread(m), [&]() { rows(r) = row; });
+          acc += row;
+        },
+        total);
+    tessera::parallel_for(tessera::TeamVectorRange(m, R * C),
+                          [&](int i) { tessera::atomic_add(&seen(i), 1ll); });
+    tessera::single(tessera::PerTeam(m), [&]() {
+      sizes(0) = m.team_size();
+      tessera::atomic_add(&sizes(1), 1ll);
+    });
+    m.team_barrier();
+    result = total;
+  }
+};
+
+TYPED_TEST(TaskPortable, TeamSplitsOfMMembersByVectorLanesGiveTheSameSums) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using View = CountView<TypeParam>;
+  Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
+  const int R = 37, C = 45;  // not multiples of any split
+  const long long table_sum = (long long)R * C * (R * C - 1) / 2;
+  for (int M : {1, 2, 4, 8, 16, 32}) {
+    View rows("rows", R), seen("seen", R * C), sizes("sizes", 2);
+    auto policy = tessera::TaskTeam(sched);
+    policy.set_team_size(M);
+    auto f = tessera::host_spawn(policy, SplitWork<Sched, View>{rows, seen, sizes, R, C});
+    tessera::wait(sched);
+    EXPECT_EQ(static_cast<long long>(f.get()), table_sum) << "M = " << M;
+    const auto r = to_host<TypeParam>(rows);
+    for (int i = 0; i < R; ++i)
+      ASSERT_EQ(r[std::size_t(i)], (long long)i * C * C + (long long)C * (C - 1) / 2) << "M = " << M << ", row " << i;
+    const auto v = to_host<TypeParam>(seen);
+    for (int i = 0; i < R * C; ++i) ASSERT_EQ(v[std::size_t(i)], 1) << "M = " << M << ", index " << i;
+    const auto z = to_host<TypeParam>(sizes);
+    EXPECT_EQ(z[1], 1) << "single(PerTeam) ran once, M = " << M;
+    // Cuda gives exactly M members; a host scheduler at most M (never more
+    // than the threads running the DAG).
+    if constexpr (!tessera::is_host_execution_space<TypeParam>::value) EXPECT_EQ(z[0], M);
+    else EXPECT_TRUE(z[0] >= 1 && z[0] <= M) << "team_size " << z[0] << ", M = " << M;
+  }
+}
+
 // ---- failures ---------------------------------------------------------------------------
 
 template <class Sched>
@@ -279,6 +346,26 @@ TEST(TaskCuda, WatchdogTurnsALivelockIntoAnError) {
     const std::string what = e.what();
     EXPECT_NE(what.find("watchdog"), std::string::npos) << what;
   }
+}
+
+TEST(TaskCuda, TeamSizesThatDoNotSplitAWarpAreRefused) {
+  if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+  CudaSched sched(CudaSched::memory_space(), std::size_t(4) << 20);
+  for (int bad : {0, 3, 24, -2}) {
+    try {
+      tessera::TaskTeam(sched).set_team_size(bad);
+      FAIL() << "set_team_size(" << bad << ") was accepted";
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("1, 2, 4, 8, 16 or 32"), std::string::npos) << what;
+    }
+  }
+  // Larger requests get the whole warp, as a host scheduler gives all its threads.
+  auto p = tessera::TaskTeam(sched);
+  p.set_team_size(64);
+  EXPECT_EQ(p.team_size(), 32);
+  sched.set_team_size(8);
+  EXPECT_EQ(sched.team_size(), 8);
 }
 
 TEST(TaskCuda, SingleTasksRunSeveralPerWarpPop) {

@@ -57,6 +57,19 @@ CudaDestroyFn cuda_host_destroy_fn() {
   }();
   return fn;
 }
+// Members M of a team task asked for n: a power of two up to 32 (the warp
+// splits into M x V lanes, M * V = 32); larger requests get 32, as a host
+// scheduler gives larger requests all its threads. 0: n cannot be served.
+TESSERA_INLINE_FUNCTION int cuda_team_members(int n) {
+  if (n > 32) return 32;
+  return n >= 1 && (n & (n - 1)) == 0 ? n : 0;
+}
+[[noreturn]] inline void throw_cuda_team_size(int n, const char* where) {
+  throw_bad_policy(std::string("tessera::") + where + "(" + std::to_string(n) +
+                   ") on Cuda: a team task runs on one warp split into M members x V vector lanes with M * V = 32, "
+                   "so the team size must be 1, 2, 4, 8, 16 or 32 (larger requests get 32); ask for the power of two "
+                   "below it, or 32");
+}
 inline const void* cuda_host_module() {
   static const void* m = [] {
     void* p = nullptr;
@@ -278,8 +291,21 @@ class TaskScheduler<Cuda> {
 
   const memory_pool& memory() const { return queue("memory").pool(); }
   execution_space get_execution_space() const { return execution_space(); }
-  // Teams are warps: 32 lanes, whatever a TaskTeam policy asks for.
-  TESSERA_INLINE_FUNCTION int team_size() const { return 32; }
+  // Members of a TaskTeam task whose policy does not set one (default 32:
+  // the whole warp, vector length 1). A power of two up to 32; larger
+  // requests get 32.
+  void set_team_size(int n) {
+    const int m = detail::tasking::cuda_team_members(n);
+    if (m == 0) detail::tasking::throw_cuda_team_size(n, "TaskScheduler::set_team_size");
+    queue("set_team_size").set_default_team_size(m);
+  }
+  TESSERA_INLINE_FUNCTION int team_size() const {
+#if TESSERA_IMPL_ON_DEVICE
+    return m_dev->default_team_size;
+#else
+    return queue("team_size").default_team_size();
+#endif
+  }
   // The watchdog: a wait in which no task completes for this long fails
   // (default 30 s).
   void set_watchdog_seconds(double seconds) { queue("set_watchdog_seconds").set_stall_seconds(seconds); }
@@ -297,7 +323,7 @@ class TaskScheduler<Cuda> {
   TaskStatistics statistics() const {
     TaskStatistics s = queue("statistics").statistics();
     s.threads = queue("statistics").warps();
-    s.team_size = 32;
+    s.team_size = team_size();
     s.pool_capacity_bytes = memory().capacity();
     s.pool_block_bytes_max = memory().max_block_size();
     return s;
@@ -448,12 +474,27 @@ class TaskPolicy<Cuda> {
                                      detail::tasking::CudaQueueState* dev, Record* dep, TaskPriority priority)
       : m_kind(kind), m_host(host), m_dev(dev), m_dep(dep), m_priority(priority) {}
 
-  // Accepted for portability: a team on Cuda is always the 32 lanes of a warp.
-  TaskPolicy& set_team_size(int n) {
+  // Members M of this TaskTeam task: the warp runs it as M members x 32/M
+  // vector lanes (see cuda_member.hpp). A power of two up to 32; larger
+  // requests get 32. In device code a bad size fails the wait (the same
+  // message), and the task runs with the scheduler's team size.
+  TESSERA_INLINE_FUNCTION TaskPolicy& set_team_size(int n) {
+    const int m = detail::tasking::cuda_team_members(n);
+#if TESSERA_IMPL_ON_DEVICE
+    if (m_kind != detail::tasking::TaskKind::Team || m == 0)
+      detail::tasking::cuda_record_error(m_dev, detail::tasking::CudaError::BadTeamSize,
+                                         m == 0 ? "set_team_size: not 1, 2, 4, 8, 16 or 32 (M x V = 32 lanes)"
+                                                : "set_team_size on a TaskSingle policy (only TaskTeam tasks have a team size)",
+                                         nullptr, n);
+    else
+      m_team_size = m;
+#else
     if (m_kind != detail::tasking::TaskKind::Team)
       detail::tasking::throw_bad_policy("tessera::TaskSingle(...).set_team_size(" + std::to_string(n) +
                                         "): only TaskTeam tasks have a team size");
-    m_team_size = n;
+    if (m == 0) detail::tasking::throw_cuda_team_size(n, "TaskTeam(...).set_team_size");
+    m_team_size = m;
+#endif
     return *this;
   }
   TESSERA_INLINE_FUNCTION int team_size() const { return m_team_size; }
@@ -547,6 +588,8 @@ auto host_spawn(const TaskPolicy<Cuda>& policy, F&& functor) {
   t->rec.module = module;
   t->rec.alloc_bytes = 0;  // an arena record
   t->rec.refs = 1;         // the future
+  if (policy.is_team())
+    t->rec.team_size = std::uint16_t(policy.team_size() ? policy.team_size() : q->default_team_size());
   if (CudaTaskRecord* d = policy.impl_dependence()) {
     q->delta(d, +1);
     t->rec.dep = d;
@@ -587,6 +630,8 @@ TESSERA_INLINE_FUNCTION auto task_spawn(const TaskPolicy<Cuda>& policy, F&& func
   t->rec.module = &cuda_module_marker;
   t->rec.alloc_bytes = std::uint32_t(bytes);
   t->rec.refs = 1;  // the future
+  if (policy.is_team())
+    t->rec.team_size = std::uint16_t(policy.team_size() ? policy.team_size() : s->default_team_size);
   if (CudaTaskRecord* d = policy.impl_dependence(); d && !d->is_complete()) {
     cuda_retain(d);
     t->rec.dep = d;

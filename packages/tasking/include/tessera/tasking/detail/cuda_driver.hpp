@@ -155,11 +155,13 @@ __device__ inline bool cuda_work_visible(CudaQueueState* s, int wid, CudaWarpSta
   return false;
 }
 
-// Runs one task on `size` lanes (1, or 32 for a team), unless the wait is
-// cancelling or the record comes from another module.
-__device__ inline void cuda_run_task(CudaQueueState* s, CudaTaskRecord* t, int rank, int size, bool skip) {
+// Runs one task as member `rank` of `size`, vector lane `vlane` of `vlen`
+// (a single task: 0 of 1, 0 of 1), unless the wait is cancelling or the
+// record comes from another module.
+__device__ inline void cuda_run_task(CudaQueueState* s, CudaTaskRecord* t, int rank, int size, int vlane, int vlen,
+                                     bool skip) {
   if (skip) return;
-  CudaTaskMember member(s, t, rank, size);
+  CudaTaskMember member(s, t, rank, size, vlane, vlen);
   t->run(t, member);
 }
 
@@ -234,12 +236,16 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
         int skip = 0;
         if (lane == 0) skip = cuda_must_skip(s, t) ? 1 : 0;
         skip = __shfl_sync(0xffffffffu, skip, 0);
-        cuda_run_task(s, t, lane, 32, skip != 0);
+        // M members x V lanes: member r is lanes [r V, r V + V), as in core's
+        // TeamPolicy<Cuda>. The spawn checked M (a power of two up to 32).
+        const int members = t->team_size ? int(t->team_size) : 32;
+        const int vlen = 32 / members;
+        cuda_run_task(s, t, lane / vlen, members, lane % vlen, vlen, skip != 0);
         __syncwarp();
         if (lane == 0) cuda_finish(s, t);
       } else if (lane < n) {
         CudaTaskRecord* t = batch[lane];
-        cuda_run_task(s, t, 0, 1, cuda_must_skip(s, t));
+        cuda_run_task(s, t, 0, 1, 0, 1, cuda_must_skip(s, t));
         cuda_finish(s, t);
       }
       __syncwarp();
@@ -404,6 +410,12 @@ class CudaTaskQueue {
     m_state.stall_ns = static_cast<unsigned long long>(s * 1.0e9);
   }
   double stall_seconds() const noexcept { return double(m_state.stall_ns) * 1.0e-9; }
+  // Members of a TaskTeam task whose policy does not say (checked by the caller).
+  void set_default_team_size(int m) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_state.default_team_size = m;
+  }
+  int default_team_size() const noexcept { return m_state.default_team_size; }
 
   // ---- staging (host_spawn, host when_all), under staging_mutex() ----
   std::mutex& staging_mutex() noexcept { return m_staging_mutex; }

@@ -1,14 +1,27 @@
 #pragma once
 // The member_type of TaskScheduler<Cuda>: what a task's functor receives.
 //
-// A single task runs on one lane: a team of one (team_rank 0, team_size 1;
-// nested ranges run sequentially on it). A team task runs on the 32 lanes of
-// a warp: team_rank is the lane, team_size 32, team_barrier a __syncwarp,
-// TeamThreadRange and TeamVectorRange stride over the lanes,
-// ThreadVectorRange runs on the calling lane (vector length 1: the M x V
-// splits of the issue are not implemented yet), and reductions combine the
-// lanes by shuffles. Team collectives must be reached by all 32 lanes, as
-// on every back-end.
+// A single task runs on one lane: a team of one (team_rank 0, team_size 1,
+// vector length 1; nested ranges run sequentially on it). A team task runs
+// on the 32 lanes of a warp split into M members x V vector lanes, M * V =
+// 32 (M set per task by TaskTeam(...).set_team_size(M), default 32: V = 1),
+// as core's TeamPolicy<Cuda> splits a block: member r is lanes [r V, r V +
+// V). So, with Kokkos's semantics:
+//  * code outside vector ranges runs on all V lanes of a member, redundantly
+//    (put side effects in single(PerThread(m), ...));
+//  * TeamThreadRange strides over the M members (each index on the V lanes of
+//    one member), ThreadVectorRange over the calling member's V lanes,
+//    TeamVectorRange over all 32 lanes;
+//  * reductions over TeamThreadRange combine the members (shuffles of lane
+//    distance V and more; the V lanes of a member hold the same value), over
+//    ThreadVectorRange the member's lanes (distances below V, with the
+//    member's lane mask, so one member may reduce alone), over
+//    TeamVectorRange all lanes; every participating lane gets the result;
+//  * team_barrier is a __syncwarp; team collectives (barrier, team_reduce,
+//    team_broadcast, TeamThread/TeamVector reductions, single(PerTeam) with
+//    a value) must be reached by all 32 lanes, as on every back-end.
+// The butterfly gives every lane the same bits for commutative joins (sums,
+// min, max): each step joins the same two values on both partners.
 #include <tessera/core.hpp>
 #include <tessera/tasking/detail/cuda_task_queue.hpp>
 
@@ -24,16 +37,21 @@ class CudaTaskMember {
   using execution_space = Cuda;
   using scheduler_type = TaskScheduler<Cuda>;
 
-  __device__ CudaTaskMember(CudaQueueState* s, CudaTaskRecord* t, int rank, int size)
-      : m_state(s), m_task(t), m_rank(rank), m_size(size) {}
+  // rank in [0, size), vlane in [0, vlen); size * vlen is 1 (a single task)
+  // or 32 (a team task on the whole warp).
+  __device__ CudaTaskMember(CudaQueueState* s, CudaTaskRecord* t, int rank, int size, int vlane = 0, int vlen = 1)
+      : m_state(s), m_task(t), m_rank(rank), m_size(size), m_vlane(vlane), m_vlen(vlen) {}
 
   TESSERA_INLINE_FUNCTION int team_rank() const { return m_rank; }
   TESSERA_INLINE_FUNCTION int team_size() const { return m_size; }
   TESSERA_INLINE_FUNCTION int league_rank() const { return 0; }
   TESSERA_INLINE_FUNCTION int league_size() const { return 1; }
+  // Lanes per member (V) and this lane's index among them.
+  TESSERA_INLINE_FUNCTION int impl_vector_length() const { return m_vlen; }
+  TESSERA_INLINE_FUNCTION int impl_vector_lane() const { return m_vlane; }
   TESSERA_INLINE_FUNCTION void team_barrier() const {
 #if TESSERA_IMPL_ON_DEVICE
-    if (m_size > 1) __syncwarp();
+    if (is_warp()) __syncwarp();
 #endif
   }
 
@@ -41,19 +59,21 @@ class CudaTaskMember {
   TESSERA_INLINE_FUNCTION scheduler_type scheduler() const;
 
   // ---- collectives ----
+  // Every lane gets the value of member `root` (its vector lane 0).
   template <class T>
   TESSERA_INLINE_FUNCTION void team_broadcast(T& value, int root) const {
 #if TESSERA_IMPL_ON_DEVICE
-    if (m_size > 1) value = shuffle(value, root);
+    if (is_warp()) value = shuffle(value, root * m_vlen, 0xffffffffu, 32);
 #else
     (void)value;
     (void)root;
 #endif
   }
+  // One contribution per member (its V lanes hold the same one).
   template <class R>
   TESSERA_INLINE_FUNCTION void team_reduce(const R& reducer, const typename R::value_type& contribution) const {
     typename R::value_type v = contribution;
-    combine(reducer, v);
+    combine(reducer, v, m_vlen, 32, 0xffffffffu);
     reducer.reference() = v;
   }
   template <class R>
@@ -67,9 +87,8 @@ class CudaTaskMember {
     static_assert(!Rg::is_md, "tessera: task members on Cuda take 1-D nested ranges only (not implemented yet)");
     using I = typename Rg::index_type;
     const I end = r.end < r.start ? r.start : r.end;
-    const int step = Rg::level == NestLevel::ThreadVector ? 1 : m_size;
-    const int first = Rg::level == NestLevel::ThreadVector ? 0 : m_rank;
-    for (I i = r.start + I(first); i < end; i += I(step)) f(i);
+    const Part p = part_of<Rg>();
+    for (I i = r.start + I(p.first); i < end; i += I(p.step)) f(i);
   }
   template <class Rg, class F, class Red>
   TESSERA_INLINE_FUNCTION void impl_nested_reduce(const Rg& r, const F& f, const Red& reducer) const {
@@ -79,32 +98,39 @@ class CudaTaskMember {
     V v;
     reducer.init(v);
     const I end = r.end < r.start ? r.start : r.end;
-    const int step = Rg::level == NestLevel::ThreadVector ? 1 : m_size;
-    const int first = Rg::level == NestLevel::ThreadVector ? 0 : m_rank;
-    for (I i = r.start + I(first); i < end; i += I(step)) f(i, v);
-    if constexpr (Rg::level != NestLevel::ThreadVector) combine(reducer, v);
+    const Part p = part_of<Rg>();
+    for (I i = r.start + I(p.first); i < end; i += I(p.step)) f(i, v);
+    if constexpr (Rg::level == NestLevel::ThreadVector) combine(reducer, v, 1, m_vlen, member_mask());
+    else if constexpr (Rg::level == NestLevel::TeamThread) combine(reducer, v, m_vlen, 32, 0xffffffffu);
+    else combine(reducer, v, 1, 32, 0xffffffffu);
     reducer.reference() = v;
   }
   template <class Rg, class F, class V>
   TESSERA_INLINE_FUNCTION void impl_nested_scan(const Rg&, const F&, V*) const {
     static_assert(sizeof(V) == 0, "tessera: parallel_scan inside a Cuda task is not implemented yet");
   }
+  // single(PerTeam): vector lane 0 of member 0; with a value, then every lane gets it.
   template <class F>
   TESSERA_INLINE_FUNCTION void impl_single_team(const F& f) const {
-    if (m_rank == 0) f();
+    if (m_rank == 0 && m_vlane == 0) f();
   }
   template <class F, class T>
   TESSERA_INLINE_FUNCTION void impl_single_team(const F& f, T& value) const {
-    if (m_rank == 0) f(value);
+    if (m_rank == 0 && m_vlane == 0) f(value);
     team_broadcast(value, 0);
   }
+  // single(PerThread): vector lane 0 of the calling member; with a value,
+  // then the member's lanes get it (the member's mask: members need not all call it).
   template <class F>
   TESSERA_INLINE_FUNCTION void impl_single_thread(const F& f) const {
-    f();
+    if (m_vlane == 0) f();
   }
   template <class F, class T>
   TESSERA_INLINE_FUNCTION void impl_single_thread(const F& f, T& value) const {
-    f(value);
+    if (m_vlane == 0) f(value);
+#if TESSERA_IMPL_ON_DEVICE
+    if (m_vlen > 1) value = shuffle(value, 0, member_mask(), m_vlen);
+#endif
   }
 
   // ---- implementation ----
@@ -114,43 +140,66 @@ class CudaTaskMember {
   TESSERA_INLINE_FUNCTION void impl_set_failed() { m_failed = true; }
 
  private:
+  struct Part {
+    int first, step;
+  };
+  // Where this lane starts in a nested range, and its stride.
+  template <class Rg>
+  TESSERA_INLINE_FUNCTION Part part_of() const {
+    if constexpr (Rg::level == NestLevel::TeamThread) return {m_rank, m_size};
+    else if constexpr (Rg::level == NestLevel::ThreadVector) return {m_vlane, m_vlen};
+    else return {m_rank * m_vlen + m_vlane, m_size * m_vlen};
+  }
+  TESSERA_INLINE_FUNCTION bool is_warp() const { return m_size * m_vlen > 1; }
+  // The lanes of the calling member.
+  TESSERA_INLINE_FUNCTION unsigned member_mask() const {
+    return m_vlen >= 32 ? 0xffffffffu : ((1u << m_vlen) - 1u) << (m_rank * m_vlen);
+  }
+
   template <class T>
-  TESSERA_INLINE_FUNCTION static T shuffle(const T& v, int src) {
+  TESSERA_INLINE_FUNCTION static T shuffle(const T& v, int src, unsigned mask, int width) {
 #if TESSERA_IMPL_ON_DEVICE
     static_assert(std::is_trivially_copyable_v<T>, "tessera: team collectives on Cuda need trivially copyable values");
     constexpr int kWords = int((sizeof(T) + 3) / 4);
     int words[kWords];
     memcpy(words, &v, sizeof(T));
-    for (int w = 0; w < kWords; ++w) words[w] = __shfl_sync(0xffffffffu, words[w], src);
+    for (int w = 0; w < kWords; ++w) words[w] = __shfl_sync(mask, words[w], src, width);
     T out;
     memcpy(static_cast<void*>(&out), words, sizeof(T));
     return out;
 #else
     (void)src;
+    (void)mask;
+    (void)width;
     return v;
 #endif
   }
   template <class T>
-  TESSERA_INLINE_FUNCTION static T shuffle_xor(const T& v, int mask) {
+  TESSERA_INLINE_FUNCTION static T shuffle_xor(const T& v, int lane_mask, unsigned mask, int width) {
 #if TESSERA_IMPL_ON_DEVICE
+    static_assert(std::is_trivially_copyable_v<T>, "tessera: team collectives on Cuda need trivially copyable values");
     constexpr int kWords = int((sizeof(T) + 3) / 4);
     int words[kWords];
     memcpy(words, &v, sizeof(T));
-    for (int w = 0; w < kWords; ++w) words[w] = __shfl_xor_sync(0xffffffffu, words[w], mask);
+    for (int w = 0; w < kWords; ++w) words[w] = __shfl_xor_sync(mask, words[w], lane_mask, width);
     T out;
     memcpy(static_cast<void*>(&out), words, sizeof(T));
     return out;
 #else
+    (void)lane_mask;
     (void)mask;
+    (void)width;
     return v;
 #endif
   }
-  // Every lane ends with the join of all lanes' values (a butterfly).
+  // A butterfly over lane distances [lo, hi) (powers of two): every lane of
+  // `mask` ends with the join of the values of the lanes whose index differs
+  // from its own only in those bits.
   template <class Red, class V>
-  TESSERA_INLINE_FUNCTION void combine(const Red& reducer, V& v) const {
-    if (m_size == 1) return;
-    for (int mask = 16; mask > 0; mask >>= 1) {
-      const V other = shuffle_xor(v, mask);
+  TESSERA_INLINE_FUNCTION void combine(const Red& reducer, V& v, int lo, int hi, unsigned mask) const {
+    if (!is_warp()) return;
+    for (int d = hi >> 1; d >= lo; d >>= 1) {
+      const V other = shuffle_xor(v, d, mask, 32);
       reducer.join(v, other);
     }
   }
@@ -159,6 +208,8 @@ class CudaTaskMember {
   CudaTaskRecord* m_task;
   int m_rank;
   int m_size;
+  int m_vlane;
+  int m_vlen;
   bool m_failed = false;
 };
 

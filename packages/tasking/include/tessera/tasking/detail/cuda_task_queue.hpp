@@ -46,6 +46,7 @@ enum class CudaError : int {
   ForeignModule = 5,     // a record made by another translation unit's code
   WhenAllTooLarge = 6,   // a device when_all larger than one pool block
   BadRespawn = 7,        // respawn on itself, or from outside the running task
+  BadTeamSize = 8,       // set_team_size in device code: not a power of two up to 32, or on a TaskSingle
 };
 
 using CudaPool = MemoryPool<Device<Cuda, CudaSpace>>;

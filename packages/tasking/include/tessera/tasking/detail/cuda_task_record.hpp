@@ -63,7 +63,8 @@ struct CudaTaskRecord {
   std::uint8_t failed = 0;              // cancelled after a failure, or failed itself
   std::uint32_t count = 0;              // when_all: number of inputs
   std::uint32_t next_dep = 0;           // when_all: the input waited on
-  std::uint32_t pad = 0;
+  std::uint16_t team_size = 0;          // team tasks: members M of the warp's M x V split (1, 2, ..., 32)
+  std::uint16_t pad = 0;
 
   TESSERA_INLINE_FUNCTION bool is_complete() const {
     return atomic_field(wait_head).load(std::memory_order_acquire) == cuda_closed_marker();
