@@ -1,17 +1,24 @@
 #pragma once
 // Model problems: finite-difference Laplacians with Dirichlet boundaries,
-// symmetric positive definite, and a spec parser shared by the CLI, the
-// benchmark and the tests.
+// symmetric positive definite; symmetric indefinite ones for LDL^T; and a
+// spec parser shared by the CLI, the benchmark and the tests.
 //
 //   laplacian_2d<double>(1000)        5-point, 1000^2 unknowns (diagonal 4, neighbours -1)
 //   laplacian_3d<double>(60)          7-point, 60^3 unknowns   (diagonal 6)
 //   laplacian_3d_27pt<double>(30)     27-point, 30^3 unknowns  (diagonal 26, all 26 neighbours -1)
-//   make_matrix<double>("lap3d:60")   also "lap2d:N", "lap3d27:N" or a Matrix Market path
+//   stokes_2d<double>(64, 1e-12)      [K B^T; B -delta I], Stokes-like saddle point
+//   kkt_random<double>(60, 900, 1)    [H B^T; B 0], an optimization KKT system with a random sparse B
+//   indefinite_grid_3d<double>(20)    7-point grid, off-diagonals -1, diagonal +-1e-6
+//   make_matrix<double>("lap3d:60")   also "lap2d:N", "lap3d27:N", "stokes:N[:delta]",
+//                                     "kkt:N:M[:seed]", "indef3d:N[:delta]" or a Matrix Market path
 // Unknown (x, y, z) is row x + nx * (y + nx * z).
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/matrix_io.hpp>
 
 #include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -78,20 +85,171 @@ CrsMatrix<T> laplacian_3d_27pt(std::int64_t nx) {
   return detail::stencil_laplacian<T>(nx, 3, true, "lap3d27:" + std::to_string(nx));
 }
 
-// "lap2d:N", "lap3d:N", "lap3d27:N", or a Matrix Market file.
+namespace detail {
+// Reproducible on every standard library: splitmix64 (Steele, Lea and
+// Flood), not <random>'s distributions, whose algorithms are unspecified.
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  std::int64_t below(std::int64_t n) { return std::int64_t(next() % std::uint64_t(n)); }
+};
+
+inline std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+// The lower triangle of an nx^2 grid Laplacian (5-point), rows offset by `at`.
+template <class T>
+void add_laplacian_2d_lower(std::int64_t nx, std::int64_t at, std::vector<std::int64_t>& r, std::vector<std::int64_t>& c,
+                            std::vector<T>& v) {
+  for (std::int64_t row = 0; row < nx * nx; ++row)
+    for_each_stencil_entry<T>(row, nx, 2, false, [&](std::int64_t col, T value) {
+      if (col > row) return;
+      r.push_back(at + row);
+      c.push_back(at + col);
+      v.push_back(value);
+    });
+}
+}  // namespace detail
+
+// A Stokes-like saddle point [K B^T; B -delta I]: K = diag(L, L) with L the
+// 5-point Laplacian of the nx^2 grid (velocities u, v at the nodes), B the
+// forward-difference divergence on the (nx - 1)^2 cells,
+//   (B w)(i, j) = u(i + 1, j) - u(i, j) + v(i, j + 1) - v(i, j),
+// and a pressure block -delta I (delta = 0: no diagonal entries at all).
+// B has full row rank (B^T p = 0 forces p = 0 cell by cell from the edge),
+// so for delta >= 0 the inertia is (2 nx^2 positive, (nx - 1)^2 negative, 0).
+// Rows: u, then v, then p; within each block x + nx * y.
+template <class T>
+CrsMatrix<T> stokes_2d(std::int64_t nx, double delta = 0) {
+  const std::string origin = "stokes:" + std::to_string(nx) + (delta != 0 ? ":" + detail::number_text(delta) : "");
+  if (nx < 2) throw sparse_error(origin + ": the grid size must be at least 2");
+  const std::int64_t nv = nx * nx, np = (nx - 1) * (nx - 1), n = 2 * nv + np;
+  std::vector<std::int64_t> r, c;
+  std::vector<T> v;
+  detail::add_laplacian_2d_lower<T>(nx, 0, r, c, v);
+  detail::add_laplacian_2d_lower<T>(nx, nv, r, c, v);
+  for (std::int64_t j = 0; j + 1 < nx; ++j)
+    for (std::int64_t i = 0; i + 1 < nx; ++i) {
+      const std::int64_t row = 2 * nv + i + (nx - 1) * j;
+      const std::int64_t cols[4] = {i + 1 + nx * j, i + nx * j, nv + i + nx * (j + 1), nv + i + nx * j};
+      const T vals[4] = {T(1), T(-1), T(1), T(-1)};
+      for (int k = 0; k < 4; ++k) r.push_back(row), c.push_back(cols[k]), v.push_back(vals[k]);
+      if (delta != 0) r.push_back(row), c.push_back(row), v.push_back(T(-delta));
+    }
+  return CrsMatrix<T>::from_triplets(n, r, c, v, Storage::Lower, origin);
+}
+
+// An optimization KKT system [H B^T; B 0]: H the 5-point Laplacian of the
+// nx^2 grid (a convex quadratic objective), B an m x nx^2 random sparse
+// constraint matrix, three entries per row in random columns with values
+// +-[0.5, 1) (seeded, the same on every platform); no diagonal in the
+// constraint block. With B of full row rank (a few random columns per row,
+// m well below nx^2: almost surely) the inertia is (nx^2, m, 0).
+template <class T>
+CrsMatrix<T> kkt_random(std::int64_t nx, std::int64_t m, std::uint64_t seed = 1) {
+  const std::string origin = "kkt:" + std::to_string(nx) + ":" + std::to_string(m) + ":" + std::to_string(seed);
+  const std::int64_t nv = nx * nx;
+  if (nx < 2 || m < 1 || m > nv / 2) throw sparse_error(origin + ": needs nx >= 2 and 1 <= m <= nx^2 / 2");
+  std::vector<std::int64_t> r, c;
+  std::vector<T> v;
+  detail::add_laplacian_2d_lower<T>(nx, 0, r, c, v);
+  detail::SplitMix64 g{seed};
+  for (std::int64_t k = 0; k < m; ++k) {
+    std::int64_t cols[3];
+    for (int e = 0; e < 3; ++e) {
+      bool fresh = false;
+      while (!fresh) {
+        cols[e] = g.below(nv);
+        fresh = true;
+        for (int f = 0; f < e; ++f) fresh = fresh && cols[f] != cols[e];
+      }
+      const double mag = 0.5 + 0.5 * g.uniform();
+      r.push_back(nv + k);
+      c.push_back(cols[e]);
+      v.push_back(T(g.next() & 1 ? mag : -mag));
+    }
+  }
+  return CrsMatrix<T>::from_triplets(nv + m, r, c, v, Storage::Lower, origin);
+}
+
+// The 7-point nx^3 grid with off-diagonals -1 and a diagonal 1/delta times
+// smaller, +-delta with random signs (seeded): symmetric indefinite, about
+// half of its eigenvalues of each sign, and no 1x1 pivot passes a
+// threshold test until the elimination has built up the diagonal.
+template <class T>
+CrsMatrix<T> indefinite_grid_3d(std::int64_t nx, double delta = 1e-6, std::uint64_t seed = 1) {
+  const std::string origin = "indef3d:" + std::to_string(nx) + ":" + detail::number_text(delta);
+  if (nx < 1) throw sparse_error(origin + ": the grid size must be at least 1");
+  const std::int64_t n = nx * nx * nx;
+  std::vector<std::int64_t> r, c;
+  std::vector<T> v;
+  detail::SplitMix64 g{seed};
+  for (std::int64_t row = 0; row < n; ++row)
+    detail::for_each_stencil_entry<T>(row, nx, 3, false, [&](std::int64_t col, T value) {
+      if (col > row) return;
+      r.push_back(row);
+      c.push_back(col);
+      v.push_back(col == row ? T(g.next() & 1 ? delta : -delta) : value);
+    });
+  return CrsMatrix<T>::from_triplets(n, r, c, v, Storage::Lower, origin);
+}
+
+// "lap2d:N", "lap3d:N", "lap3d27:N", "stokes:N[:delta]", "kkt:N:M[:seed]",
+// "indef3d:N[:delta]", or a Matrix Market file.
 template <class T>
 CrsMatrix<T> make_matrix(const std::string& spec, const ReadOptions& opts = {}) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
+  auto fields = [&] {
+    std::vector<std::string> f;
+    for (std::size_t at = colon; at != std::string::npos;) {
+      const std::size_t next = spec.find(':', at + 1);
+      f.push_back(spec.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+      at = next;
+    }
+    return f;
+  };
+  auto integer = [&](const std::string& arg, const char* what) {
+    std::int64_t x = 0;
+    const auto [p, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), x);
+    if (ec != std::errc() || p != arg.data() + arg.size() || x < 1)
+      throw sparse_error("matrix spec '" + spec + "': " + what + " must be a positive integer, got '" + arg + "'");
+    return x;
+  };
+  auto real = [&](const std::string& arg) {
+    char* end = nullptr;
+    const double x = std::strtod(arg.c_str(), &end);
+    if (arg.empty() || *end != '\0' || !(x >= 0))
+      throw sparse_error("matrix spec '" + spec + "': expected a number >= 0, got '" + arg + "'");
+    return x;
+  };
   if (colon != std::string::npos && (kind == "lap2d" || kind == "lap3d" || kind == "lap3d27")) {
-    const std::string arg = spec.substr(colon + 1);
-    std::int64_t nx = 0;
-    const auto [p, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), nx);
-    if (ec != std::errc() || p != arg.data() + arg.size() || nx < 1)
-      throw sparse_error("matrix spec '" + spec + "': the grid size must be a positive integer, got '" + arg + "'");
+    const std::int64_t nx = integer(spec.substr(colon + 1), "the grid size");
     if (kind == "lap2d") return laplacian_2d<T>(nx);
     if (kind == "lap3d") return laplacian_3d<T>(nx);
     return laplacian_3d_27pt<T>(nx);
+  }
+  if (colon != std::string::npos && (kind == "stokes" || kind == "indef3d")) {
+    const auto f = fields();
+    if (f.size() > 2) throw sparse_error("matrix spec '" + spec + "': expected " + kind + ":N[:delta]");
+    const std::int64_t nx = integer(f[0], "the grid size");
+    if (kind == "stokes") return stokes_2d<T>(nx, f.size() > 1 ? real(f[1]) : 0.0);
+    return indefinite_grid_3d<T>(nx, f.size() > 1 ? real(f[1]) : 1e-6);
+  }
+  if (colon != std::string::npos && kind == "kkt") {
+    const auto f = fields();
+    if (f.size() < 2 || f.size() > 3) throw sparse_error("matrix spec '" + spec + "': expected kkt:N:M[:seed]");
+    return kkt_random<T>(integer(f[0], "the grid size"), integer(f[1], "the number of constraints"),
+                         f.size() > 2 ? std::uint64_t(integer(f[2], "the seed")) : 1);
   }
   return read_matrix_market<T>(spec, opts);
 }
