@@ -10,8 +10,9 @@ pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libhwloc-dev)
 # Every program's command line and JSON output (header-only: CLI11, nlohmann-json).
 pkgs+=(libcli11-dev nlohmann-json3-dev)
 have() { [[ -f "$root/packages/$1/CMakeLists.txt" ]]; }
-# sparse: dense-block kernels and the orderings (nested dissection, SuiteSparse's AMD).
-if have sparse; then pkgs+=(libopenblas-dev liblapacke-dev libscotch-dev libmetis-dev libsuitesparse-dev); fi
+# sparse: dense-block kernels and the orderings (nested dissection, SuiteSparse's AMD);
+# sequential MUMPS is the LDL^T tests' inertia reference.
+if have sparse; then pkgs+=(libopenblas-dev liblapacke-dev libscotch-dev libmetis-dev libsuitesparse-dev libmumps-seq-dev); fi
 # dist: Open MPI (compiler wrappers, headers and mpiexec).
 if have dist; then pkgs+=(libopenmpi-dev openmpi-bin); fi
 for extra in "$@"; do

@@ -1,7 +1,9 @@
 // Orderings that keep each zero-diagonal variable next to a matched
 // neighbour (after Duff and Pralet's compressed orderings for symmetric
-// indefinite matrices), so that supernodal LDL^T with pivoting restricted
-// to the supernodes finds the 2x2 pivots a saddle-point matrix needs.
+// indefinite matrices), so that the supernodal LDL^T finds the 2x2 pivots
+// a saddle-point matrix needs in the front that holds the pair, without
+// delaying them (Options::pair_zero_diagonals; optional since delayed
+// pivoting).
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/ordering.hpp>
 

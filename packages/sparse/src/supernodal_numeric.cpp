@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 namespace tessera::sparse::detail {
 
@@ -51,13 +52,8 @@ void SupernodalNumeric::analyze(const SymbolicFactor& sym, const std::int64_t* r
   release_all_updates();
   m_update.assign(ns, nullptr);
   m_update_size.assign(ns, 0);
-  if (kind == Factorization::LDLt) {
-    m_e.assign(n, 0.0);
-    m_ipiv.assign(n, 0);
-  } else {
-    m_e.clear();
-    m_ipiv.clear();
-  }
+  m_ldlt.clear();
+  if (kind == Factorization::LDLt) m_ldlt.resize(std::size_t(ns));
 }
 
 double SupernodalNumeric::front_flops(std::int64_t s) const {
@@ -68,9 +64,15 @@ double SupernodalNumeric::front_flops(std::int64_t s) const {
   return f;
 }
 
-void SupernodalNumeric::begin(const double* a_values, double pivot_tolerance) {
+void SupernodalNumeric::begin(const double* a_values, double pivot_tolerance, const LdltControls& ldlt) {
   m_a = a_values;
   m_tol = pivot_tolerance;
+  m_ldlt_controls = ldlt;
+  m_zero_pivots.clear();
+  if (m_kind == Factorization::LDLt) {
+    m_a_max = 0;
+    for (const auto& e : m_a_map) m_a_max = std::max(m_a_max, std::abs(m_a[e.first]));
+  }
   m_failed.store(false);
   m_fail_column = -1;
   m_fail_value = 0;
@@ -100,23 +102,29 @@ void SupernodalNumeric::release_all_updates() {
   for (std::size_t s = 0; s < m_update.size(); ++s) release_update(std::int64_t(s));
 }
 
+double* SupernodalNumeric::acquire_update(std::int64_t s, bool whole) {
+  const std::int64_t mu = m_sym->nrows(s) - m_sym->ncols(s);
+  m_update_size[s] = update_count(s);
+  m_update[s] = m_buffers.acquire(m_update_size[s]);
+  double* u = m_update[s];
+  if (whole) std::fill(u, u + mu * mu, 0.0);
+  else
+    for (std::int64_t c = 0; c < mu; ++c) std::fill(u + c * mu + c, u + (c + 1) * mu, 0.0);  // lower triangle only
+  const std::size_t now = m_update_bytes.fetch_add(std::size_t(mu * mu) * sizeof(double)) + std::size_t(mu * mu) * sizeof(double);
+  std::size_t peak = m_peak_update.load();
+  while (now > peak && !m_peak_update.compare_exchange_weak(peak, now)) {
+  }
+  return u;
+}
+
 void SupernodalNumeric::assemble(std::int64_t s) {
+  if (m_kind == Factorization::LDLt) return assemble_ldlt(s);
   const SymbolicFactor& f = *m_sym;
   const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
   double* p = panel(s);
   std::fill(p, p + m * nc, 0.0);
   for (std::int64_t q = m_a_ptr[s]; q < m_a_ptr[s + 1]; ++q) m_lx[std::size_t(m_a_map[q].second)] = m_a[m_a_map[q].first];
-  double* u = nullptr;
-  if (mu > 0) {
-    m_update_size[s] = update_count(s);
-    m_update[s] = m_buffers.acquire(m_update_size[s]);
-    u = m_update[s];
-    for (std::int64_t c = 0; c < mu; ++c) std::fill(u + c * mu + c, u + (c + 1) * mu, 0.0);  // lower triangle only
-    const std::size_t now = m_update_bytes.fetch_add(std::size_t(mu * mu) * sizeof(double)) + std::size_t(mu * mu) * sizeof(double);
-    std::size_t peak = m_peak_update.load();
-    while (now > peak && !m_peak_update.compare_exchange_weak(peak, now)) {
-    }
-  }
+  double* u = mu > 0 ? acquire_update(s, false) : nullptr;
   for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) {
     const std::int64_t c = f.child_list[k];
     const std::int64_t muc = f.nrows(c) - f.ncols(c);
@@ -172,47 +180,6 @@ void SupernodalNumeric::factor_front(std::int64_t s) {
     return;
   }
   check_pivots(s, 0, nc);
-}
-
-void SupernodalNumeric::factor_front_ldlt(std::int64_t s) {
-  const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s), mu = m - nc, c0 = m_sym->super_ptr[s];
-  double* p = panel(s);
-  double* e = m_e.data() + c0;
-  lapack_int* ipiv = m_ipiv.data() + c0;
-  const int info = sytrf_rk({p, nc, nc, m}, e, ipiv);
-  if (info > 0) {
-    record_pivot_failure(c0 + info - 1, 0.0, true);
-    return;
-  }
-  if (info < 0) {
-    record_exception("dsytrf_rk rejected argument " + std::to_string(-info) + " for supernode " + std::to_string(s));
-    return;
-  }
-  if (mu == 0) return;
-  double* f21 = p + nc;
-  // W = F21 P (the interchanges applied to the columns, in order), then
-  // W := W L11^-T = L21 D.
-  for (std::int64_t k = 0; k < nc; ++k) {
-    const std::int64_t kp = std::abs(ipiv[k]) - 1;
-    if (kp != k) std::swap_ranges(f21 + k * m, f21 + k * m + mu, f21 + kp * m);
-  }
-  trsm_right_lower_trans({p, nc, nc, m}, {f21, mu, nc, m}, /*unit=*/true);
-  std::unique_ptr<double[]> w(new double[std::size_t(mu * nc)]);
-  for (std::int64_t k = 0; k < nc; ++k) std::memcpy(w.get() + k * mu, f21 + k * m, sizeof(double) * mu);
-  // L21 = W D^-1, block by block of D (D symmetric: each row of W is
-  // solved with D's block).
-  for (std::int64_t k = 0; k < nc;) {
-    if (ipiv[k] > 0) {
-      const double inv = 1.0 / p[k + k * m];
-      for (std::int64_t r = 0; r < mu; ++r) f21[r + k * m] *= inv;
-      ++k;
-    } else {
-      const Pivot2x2 d{p[k + k * m], e[k], p[(k + 1) + (k + 1) * m]};
-      for (std::int64_t r = 0; r < mu; ++r) d.solve(f21[r + k * m], f21[r + (k + 1) * m]);
-      k += 2;
-    }
-  }
-  gemm_minus_abt({f21, mu, nc, m}, {w.get(), mu, nc, mu}, {m_update[s], mu, mu, mu});
 }
 
 void SupernodalNumeric::factor_subtree(std::int64_t root) {
@@ -293,15 +260,31 @@ void SupernodalNumeric::record_exception(const std::string& what) {
 
 void SupernodalNumeric::throw_if_failed() const {
   std::lock_guard<std::mutex> lock(m_fail_mutex);
-  if (!m_failed.load()) return;
+  if (!m_failed.load() && m_zero_pivots.empty()) return;
+  if (!m_failed.load()) {
+    // LDL^T zero pivots: every one, in the matrix's own numbering.
+    std::vector<std::int64_t> cols;
+    for (std::int64_t c : m_zero_pivots) cols.push_back(m_sym->perm[c]);
+    std::sort(cols.begin(), cols.end());
+    std::string list;
+    for (std::size_t i = 0; i < cols.size() && i < 20; ++i) list += (i ? ", " : "") + std::to_string(cols[i] + 1);
+    if (cols.size() > 20) list += " and " + std::to_string(cols.size() - 20) + " more";
+    char tol[64];
+    std::snprintf(tol, sizeof tol, "%.3g", std::numeric_limits<double>::epsilon() * m_a_max);
+    throw factorization_error(
+        "the matrix is singular to working precision: LDL^T found " + std::to_string(cols.size()) + " zero pivot" +
+            (cols.size() == 1 ? "" : "s") + " (|pivot| <= eps max|a_ij| = " + tol + " after delayed pivoting), columns " +
+            list +
+            " (1-based, in the matrix's own numbering); Options::static_pivot (tessera-solve --static-pivot) "
+            "replaces them and lets refinement repair the solution",
+        cols.front(), 0.0, cols);
+  }
   if (m_fail_column >= 0) {
     const std::int64_t original = m_sym->perm[m_fail_column];
     char value[64];
     std::snprintf(value, sizeof value, "%.6g", m_fail_value);
     std::string what;
-    if (m_kind == Factorization::LDLt) {
-      what = "the matrix is singular: LDL^T pivot of column " + std::to_string(original + 1) + " is exactly zero";
-    } else if (m_fail_value == 0.0) {
+    if (m_fail_value == 0.0) {
       what = "the matrix is singular: pivot of column " + std::to_string(original + 1) + " is exactly zero";
     } else if (m_fail_singular) {
       what = "the matrix is singular to working precision or not positive definite: pivot of column " +
@@ -323,9 +306,9 @@ void SupernodalNumeric::begin_solve(std::int64_t nrhs) {
 
 void SupernodalNumeric::end_solve() { m_solve_buf.clear(); }
 
-void SupernodalNumeric::forward(std::int64_t s, double* x, std::int64_t nrhs) {
+std::unique_ptr<double[]> SupernodalNumeric::gather_children(std::int64_t s, double* x, std::int64_t nrhs) {
   const SymbolicFactor& f = *m_sym;
-  const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), mu = m - nc, c0 = f.super_ptr[s];
+  const std::int64_t n = f.n, nc = f.ncols(s), mu = f.nrows(s) - nc, c0 = f.super_ptr[s];
   std::unique_ptr<double[]> t;
   if (mu > 0) {
     t.reset(new double[std::size_t(mu * nrhs)]);
@@ -346,17 +329,17 @@ void SupernodalNumeric::forward(std::int64_t s, double* x, std::int64_t nrhs) {
       }
     m_solve_buf[c].reset();
   }
+  return t;
+}
+
+void SupernodalNumeric::forward(std::int64_t s, double* x, std::int64_t nrhs) {
+  if (m_kind == Factorization::LDLt) return forward_ldlt(s, x, nrhs);
+  const SymbolicFactor& f = *m_sym;
+  const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), mu = m - nc, c0 = f.super_ptr[s];
+  std::unique_ptr<double[]> t = gather_children(s, x, nrhs);
   const double* p = panel(s);
   double* xs = x + c0;
-  if (m_kind == Factorization::LDLt) {
-    const lapack_int* ipiv = m_ipiv.data() + c0;
-    for (std::int64_t k = 0; k < nc; ++k) {
-      const std::int64_t kp = std::abs(ipiv[k]) - 1;
-      if (kp != k)
-        for (std::int64_t r = 0; r < nrhs; ++r) std::swap(xs[k + r * n], xs[kp + r * n]);
-    }
-  }
-  trsm_left_lower({p, nc, nc, m}, {xs, nc, nrhs, n}, false, m_kind == Factorization::LDLt);
+  trsm_left_lower({p, nc, nc, m}, {xs, nc, nrhs, n}, false, false);
   if (mu > 0) {
     gemm_ab({p + nc, mu, nc, m}, {xs, nc, nrhs, n}, 1.0, {t.get(), mu, nrhs, mu});
     m_solve_buf[s] = std::move(t);
@@ -364,26 +347,11 @@ void SupernodalNumeric::forward(std::int64_t s, double* x, std::int64_t nrhs) {
 }
 
 void SupernodalNumeric::diagonal(std::int64_t s, double* x, std::int64_t nrhs) const {
-  if (m_kind != Factorization::LDLt) return;
-  const SymbolicFactor& f = *m_sym;
-  const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), c0 = f.super_ptr[s];
-  const double* p = panel(s);
-  const double* e = m_e.data() + c0;
-  const lapack_int* ipiv = m_ipiv.data() + c0;
-  double* xs = x + c0;
-  for (std::int64_t k = 0; k < nc;) {
-    if (ipiv[k] > 0) {
-      for (std::int64_t r = 0; r < nrhs; ++r) xs[k + r * n] /= p[k + k * m];
-      ++k;
-    } else {
-      const Pivot2x2 d{p[k + k * m], e[k], p[(k + 1) + (k + 1) * m]};
-      for (std::int64_t r = 0; r < nrhs; ++r) d.solve(xs[k + r * n], xs[k + 1 + r * n]);
-      k += 2;
-    }
-  }
+  if (m_kind == Factorization::LDLt) diagonal_ldlt(s, x, nrhs);
 }
 
 void SupernodalNumeric::backward(std::int64_t s, double* x, std::int64_t nrhs) const {
+  if (m_kind == Factorization::LDLt) return backward_ldlt(s, x, nrhs);
   const SymbolicFactor& f = *m_sym;
   const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), mu = m - nc, c0 = f.super_ptr[s];
   const double* p = panel(s);
@@ -395,29 +363,28 @@ void SupernodalNumeric::backward(std::int64_t s, double* x, std::int64_t nrhs) c
       for (std::int64_t a = 0; a < mu; ++a) xb[a + r * mu] = x[below[a] + r * n];
     gemm_atb(-1.0, {p + nc, mu, nc, m}, {xb.get(), mu, nrhs, mu}, {xs, nc, nrhs, n});
   }
-  trsm_left_lower({p, nc, nc, m}, {xs, nc, nrhs, n}, true, m_kind == Factorization::LDLt);
-  if (m_kind == Factorization::LDLt) {
-    const lapack_int* ipiv = m_ipiv.data() + c0;
-    for (std::int64_t k = nc - 1; k >= 0; --k) {
-      const std::int64_t kp = std::abs(ipiv[k]) - 1;
-      if (kp != k)
-        for (std::int64_t r = 0; r < nrhs; ++r) std::swap(xs[k + r * n], xs[kp + r * n]);
-    }
-  }
+  trsm_left_lower({p, nc, nc, m}, {xs, nc, nrhs, n}, true, false);
 }
 
 template <class One, class Two>
 void SupernodalNumeric::for_each_pivot(One one, Two two) const {
   const SymbolicFactor& f = *m_sym;
-  for (std::int64_t s = 0; s < f.nsuper; ++s) {
-    const std::int64_t m = f.nrows(s), nc = f.ncols(s), c0 = f.super_ptr[s];
-    const double* p = panel(s);
-    for (std::int64_t k = 0; k < nc;) {
-      if (m_kind == Factorization::Cholesky || m_ipiv[c0 + k] > 0) {
-        one(p[k + k * m]);
+  if (m_kind == Factorization::Cholesky) {
+    for (std::int64_t s = 0; s < f.nsuper; ++s) {
+      const std::int64_t m = f.nrows(s), nc = f.ncols(s);
+      const double* p = panel(s);
+      for (std::int64_t k = 0; k < nc; ++k) one(p[k + k * m]);
+    }
+    return;
+  }
+  for (const LdltFront& F : m_ldlt) {
+    const double* p = F.panel;
+    for (std::int64_t k = 0; k < F.piv.npiv;) {
+      if (!F.piv.two[k]) {
+        one(p[k + k * F.ld]);
         ++k;
       } else {
-        two(Pivot2x2{p[k + k * m], m_e[c0 + k], p[(k + 1) + (k + 1) * m]});
+        two(Pivot2x2{p[k + k * F.ld], F.piv.e[k], p[(k + 1) + (k + 1) * F.ld]});
         k += 2;
       }
     }

@@ -187,4 +187,14 @@ inline ts::CrsMatrix<double> random_spd(std::int64_t n, int degree, std::uint64_
   return ts::CrsMatrix<double>::from_triplets(n, r, c, v, ts::Storage::Lower, "random_spd");
 }
 
+// random_spd with every third diagonal entry negated: indefinite, the
+// diagonal still dominant, so no pivot is small.
+inline ts::CrsMatrix<double> random_indefinite(std::int64_t n, std::uint64_t seed) {
+  auto A = random_spd(n, 6, seed);
+  for (std::int64_t i = 0; i < n; i += 3)
+    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k)
+      if (A.col_idx()[k] == i) A.values()[k] = -A.values()[k];
+  return A;
+}
+
 }  // namespace sparse_test

@@ -26,15 +26,6 @@ ts::CrsMatrix<double> laplacian_1d(std::int64_t n, double sign = 1.0) {
   return ts::CrsMatrix<double>::from_triplets(n, r, c, v, ts::Storage::Lower, "laplacian_1d");
 }
 
-// A random SPD matrix with every third diagonal negated: indefinite.
-ts::CrsMatrix<double> random_indefinite(std::int64_t n, std::uint64_t seed) {
-  auto A = random_spd(n, 6, seed);
-  for (std::int64_t i = 0; i < n; i += 3)
-    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k)
-      if (A.col_idx()[k] == i) A.values()[k] = -A.values()[k];
-  return A;
-}
-
 ts::Options options(ts::Factorization f, ts::Ordering o = ts::Ordering::Metis,
                     ts::Scheduler s = ts::Scheduler::Tasks) {
   ts::Options opt;

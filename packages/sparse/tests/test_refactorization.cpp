@@ -242,6 +242,7 @@ TYPED_TEST(RefactorTest, LdltGivenOtherZeroDiagonalsIsRefusedOrReanalyzed) {
   using Space = TypeParam;
   ts::Options opt;
   opt.factorization = ts::Factorization::LDLt;
+  opt.pair_zero_diagonals = true;  // the analysis then depends on the zero diagonals
   const std::int64_t m = 6, nk = m * m, constraints = 8;
   const auto S = saddle_point(m, constraints);
   const std::int64_t last = nk + constraints - 1;  // couples to unknown 3 * 7 = 21 only
@@ -293,12 +294,30 @@ TYPED_TEST(RefactorTest, LdltGivenOtherZeroDiagonalsIsRefusedOrReanalyzed) {
     again.factorize(cases[k].M);
     EXPECT_TRUE(again.stats().reanalyzed);
     // The regularized constraint is no longer paired: its pivot -0.001,
-    // against couplings near 1, is taken as a 1x1 pivot inside its
-    // supernode (no threshold test across supernodes yet: issue 26 part 1),
-    // and the growth costs two digits of backward error.
-    if (k == 0)
-      expect_solves(again, cases[k].M, "re-analyzed, regularized", 1e-13);
-    else
-      expect_solves(again, cases[k].M, "re-analyzed, new zero diagonal");
+    // against couplings near 1, fails the threshold test (u = 0.01) and is
+    // delayed until a stable pivot is found. (Before delayed pivoting it
+    // was taken as a 1x1 pivot inside its supernode, and the growth cost
+    // two digits of backward error.)
+    expect_solves(again, cases[k].M, k == 0 ? "re-analyzed, regularized" : "re-analyzed, new zero diagonal");
+  }
+  // Without the pairing the analysis reads no values: the same three
+  // matrices factorize with the analysis of S (the singular third one,
+  // whose row 44 (1-based) is all zeros, reports that column's zero pivot).
+  opt.pair_zero_diagonals = false;
+  opt.reanalyze_on_change = false;
+  ts::Cholesky<double, Space> plain(opt);
+  plain.factorize(S);
+  for (int k = 0; k < 2; ++k) {
+    plain.factorize(cases[k].M);
+    EXPECT_FALSE(plain.stats().reanalyzed);
+    expect_solves(plain, cases[k].M, "not paired, new values");
+  }
+  try {
+    plain.factorize(cases[2].M);
+    ADD_FAILURE() << "a(44, 22) = 0 leaves row 44 empty: singular";
+  } catch (const ts::factorization_error& e) {
+    ASSERT_EQ(e.columns().size(), 1u) << e.what();
+    EXPECT_EQ(e.column(), last) << e.what();
+    EXPECT_NE(std::string(e.what()).find("columns 44 (1-based"), std::string::npos) << e.what();
   }
 }

@@ -41,9 +41,11 @@ struct ScaledDenseInverse {
 
 // A saddle-point matrix [K B^T; B -delta I], K the m x m grid Laplacian,
 // one constraint per 3 unknowns coupling 3c and 3c + 1. The tiny pressure
-// diagonal is not zero, so nothing is paired, and the LDL^T takes it as a
-// 1x1 pivot inside its supernode: large multipliers, a backward error far
-// above eps, which refinement repairs.
+// diagonal is not zero, so nothing is paired. With the threshold test off
+// (pivot_threshold = 0, as the LDL^T was before delayed pivoting) it is
+// taken as a 1x1 pivot: large multipliers, a backward error far above
+// eps, which refinement repairs. (With the default threshold the pivot is
+// refused and the factorization alone is backward stable: 1.9e-16.)
 ts::CrsMatrix<double> stokes_like(std::int64_t m, double delta) {
   const auto K = ts::laplacian_2d<double>(m);
   const std::int64_t nk = K.num_rows(), nc = nk / 3;
@@ -151,6 +153,7 @@ TYPED_TEST(RefinementTest, LdltWithTinyPivotsIsRepairedAndReported) {
   const std::int64_t n = A.num_rows();
   ts::Options opt;
   opt.factorization = ts::Factorization::LDLt;
+  opt.pivot_threshold = 0;
   ts::Cholesky<double, Space> plain(opt);
   plain.factorize(A);
   std::vector<double> x0(static_cast<std::size_t>(n));

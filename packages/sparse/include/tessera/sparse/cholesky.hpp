@@ -1,7 +1,7 @@
 #pragma once
 // Cholesky<T, Space>: sparse direct solver for symmetric positive definite
-// (Cholesky, A = L L^T) and symmetric indefinite (LDL^T with Bunch-Kaufman
-// pivoting inside the supernodes) matrices.
+// (Cholesky, A = L L^T) and symmetric indefinite (LDL^T with threshold
+// Bunch-Kaufman pivoting and delayed pivots, as MA57 and MUMPS) matrices.
 //
 //   tessera::sparse::Cholesky<double, tessera::Threads> chol({.ordering = tessera::sparse::Ordering::Metis});
 //   chol.analyze(A);        // ordering, symbolic factorization, 2D block layout (pattern only)
@@ -67,7 +67,36 @@ struct Options {
   AmalgamationOptions amalgamation{};
   // A Cholesky pivot d_j with d_j <= pivot_tolerance * |a_jj| is reported as
   // a failure (singular to working precision); 0 accepts any positive pivot.
+  // Cholesky only: LDLt uses pivot_threshold and static_pivot.
   double pivot_tolerance = 0;
+  // LDLt: the threshold u of the pivot test (MA57's CNTL(1), MUMPS's
+  // CNTL(1)): inside a front, a 1x1 pivot a_kk is taken only when
+  // |a_kk| >= u max_{i != k} |a_ik| over its whole column, the rows below
+  // the fully-summed ones included, and a 2x2 pivot only when it bounds
+  // its columns' multipliers by 1/u; a column that passes neither is
+  // delayed to the parent front. The entries of L are bounded by 1/u:
+  // larger u is more stable and delays more. 0 <= u <= 0.5; 0 accepts any
+  // pivot above eps max|a_ij| (no threshold test, delays only for such
+  // tiny pivots).
+  double pivot_threshold = 0.01;
+  // LDLt static pivoting (0: off). At a root front, where no parent can
+  // take a delayed column, a pivot below static_pivot * max|a_ij| is
+  // replaced by +-static_pivot * max|a_ij| instead of being reported as a
+  // zero pivot: the factor is then that of a nearby matrix, and iterative
+  // refinement (refinement_steps) recovers the solution when A is
+  // nonsingular enough; Stats::static_pivots counts them. 1e-8
+  // (about sqrt(eps)) is the usual choice.
+  double static_pivot = 0;
+  // LDLt: before ordering, match each zero-diagonal variable with a
+  // neighbour and keep the pair in one supernode (a compressed ordering
+  // after Duff and Pralet), so that the 2x2 pivot it needs is found
+  // without delays. Optional since delayed pivoting, and off by default:
+  // the inertia is the same either way, and ordering the pattern alone
+  // gives less fill on the saddle-point and KKT systems measured (stokes:150
+  // 44 ms against 70, kkt:120:2000 229 against 357; the manual's LDLt
+  // section). On, the analysis depends on which diagonals are zero, and
+  // factorize checks them (see reanalyze_on_change).
+  bool pair_zero_diagonals = false;
   // At most this many steps of iterative refinement in solve (r = b - A x,
   // x += A^-1 r, the SpMV in parallel on Space). They stop once the normwise
   // backward error ||b - A x|| / (||A|| ||x|| + ||b||) (infinity norms) is
@@ -82,8 +111,9 @@ struct Options {
   int task_window = 256;
   double subtree_fraction = 1.0 / 8;
   // factorize(A2) checks that A2 is a matrix the analysis holds for: the
-  // same pattern and, for LDLt, the same zero diagonals (the analysis pairs
-  // them with neighbours) and nonzero paired couplings. A difference throws
+  // same pattern and, for LDLt with pair_zero_diagonals, the same zero
+  // diagonals (the analysis pairs them with neighbours) and nonzero paired
+  // couplings. A difference throws
   // analysis_mismatch naming the first differing row, and the previous
   // analysis and factor stay usable; with this set, factorize analyzes A2
   // instead (Stats::reanalyzed says so).
@@ -115,9 +145,17 @@ struct Stats {
   std::int64_t paired_variables = 0;  // LDLt: zero-diagonal variables kept with a neighbour
   bool reanalyzed = false;            // the last factorize analyzed again (Options::reanalyze_on_change)
   Inertia inertia;  // LDLt (Cholesky: all positive)
-  // LDLt: pivots passed up to the parent front. Always 0 for now: pivots
-  // stay inside their supernode (delayed pivoting is issue 26, part 1).
+  // LDLt, the last factorization: columns passed up to the parent front
+  // because no pivot passed the threshold test (a column delayed twice
+  // counts twice, as MUMPS's INFOG(13)); the fronts that received some,
+  // the most one front received, the largest front with them
+  // (max_front_rows is without), the entries stored in the factor with
+  // them (stored_l is without), pivots replaced by static pivoting, and
+  // 2x2 pivots.
   std::int64_t delayed_pivots = 0;
+  std::int64_t delayed_fronts = 0, max_front_growth = 0, max_delayed_front_rows = 0;
+  double factor_entries = 0;
+  std::int64_t static_pivots = 0, two_by_two_pivots = 0;
   // The last solve's iterative refinement (Options::refinement_steps > 0):
   // the solves with the factor after the first, and the normwise backward
   // error of the returned x (the largest over the right-hand sides); -1
@@ -145,6 +183,10 @@ class Cholesky {
 
   explicit Cholesky(Options options = {}) : m_opt(options) {
     if (m_opt.max_block < 8) throw sparse_error("Cholesky: max_block must be at least 8, got " + std::to_string(m_opt.max_block));
+    if (!(m_opt.pivot_threshold >= 0 && m_opt.pivot_threshold <= 0.5))
+      throw sparse_error("Cholesky: pivot_threshold must be in [0, 0.5], got " + std::to_string(m_opt.pivot_threshold));
+    if (!(m_opt.static_pivot >= 0 && m_opt.static_pivot < 1))
+      throw sparse_error("Cholesky: static_pivot must be in [0, 1), got " + std::to_string(m_opt.static_pivot));
   }
   Cholesky(const Cholesky&) = delete;
   Cholesky& operator=(const Cholesky&) = delete;
@@ -182,6 +224,7 @@ class Cholesky {
   // first call after each factorize.
   double rcond();
   // The factor's supernodal panels (see SymbolicFactor for the layout).
+  // LDLt: only fronts that received no delayed column are there.
   const double* factor_values() const { return m_num.values(); }
 
  private:
@@ -233,9 +276,10 @@ void Cholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
   const std::int64_t n = A.num_rows();
   AmalgamationOptions relax = m_opt.amalgamation;
   m_paired_pivots = 0;
-  if (m_opt.factorization == Factorization::LDLt) {
+  if (m_opt.factorization == Factorization::LDLt && m_opt.pair_zero_diagonals) {
     // Zero diagonal entries (saddle-point systems) need 2x2 pivots with a
-    // neighbour: keep each such variable in its neighbour's supernode.
+    // neighbour: keep each such variable in its neighbour's supernode, so
+    // that the pivoting finds the pair without delaying it.
     PairedOrdering paired = compute_paired_ordering(m_opt.ordering, n, A.row_map(), A.col_idx(), A.values());
     m_ordering = std::move(paired.ordering);
     // The pairs, (zero-diagonal variable, its mate) in A's numbering: the
@@ -291,12 +335,22 @@ void Cholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   m_factorized = false;
   m_A = A;
   detail::BlasSingleThreaded one_blas_thread;
-  m_num.begin(A.values(), m_opt.pivot_tolerance);
+  m_num.begin(A.values(), m_opt.pivot_tolerance, {m_opt.pivot_threshold, m_opt.static_pivot});
   m_stats.tasks = m_stats.generator_runs = 0;
   if (m_opt.scheduler == Scheduler::Tasks) run_tasks();
   else run_levels();
   m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m_stats.peak_update_bytes = m_num.peak_update_bytes();
+  if (m_opt.factorization == Factorization::LDLt && !m_num.failed()) {
+    const auto d = m_num.ldlt_summary();
+    m_stats.delayed_pivots = d.delayed_pivots;
+    m_stats.delayed_fronts = d.delayed_fronts;
+    m_stats.max_front_growth = d.max_front_growth;
+    m_stats.max_delayed_front_rows = d.max_front_rows;
+    m_stats.factor_entries = d.factor_entries;
+    m_stats.static_pivots = d.static_pivots;
+    m_stats.two_by_two_pivots = d.two_by_two;
+  }
   m_num.throw_if_failed();
   Inertia in;
   m_num.inertia(in.positive, in.negative, in.zero);

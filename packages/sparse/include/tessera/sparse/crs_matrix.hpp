@@ -17,6 +17,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera::sparse {
@@ -30,17 +31,24 @@ class sparse_error : public std::runtime_error {
 
 // A numerical failure: the pivot of `column()` (0-based, original numbering)
 // had the value `value()`. The message gives the column 1-based, as Matrix
-// Market files count.
+// Market files count. An LDL^T of a matrix singular to working precision
+// reports every zero pivot: `columns()` (sorted, 0-based; column() is the
+// first); other failures have columns() = {column()}.
 class factorization_error : public sparse_error {
  public:
-  factorization_error(const std::string& what, std::int64_t column, double value)
-      : sparse_error(what), m_column(column), m_value(value) {}
+  factorization_error(const std::string& what, std::int64_t column, double value,
+                      std::vector<std::int64_t> columns = {})
+      : sparse_error(what), m_column(column), m_value(value), m_columns(std::move(columns)) {
+    if (m_columns.empty()) m_columns.push_back(column);
+  }
   std::int64_t column() const { return m_column; }
   double value() const { return m_value; }
+  const std::vector<std::int64_t>& columns() const { return m_columns; }
 
  private:
   std::int64_t m_column;
   double m_value;
+  std::vector<std::int64_t> m_columns;
 };
 
 // factorize(A2) was given a matrix that is not the one its analysis was

@@ -50,7 +50,8 @@ OrderingResult compute_ordering(Ordering method, std::int64_t n, const std::int6
 // is one vertex, ordered with `method`, and expanded with the two members
 // next to each other. pair_next[k] (new numbering) says that k and k + 1
 // form a pair, so that the symbolic analysis keeps them in one supernode and
-// the LDL^T pivoting inside it can pick the 2x2 pivot a zero diagonal needs.
+// the LDL^T pivoting can pick there the 2x2 pivot a zero diagonal needs
+// instead of delaying it (optional: Options::pair_zero_diagonals).
 struct PairedOrdering {
   OrderingResult ordering;
   std::vector<char> pair_next;

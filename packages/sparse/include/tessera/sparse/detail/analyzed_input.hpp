@@ -6,14 +6,16 @@
 // and the map from A's entries to the factor's slots are computed from it,
 // so a factorization of another pattern would write entries into wrong
 // slots (or drop them) and give a factor of some other matrix without any
-// error. The LDL^T analysis also depends on values: each variable whose
-// diagonal is zero is paired with a neighbour (PairedOrdering) so that the
-// pivoting inside a supernode can form the 2x2 pivot it needs. A zero
-// diagonal that appears later has no partner (an exactly zero pivot, or a
-// tiny one and an inaccurate factor); a paired coupling that becomes zero
-// leaves its pair without the 2x2 pivot it was made for; a zero diagonal
-// that becomes nonzero makes the pairing one the analysis would no longer
-// choose. All three are reported.
+// error. An LDL^T analysis with Options::pair_zero_diagonals also depends
+// on values: each variable whose diagonal is zero is paired with a
+// neighbour (PairedOrdering) so that the front holding it has the 2x2
+// pivot it needs. Delayed pivoting keeps any factorization correct, but a
+// zero diagonal that appears later has no partner (delays instead), a
+// paired coupling that becomes zero leaves its pair without the 2x2 pivot
+// it was made for, and a zero diagonal that becomes nonzero makes the
+// pairing one the analysis would no longer choose: the analysis is not the
+// one this matrix would get, and all three are reported. Without the
+// pairing (the default) only the pattern is recorded.
 //
 // The comparison costs two memcmp of the arrays when nothing differs; only
 // a mismatch pays for finding and describing the first differing row.

@@ -11,9 +11,23 @@
 // Large fronts are cut into square blocks of at most max_block rows and
 // columns ("2D blocks"); every block is a view (pointer + leading dimension)
 // into the panel or the update buffer, never a copy.
+//
+// LDL^T (src/supernodal_ldlt.cpp) pivots with a threshold test against the
+// whole column (detail/threshold_ldlt.hpp) and passes the columns that fail
+// it to the parent front (delayed pivots). The front of s then has
+// nfs = ncols(s) + nd fully-summed rows and columns, nd the columns its
+// children delayed, in the order
+//     [ s's own columns | the delayed columns, child by child | the rows below ]
+// and its panel is (nfs + rows below) x nfs. Fronts that receive no delayed
+// column keep the panel the symbolic analysis sized; the others get one of
+// their own, allocated by the task that assembles them (LdltFront::grown),
+// so memory follows the delays actually met, with no headroom to guess and
+// no limit to exceed. The delayed columns stay in the child's panel (the
+// columns [npiv, nfs)) until the parent has assembled them.
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/buffer_pool.hpp>
 #include <tessera/sparse/detail/dense_kernels.hpp>
+#include <tessera/sparse/detail/threshold_ldlt.hpp>
 #include <tessera/sparse/symbolic.hpp>
 
 #include <atomic>
@@ -37,6 +51,13 @@ struct FrontBlocks {
   std::int64_t count() const { return std::int64_t(bounds.size()) - 1; }
 };
 
+// LDL^T pivoting: the threshold u and static pivoting (see
+// Options::pivot_threshold, Options::static_pivot).
+struct LdltControls {
+  double threshold = 0.01;
+  double static_pivot = 0;
+};
+
 class SupernodalNumeric {
  public:
   SupernodalNumeric() = default;
@@ -48,12 +69,12 @@ class SupernodalNumeric {
 
   // Starts a factorization of A's values (same pattern as analyzed). The
   // values must stay alive until the factorization ends.
-  void begin(const double* a_values, double pivot_tolerance);
+  void begin(const double* a_values, double pivot_tolerance, const LdltControls& ldlt = {});
 
   // Supernode level: assemble = zero the panel, scatter A's entries, add the
   // children's update matrices, free them; factor_front = the dense
   // factorization of the whole front (Cholesky: potrf, trsm, syrk; LDLt:
-  // sytrf_rk, permuted trsm, scaled gemm).
+  // threshold_ldlt on the front, delaying the columns that fail).
   void assemble(std::int64_t s);
   void factor_front(std::int64_t s);
   // Every supernode of the subtree rooted at `root`, in postorder (a
@@ -78,6 +99,18 @@ class SupernodalNumeric {
   void record_exception(const std::string& what);
   // Throws factorization_error (or sparse_error) describing the failure, if any.
   void throw_if_failed() const;
+
+  // LDL^T: what the pivoting did in the last factorization.
+  struct LdltSummary {
+    std::int64_t delayed_pivots = 0;    // columns passed to a parent (a column passed twice counts twice)
+    std::int64_t delayed_fronts = 0;    // fronts that received delayed columns
+    std::int64_t max_front_growth = 0;  // the most delayed columns one front received
+    std::int64_t max_front_rows = 0;    // the largest front, delayed rows included
+    double factor_entries = 0;          // entries stored in the panels' lower trapezoids, delays included
+    std::int64_t static_pivots = 0;     // zero pivots replaced by static pivoting
+    std::int64_t two_by_two = 0;        // 2x2 pivots
+  };
+  LdltSummary ldlt_summary() const;
 
   // Solves with the factor, x holding nrhs columns of length n (ld n), in the
   // final order. forward: x := L^-1 x (LDLt: L^-1 P^T); diagonal: x := D^-1 x
@@ -111,11 +144,24 @@ class SupernodalNumeric {
   const double* panel(std::int64_t s) const { return m_lx.get() + m_sym->lx_ptr[s]; }
   Block<double> block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j);
   void check_pivots(std::int64_t s, std::int64_t c0, std::int64_t count);
+  // Forward solve: the children's contributions L21 y (their solve
+  // buffers, freed here) subtracted from s's own entries of x; those for
+  // s's rows below are summed into the returned mu x nrhs buffer (null
+  // when mu = 0), which s adds its own to and passes to its parent.
+  std::unique_ptr<double[]> gather_children(std::int64_t s, double* x, std::int64_t nrhs);
+  // LDL^T (src/supernodal_ldlt.cpp).
+  void assemble_ldlt(std::int64_t s);
+  void factor_front_ldlt(std::int64_t s);
+  void forward_ldlt(std::int64_t s, double* x, std::int64_t nrhs);
+  void diagonal_ldlt(std::int64_t s, double* x, std::int64_t nrhs) const;
+  void backward_ldlt(std::int64_t s, double* x, std::int64_t nrhs) const;
   // Calls one(d) for each 1x1 pivot (Cholesky: each L(j, j)) and
   // two(Pivot2x2) for each 2x2 block of D, in column order.
   template <class One, class Two>
   void for_each_pivot(One one, Two two) const;
-  void factor_front_ldlt(std::int64_t s);
+  // s's update matrix (mu x mu, zeroed: the lower triangle, or all of it),
+  // from the pool, with the peak accounted.
+  double* acquire_update(std::int64_t s, bool whole);
   void release_update(std::int64_t s);
   void release_all_updates();
   std::size_t update_count(std::int64_t s) const {
@@ -144,9 +190,23 @@ class SupernodalNumeric {
   std::vector<std::size_t> m_update_size;  // the count each was acquired with
   BufferPool m_buffers;
   std::atomic<std::size_t> m_update_bytes{0}, m_peak_update{0};
-  // LDLt: subdiagonal of D and the interchanges, per column (final order).
-  std::vector<double> m_e;
-  std::vector<lapack_int> m_ipiv;
+  // LDLt: each front as factorized (see the layout above).
+  struct LdltFront {
+    std::int64_t nd = 0;    // delayed columns received from the children
+    std::int64_t nfs = 0;   // fully-summed columns: ncols + nd
+    std::int64_t ld = 0;    // rows of the front: nfs + the rows below
+    double* panel = nullptr;  // ld x nfs; columns [npiv, nfs) are the delayed ones
+    std::unique_ptr<double[]> grown;  // the panel when nd > 0
+    std::size_t grown_size = 0;
+    std::vector<std::int64_t> vars;  // the fully-summed variables (final order), in pivot order
+    FrontPivots piv;                 // npiv, the 2x2 blocks, zero pivots
+  };
+  std::vector<LdltFront> m_ldlt;
+  LdltControls m_ldlt_controls;
+  double m_a_max = 0;  // max |a_ij|: the scale of a zero pivot
+  // Zero pivots (root fronts of a matrix singular to working precision):
+  // columns in the final order.
+  std::vector<std::int64_t> m_zero_pivots;
 
   std::vector<std::unique_ptr<double[]>> m_solve_buf;
   std::int64_t m_nrhs = 0;
