@@ -1,4 +1,5 @@
-// tessera-solve <A.mtx | lap2d:N | lap3d:N | lap3d27:N> [options] [--tessera-...]
+// tessera-solve <A.mtx | lap2d:N | lap3d:N | lap3d27:N | stokes:N[:delta] | kkt:N:M[:seed] |
+//                indef3d:N[:delta]> [options] [--tessera-...]
 //
 // Factors and solves A x = b with Tessera's sparse solvers and reports the
 // sizes, times, rate, the accuracy of the solution and (complete factors)
@@ -27,10 +28,12 @@ namespace {
 const char* kDescription =
     "Factors and solves A x = b and reports sizes, times, rate and accuracy (b = A * 1 unless --rhs).\n"
     "  <matrix>: a Matrix Market file (a pattern-only file is read as its graph Laplacian + I),\n"
-    "  or lap2d:N, lap3d:N, lap3d27:N (generated Laplacians)\n"
+    "  or lap2d:N, lap3d:N, lap3d27:N (generated Laplacians), or stokes:N[:delta], kkt:N:M[:seed],\n"
+    "  indef3d:N[:delta] (the symmetric indefinite generators of <tessera/sparse/generators.hpp>)\n"
     "For cholesky and ldlt it also prints log|det(A)| and its sign, the inertia, and rcond, an estimate of\n"
     "1 / (||A||_1 ||A^-1||_1) (Hager-Higham, as LAPACK's dlacon); --json keys log_abs_det, det_sign, rcond,\n"
-    "inertia, and for ldlt delayed_pivots.\n"
+    "inertia, and for ldlt delayed_pivots, delayed_fronts, max_front_growth, factor_entries,\n"
+    "two_by_two_pivots, static_pivots.\n"
     "Exit status: 0 solved, 1 numerical failure (the message names the column), 2 bad usage or input.";
 
 using tessera::tools::usage_error;
@@ -39,7 +42,9 @@ struct Args {
   std::string matrix, rhs, spy, factor = "cholesky", scheduler_name = "tasks";
   std::string ordering;  // empty: the factor's default
   ts::Scheduler scheduler = ts::Scheduler::Tasks;
-  int block = 256, threads = 0, repeat = 1, refine = 0, ic_level = -1;
+  int block = 256, threads = 0, repeat = 1, refine = -1, ic_level = -1;  // refine -1: not given
+  double pivot_tolerance = -1, static_pivot = 0;                           // -1: the factorization's default
+  std::string pairing = "off";
   bool json = false, no_rcond = false;
 };
 
@@ -47,7 +52,9 @@ struct Args {
 void declare(tessera::tools::Command& cmd, Args& a) {
   namespace tt = tessera::tools;
   auto& app = cmd.app();
-  app.add_option("matrix", a.matrix, "A: FILE.mtx, lap2d:N, lap3d:N or lap3d27:N")->required();
+  app.add_option("matrix", a.matrix,
+                 "A: FILE.mtx, lap2d:N, lap3d:N, lap3d27:N, stokes:N[:delta], kkt:N:M[:seed] or indef3d:N[:delta]")
+      ->required();
   app.add_option("--rhs", a.rhs, "right-hand sides (Matrix Market array or coordinate; default b = A * 1)");
   app.add_option("--ordering", a.ordering,
                  "fill-reducing ordering: METIS or Scotch nested dissection, SuiteSparse's approximate minimum "
@@ -62,8 +69,20 @@ void declare(tessera::tools::Command& cmd, Args& a) {
   app.add_option("--repeat", a.repeat, "factorize R times, report the median (default 1)")->check(tt::integer(1, 1000000));
   app.add_option("--refine", a.refine,
                  "at most S steps of iterative refinement, stopping when the backward error reaches eps or stops "
-                 "halving (default 0)")
+                 "halving (default 0; 10 with --static-pivot)")
       ->check(tt::integer(0, 1000));
+  app.add_option("--pivot-tolerance", a.pivot_tolerance,
+                 "ldlt: the threshold u of the pivot test (default 0.01): |pivot| >= u * the largest other entry of "
+                 "its column, or the column is delayed to the parent front; cholesky: report a pivot d <= U |a_jj|")
+      ->check(tt::real(0, 0.5));
+  app.add_option("--static-pivot", a.static_pivot,
+                 "ldlt: a pivot below T max|a_ij| that no parent front can take is replaced by +-T max|a_ij| "
+                 "(default 0: reported as a zero pivot); 1e-8 is the usual choice")
+      ->check(tt::real(0, 0.999));
+  app.add_option("--pairing", a.pairing,
+                 "ldlt: pair zero-diagonal variables with a neighbour before ordering (default off: delayed pivoting "
+                 "finds the 2x2 pivots)")
+      ->check(tt::one_of({"on", "off"}));
   app.add_flag("--no-rcond", a.no_rcond, "skip the condition estimate (it costs a few solves)");
   app.add_option("--spy", a.spy, "draw the block layout of the reordered matrix (an SVG file)");
   app.add_flag("--json", a.json, "one JSON object instead of the table");
@@ -79,6 +98,11 @@ void check(Args& a) {
   } else if (a.factor != "cholesky" && a.factor != "ldlt") {
     throw usage_error("--factor: '" + a.factor + "' is not one of cholesky, ldlt, ic:K");
   }
+  if (a.factor != "ldlt" && (a.static_pivot > 0 || a.pairing == "on"))
+    throw usage_error("--static-pivot and --pairing apply to --factor ldlt");
+  if (a.ic_level >= 0 && a.pivot_tolerance >= 0) throw usage_error("--pivot-tolerance applies to --factor cholesky or ldlt");
+  // Static pivoting solves a nearby matrix: refinement brings the solution back.
+  if (a.refine < 0) a.refine = a.static_pivot > 0 ? 10 : 0;
 }
 
 double median(std::vector<double> v) {
@@ -169,7 +193,7 @@ int main(int argc, char** argv) {
   ts::Inertia inertia;
   ts::LogDeterminant log_det;
   double rcond = -1;  // -1: not estimated
-  std::int64_t delayed_pivots = 0;
+  ts::Stats stats;
   std::string ordering_name;
   try {
     if (a.ic_level >= 0) {
@@ -206,6 +230,12 @@ int main(int argc, char** argv) {
       opt.scheduler = a.scheduler;
       opt.max_block = a.block;
       opt.refinement_steps = a.refine;
+      if (a.pivot_tolerance >= 0) {
+        if (opt.factorization == ts::Factorization::LDLt) opt.pivot_threshold = a.pivot_tolerance;
+        else opt.pivot_tolerance = a.pivot_tolerance;
+      }
+      opt.static_pivot = a.static_pivot;
+      opt.pair_zero_diagonals = a.pairing == "on";
       ordering_name = ts::to_string(opt.ordering);
       ts::Cholesky<double, Space> chol(opt);
       progress.phase("analyzing (" + ordering_name + " ordering)");
@@ -227,7 +257,7 @@ int main(int argc, char** argv) {
       flops = chol.stats().flops;
       inertia = chol.inertia();
       log_det = chol.log_determinant();
-      delayed_pivots = chol.stats().delayed_pivots;
+      stats = chol.stats();
       if (!a.no_rcond) {
         progress.phase("estimating rcond");
         rcond = chol.rcond();
@@ -277,7 +307,14 @@ int main(int argc, char** argv) {
       j["inertia"] = {{"positive", inertia.positive}, {"negative", inertia.negative}, {"zero", inertia.zero}};
       if (a.refine > 0) j["refinement_steps"] = refinement_steps;
     }
-    if (a.factor == "ldlt") j["delayed_pivots"] = delayed_pivots;
+    if (a.factor == "ldlt") {
+      j["delayed_pivots"] = stats.delayed_pivots;
+      j["delayed_fronts"] = stats.delayed_fronts;
+      j["max_front_growth"] = stats.max_front_growth;
+      j["factor_entries"] = std::llround(stats.factor_entries);
+      j["two_by_two_pivots"] = stats.two_by_two_pivots;
+      j["static_pivots"] = stats.static_pivots;
+    }
     tt::print_line(j);
   } else {
     std::printf("matrix          %s\n", a.matrix.c_str());
@@ -297,7 +334,14 @@ int main(int argc, char** argv) {
                   (long long)inertia.negative, (long long)inertia.zero);
       if (rcond >= 0) std::printf("rcond           %.3e  1 / (||A||_1 ||A^-1||_1), estimated\n", rcond);
     }
-    if (a.factor == "ldlt") std::printf("delayed pivots  %lld\n", (long long)delayed_pivots);
+    if (a.factor == "ldlt") {
+      std::printf("delayed pivots  %lld, into %lld fronts (at most %lld in one; largest front %lld rows)\n",
+                  (long long)stats.delayed_pivots, (long long)stats.delayed_fronts, (long long)stats.max_front_growth,
+                  (long long)stats.max_delayed_front_rows);
+      std::printf("factor entries  %.0f (%.0f before delays)\n2x2 pivots      %lld\n", stats.factor_entries,
+                  stats.stored_l, (long long)stats.two_by_two_pivots);
+      if (stats.static_pivots > 0) std::printf("static pivots   %lld\n", (long long)stats.static_pivots);
+    }
   }
   return 0;
 }
