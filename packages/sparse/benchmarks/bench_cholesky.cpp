@@ -4,10 +4,24 @@
 //
 //   bench_cholesky [--threads N] [--repeats R] [--warmup W] [--quick]
 //                  [--matrix SPEC]... [--dgemm-n N] [--pause-ms MS] [--json]
+//                  [--indefinite]
 //
-// SPEC is what tessera::sparse::make_matrix accepts: lap2d:N, lap3d:N or a
-// .mtx path. Default set: lap2d:1000, lap3d:60, bcsstk13.mtx; --quick:
-// lap2d:200, lap3d:20, bcsstk13.mtx.
+// SPEC is what tessera::sparse::make_matrix accepts: lap2d:N, lap3d:N,
+// stokes:N[:delta], kkt:N:M, indef3d:N or a .mtx path. Default set:
+// lap2d:1000, lap3d:60, bcsstk13.mtx; --quick: lap2d:200, lap3d:20,
+// bcsstk13.mtx.
+//
+// --indefinite: symmetric indefinite matrices, LDL^T. Contenders: Tessera's
+// LDL^T (threshold pivoting with delayed pivots, u = 0.01) on the task DAG,
+// without (the default, the ratios' reference) and with the zero-diagonal
+// pairing, and MUMPS with SYM = 2
+// (its default threshold CNTL(1) = 0.01, METIS); CHOLMOD and Tacho have no
+// pivoting LDL^T and sit out. Each row also prints its inertia (MUMPS:
+// INFOG(12) negative pivots), its delayed pivots (MUMPS: INFOG(13)) and
+// the normwise backward error of its solve; an inertia that differs from
+// MUMPS's marks the row FAILED. Default set: stokes:150:1e-12, kkt:120:2000,
+// indef3d:30, hangGlider_2.mtx; --quick: stokes:40:1e-12, kkt:40:300,
+// indef3d:14, hangGlider_2.mtx. The JSON report is sparse_ldlt.
 //
 // Every matrix is built once by Tessera's generator or reader; the peers get
 // copies converted to their own formats (CHOLMOD: lower triangle CSC,
@@ -161,6 +175,19 @@ void spmv(const Matrix& A, const double* x, double* y) {
   }
 }
 
+// ||b - A x|| / (||A|| ||x|| + ||b||), infinity norms (Rigal-Gaches).
+double normwise_backward_error(const Matrix& A, const std::vector<double>& x, const std::vector<double>& b) {
+  std::vector<double> ax(b.size());
+  spmv(A, x.data(), ax.data());
+  double r = 0, xn = 0, bn = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    r = std::max(r, std::abs(b[i] - ax[i]));
+    xn = std::max(xn, std::abs(x[i]));
+    bn = std::max(bn, std::abs(b[i]));
+  }
+  return r / (A.norm_inf() * xn + bn);
+}
+
 double relative_residual(const Matrix& A, const std::vector<double>& x, const std::vector<double>& b) {
   std::vector<double> ax(b.size());
   spmv(A, x.data(), ax.data());
@@ -184,24 +211,35 @@ struct Solver {
   // The solver's own figures (NaN when it reports none).
   double own_nnz_l = std::numeric_limits<double>::quiet_NaN();
   double own_flops = std::numeric_limits<double>::quiet_NaN();
+  // Symmetric indefinite factorizations: negative pivots (the inertia's
+  // negative count) and delayed pivots of the last factorization; -1: none.
+  std::int64_t negative = -1, delayed = -1;
   std::string note;
 };
 
 class TesseraSolver final : public Solver {
  public:
   TesseraSolver(const Matrix& A, tessera::sparse::Scheduler s)
-      : A_(A), chol_([s] {
+      : TesseraSolver(A, [s] {
           tessera::sparse::Options o;
           o.ordering = tessera::sparse::Ordering::Metis;
           o.scheduler = s;
           return o;
         }()) {}
+  TesseraSolver(const Matrix& A, const tessera::sparse::Options& o) : A_(A), chol_(o) {}
   void analyze() override { chol_.analyze(A_); }
   void factorize() override {
     openblas_set_num_threads(1);  // dense block kernels run single-threaded inside tasks
     chol_.factorize(A_);
     own_nnz_l = double(chol_.stats().nnz_l);
     own_flops = double(chol_.stats().flops);
+    if (chol_.options().factorization == tessera::sparse::Factorization::LDLt) {
+      negative = chol_.inertia().negative;
+      delayed = chol_.stats().delayed_pivots;
+      // The entries stored with the fronts the delays grew (the analysis's
+      // nnz_l does not know them), as MUMPS's INFOG(29) counts its own.
+      own_nnz_l = chol_.stats().factor_entries;
+    }
   }
   void solve(const std::vector<double>& b, std::vector<double>& x) override {
     const std::size_t n = b.size();
@@ -287,7 +325,9 @@ class CholmodSolver final : public Solver {
 #if TESSERA_BENCH_HAVE_MUMPS
 class MumpsSolver final : public Solver {
  public:
-  MumpsSolver(const Matrix& A, int threads) : A_(A), threads_(threads) {
+  // sym: 1 symmetric positive definite, 2 general symmetric (LDL^T with
+  // threshold pivoting).
+  MumpsSolver(const Matrix& A, int threads, int sym = 1) : A_(A), threads_(threads) {
     for (std::int64_t i = 0; i < A.num_rows(); ++i)
       for (std::int64_t p = A.row_map()[i]; p < A.row_map()[i + 1]; ++p)
         if (A.col_idx()[p] <= i) {  // lower triangle, 1-based
@@ -297,7 +337,7 @@ class MumpsSolver final : public Solver {
         }
     id_.comm_fortran = -987654;  // USE_COMM_WORLD; the sequential library ignores it
     id_.par = 1;
-    id_.sym = 1;  // symmetric positive definite
+    id_.sym = sym;
     id_.job = -1;
     dmumps_c(&id_);
     started_ = true;
@@ -337,9 +377,24 @@ class MumpsSolver final : public Solver {
   }
   void factorize() override {
     openblas_set_num_threads(threads_);
+    // Delayed pivots (SYM = 2) can outgrow the workspace the analysis
+    // estimated (INFOG(1) = -9): raise ICNTL(14), the percentage added to
+    // the estimate, and factorize again, as MUMPS's guide advises. The
+    // warm-up run settles it; the timed runs start from the final value.
+    for (int tries = 0; tries < 8; ++tries) {
+      id_.job = 2;
+      dmumps_c(&id_);
+      if (id_.infog[0] != -9 && id_.infog[0] != -8) break;
+      id_.icntl[13] = std::max(2 * id_.icntl[13], 40);
+      note = "ICNTL(14) raised to " + std::to_string(id_.icntl[13]) + " (workspace for delayed pivots)";
+    }
     run(2, "factorization");
     own_nnz_l = double(id_.infog[28]);  // INFOG(29): entries in the factors
     own_flops = id_.rinfog[2];          // RINFOG(3): flops of the elimination
+    if (id_.sym == 2) {
+      negative = id_.infog[11];  // INFOG(12): negative pivots
+      delayed = id_.infog[12];   // INFOG(13): delayed pivots
+    }
   }
   void solve(const std::vector<double>& b, std::vector<double>& x) override {
     x = b;
@@ -410,7 +465,7 @@ struct Row {
   std::unique_ptr<Solver> solver;
   double analyze_s = 0;
   FactorSize size;
-  double residual = 0;
+  double residual = 0, backward_error = 0;
   int threads = 0;  // workers (Tessera) or OpenBLAS threads (peers), asked after each run
   bool failed = false;
   std::string error;
@@ -418,7 +473,7 @@ struct Row {
 
 struct Args {
   int threads = 2, repeats = 5, warmup = 1, pause_ms = 250, dgemm_n = 4000;
-  bool quick = false, json = false;
+  bool quick = false, json = false, indefinite = false;
   std::vector<std::string> matrices;
 };
 
@@ -478,6 +533,21 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
     }
     rows.push_back(std::move(r));
   };
+  // The first two rows are Tessera's (timed with its workers), the others
+  // peers; the first, the default options, is the ratios' reference.
+  if (args.indefinite) {
+    for (bool pairing : {false, true}) {
+      tessera::sparse::Options o;
+      o.factorization = tessera::sparse::Factorization::LDLt;
+      o.ordering = tessera::sparse::Ordering::Metis;
+      o.pair_zero_diagonals = pairing;
+      add(pairing ? "tessera LDLt paired" : "tessera LDLt", tessera_threads,
+          [&A, o] { return std::make_unique<TesseraSolver>(A, o); });
+    }
+#if TESSERA_BENCH_HAVE_MUMPS
+    add("MUMPS (sequential)", blas_threads, [&] { return std::make_unique<MumpsSolver>(A, args.threads, 2); });
+#endif
+  } else {
   add("tessera tasks", tessera_threads,
       [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::Tasks); });
   add("tessera level-set", tessera_threads,
@@ -491,6 +561,7 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
 #if TESSERA_BENCH_HAVE_MUMPS
   add("MUMPS (sequential)", blas_threads, [&] { return std::make_unique<MumpsSolver>(A, args.threads); });
 #endif
+  }
 
   // Right-hand side b = A x0 with a non-constant x0.
   std::vector<double> x0(n), b(n), x(n);
@@ -508,6 +579,7 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
       std::fill(x.begin(), x.end(), 0.0);
       r.solver->solve(b, x);
       r.residual = relative_residual(A, x, b);
+      r.backward_error = normwise_backward_error(A, x, b);
       r.size = count_factor(A, r.solver->permutation());
       if (!(r.residual <= kResidualLimit)) {
         r.failed = true;
@@ -517,8 +589,9 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
       r.failed = true;
       r.error = e.what();
     }
-    std::fprintf(text, "  %-22s analyzed in %7.3f s, residual %.2e%s%s\n", r.name.c_str(), r.analyze_s,
-                 r.residual, r.failed ? ", FAILED: " : "", r.failed ? r.error.c_str() : "");
+    std::fprintf(text, "  %-22s analyzed in %7.3f s, residual %.2e, backward error %.2e%s%s\n", r.name.c_str(),
+                 r.analyze_s, r.residual, r.backward_error, r.failed ? ", FAILED: " : "",
+                 r.failed ? r.error.c_str() : "");
     std::fflush(text);
   }
 
@@ -568,6 +641,22 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
                  r.solver->own_flops, r.solver->note.empty() ? "" : ", ", r.solver->note.c_str());
   }
   std::fprintf(text, "\n");
+  if (args.indefinite) {
+    // The inertia against MUMPS's (the last row when it ran).
+    const Row* mumps = rows.back().name.rfind("MUMPS", 0) == 0 && !rows.back().failed ? &rows.back() : nullptr;
+    std::fprintf(text, "inertia and delays:");
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      Row& r = rows[who[k]];
+      std::fprintf(text, "  %s %lld negative, %lld delayed, backward error %.1e;", r.name.c_str(),
+                   (long long)r.solver->negative, (long long)r.solver->delayed, r.backward_error);
+      if (mumps && r.solver->negative != mumps->solver->negative) {
+        r.failed = true;
+        r.error = "inertia differs from MUMPS's: " + std::to_string(r.solver->negative) + " negative pivots, MUMPS " +
+                  std::to_string(mumps->solver->negative);
+      }
+    }
+    std::fprintf(text, "\n");
+  }
   int status = 0;
   for (const Row& r : rows)
     if (r.failed) {
@@ -581,6 +670,12 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
 
 // The defaults that depend on --quick, once the command line is read.
 void settle(Args& a) {
+  if (a.matrices.empty() && a.indefinite) {
+    if (a.quick)
+      a.matrices = {"stokes:40:1e-12", "kkt:40:300", "indef3d:14", data_file("hangGlider_2.mtx")};
+    else
+      a.matrices = {"stokes:150:1e-12", "kkt:120:2000", "indef3d:30", data_file("hangGlider_2.mtx")};
+  }
   if (a.matrices.empty()) {
     if (a.quick)
       a.matrices = {"lap2d:200", "lap3d:20", data_file("bcsstk13.mtx")};
@@ -606,8 +701,10 @@ int main(int argc, char* argv[]) {
   cli.app().add_option("--warmup", args.warmup, "untimed runs before the timed ones")->check(tools::integer(0, 1000));
   cli.app().add_option("--pause-ms", args.pause_ms, "milliseconds between contenders")->check(tools::integer(0, 60000));
   cli.app().add_option("--dgemm-n", args.dgemm_n, "order of the dgemm ceiling")->check(tools::integer(1, 1 << 16));
-  cli.app().add_option("--matrix", args.matrices, "a matrix (lap2d:N, lap3d:N or a .mtx path); repeatable");
+  cli.app().add_option("--matrix", args.matrices, "a matrix (lap2d:N, lap3d:N, stokes:N[:delta], kkt:N:M, indef3d:N or a .mtx path); repeatable");
   cli.app().add_flag("--quick", args.quick, "small matrices (lap2d:200, lap3d:20, bcsstk13) and dgemm 1000");
+  cli.app().add_flag("--indefinite", args.indefinite,
+                     "symmetric indefinite matrices: Tessera's LDL^T against MUMPS (SYM = 2), inertia checked");
   if (auto status = cli.parse(argc, argv)) return *status;
   args.repeats = cli.repeats;
   args.json = cli.json;
@@ -622,7 +719,7 @@ int main(int argc, char* argv[]) {
   const int blas_threads = openblas_get_num_threads();
 
   if (!args.json) {
-    std::printf("# sparse Cholesky factorization, %s, contenders interleaved per repeat\n",
+    std::printf("# sparse %s factorization, %s, contenders interleaved per repeat\n", args.indefinite ? "LDL^T" : "Cholesky",
                 args.quick ? "quick sizes" : "full sizes");
     std::printf("# Tessera %s workers: %d; OpenBLAS threads for the peers and dgemm: %d\n", Space::name(),
                 tessera_threads, blas_threads);
@@ -630,8 +727,8 @@ int main(int argc, char* argv[]) {
         "# GFLOP = sum_j c_j^2 * 1e-9 over the ordering each contender used (one formula for all);\n"
         "# ratio = tessera-tasks time / peer time per repeat, median (min-max); <= 1: Tessera faster\n");
   }
-  const tessera::bench::Report report("sparse_cholesky", args.json);
-  dgemm_ceiling(report, args.dgemm_n, args.threads, 3);
+  const tessera::bench::Report report(args.indefinite ? "sparse_ldlt" : "sparse_cholesky", args.json);
+  if (!args.indefinite) dgemm_ceiling(report, args.dgemm_n, args.threads, 3);
 
   int status = 0;
   for (const std::string& spec : args.matrices) {
