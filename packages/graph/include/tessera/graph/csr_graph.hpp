@@ -362,8 +362,13 @@ csr_storage<S, V, E> csr_adopt(std::int64_t n, const tessera::View<E*, S>& row_m
   };
   constexpr bool count_twins = !D::is_directed && tessera::is_host_execution_space<Exec>::value;
   size_type first_bad = first_bad_row(!count_twins);
-  if (first_bad == n && count_twins && n > 0 && csr_symmetric_by_counting<Exec>(n, row_map, entries) != 1)
-    first_bad = first_bad_row(true);  // not symmetric (or no room to count): the search names the row
+  // `if constexpr`, not a runtime test of the constant: the counting check's
+  // host lambdas must not be instantiated for a device space (nvcc rejects
+  // them as kernel arguments, so count_triangles did not compile for Cuda).
+  if constexpr (count_twins) {
+    if (first_bad == n && n > 0 && csr_symmetric_by_counting<Exec>(n, row_map, entries) != 1)
+      first_bad = first_bad_row(true);  // not symmetric (or no room to count): the search names the row
+  }
   if (n == 0 && ns != 0) detail::fail("CSR arrays: no vertices but " + std::to_string(ns) + " entries");
   if (first_bad < n)
     detail::fail("CSR arrays: row " + std::to_string(first_bad) +
