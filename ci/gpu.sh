@@ -4,7 +4,8 @@
 #
 #   bash ci/gpu.sh pack          # here (nvcc, no GPU needed): builds Serial+Cuda in $BUILD_DIR
 #                                # (default build-gpu) and packs every test program, the CUDA
-#                                # benchmarks (tessera_bench_cuda, tessera_bench_task_cuda), the
+#                                # benchmarks (core's tessera_bench_cuda, tasking's
+#                                # tessera_bench_task_cuda, graph's tessera_bench_graph_cuda), the
 #                                # data they read and the shared libraries they need into .gpu/
 #                                # (git-ignored): one archive, at most 64 MiB
 #   bash .gpu/run.sh [pattern] [seconds] [bench args]
@@ -12,13 +13,19 @@
 #                                # the checkout holding .gpu/: every test case whose name matches
 #                                # pattern (default Cuda|Gpu) in its own process, several at a time,
 #                                # each with a time limit (default 120 s), then tessera_bench_cuda
-#                                # and tessera_bench_task_cuda (unless BENCH=0; TASK_BENCH_ARGS
-#                                # for the second); one PASS/FAIL/SKIP/TIMEOUT line per case, a
+#                                # tessera_bench_task_cuda (the task driver, TASK_BENCH_ARGS) and
+#                                # tessera_bench_graph_cuda (the graph algorithms against
+#                                # cuSPARSE, CUB, ECL-CC-style and warp-intersection peers on
+#                                # Kronecker 21 and a 2048^2 grid, answers checked, < 3 min on an
+#                                # H100) (unless BENCH=0); one PASS/FAIL/SKIP/TIMEOUT line per case, a
 #                                # summary last, every log in gpu-logs.tar.gz ($OUT/ when OUT is set)
 #
 # Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph analytics sparse kokkos_compat"),
 # CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
-# Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS, TASK_BENCH_ARGS.
+# Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS,
+# CUDA_BENCH=0 / TASK_BENCH=0 / GRAPH_BENCH=0 (leave out one benchmark), TASK_BENCH_ARGS,
+# GRAPH_BENCH_ARGS (e.g. --quick).
+# The graph benchmark alone, before any test: CUDA_BENCH=0 BENCH=first bash .gpu/run.sh '^$' 
 # packages/core/docs/cuda.md ("Running the GPU check") says what a run has found so far.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -46,23 +53,30 @@ fi
 # BUILD=0 packs what was built last (e.g. after rebuilding a few programs by hand).
 [ "${BUILD:-1}" = 0 ] || cmake --build "$B" --parallel "${JOBS:-2}"
 
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+# In a git worktree .git is a file: ask git where the exclude file is.
+exclude=$(git rev-parse --git-path info/exclude 2>/dev/null || echo .git/info/exclude)
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/tree"
 find "$B/packages" -path '*tests/*' -name '*_test_*' -type f -executable -exec cp {} "$stage/bin/" \;
 find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable -exec cp {} "$stage/" \;
-[ -x "$B/packages/core/benchmarks/tessera_bench_cuda" ] && cp "$B/packages/core/benchmarks/tessera_bench_cuda" "$stage/"
-# The CUDA task driver's benchmark (about 1.5 MiB of the archive).
-[ -x "$B/packages/tasking/benchmarks/tessera_bench_task_cuda" ] &&
-  cp "$B/packages/tasking/benchmarks/tessera_bench_task_cuda" "$stage/"
+# The CUDA benchmarks: core's, the task driver's (about 1.5 MiB of the
+# archive) and the graph algorithms'.
+for b in core/benchmarks/tessera_bench_cuda tasking/benchmarks/tessera_bench_task_cuda \
+  graph/benchmarks/tessera_bench_graph_cuda; do
+  [ -x "$B/packages/$b" ] && cp "$B/packages/$b" "$stage/"
+done
 strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true
 # The shared libraries the programs load, but the C runtime and the driver
 # (those come with the GPU machine): libcudart, OpenBLAS, METIS, Scotch, ...
 # cuBLAS (over 500 MiB) stays behind: only tessera_bench_cuda's gemv peer uses
-# it, and run.sh finds it in the machine's CUDA toolkit when there is one.
+# it, and run.sh finds it in the machine's CUDA toolkit when there is one; so
+# do cuSPARSE and the nvJitLink it loads (150 and 95 MiB), which only
+# tessera_bench_graph_cuda's PageRank peer uses.
 for f in "$stage"/bin/* "$stage"/tessera*; do ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u |
-  grep -vE '/(ld-linux|libc|libm|libdl|libpthread|librt|libcuda|libnvidia|libcublas|libcublasLt)[.-]' |
+  grep -vE '/(ld-linux|libc|libm|libdl|libpthread|librt|libcuda|libnvidia|libcublas|libcublasLt|libcusparse|libnvJitLink)[.-]' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 # What the tests read from the source tree, recreated at the same absolute path there.
 tar cf - examples/data $(find packages -path '*/tests/*' -type d -name 'fuzz_regressions') | tar xf - -C "$stage/tree"

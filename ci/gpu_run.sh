@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The GPU side of ci/gpu.sh, run from the unpacked archive on the GPU machine.
 # Arguments: a gtest pattern (default Cuda|Gpu), seconds per case (120), then
-# arguments for tessera_bench_cuda (TASK_BENCH_ARGS: for
-# tessera_bench_task_cuda). BENCH=0 skips the benchmarks; BENCH=first runs
-# them before the tests.
+# arguments for tessera_bench_cuda. BENCH=0 skips the benchmarks; BENCH=first
+# runs them before the tests. The benchmarks: tessera_bench_cuda (CUDA_BENCH=0
+# leaves it out), tessera_bench_task_cuda (TASK_BENCH=0 leaves it out; its
+# arguments in TASK_BENCH_ARGS), then tessera_bench_graph_cuda (GRAPH_BENCH=0
+# leaves it out; its arguments in GRAPH_BENCH_ARGS, e.g. --quick). Each one's
+# exit status is in the summary: a nonzero one means an answer check failed or
+# it crashed.
 set -u
 pat=${1:-Cuda|Gpu}
 limit=${2:-120}
@@ -12,6 +16,14 @@ shift $(( $# > 2 ? 2 : $# ))
 # from the machine's CUDA toolkit, when it has one.
 cuda_libs=
 for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [ -d "$d" ] && cuda_libs=$cuda_libs:$d; done
+# cuSPARSE and nvJitLink (tessera_bench_graph_cuda's PageRank peer) are not
+# packed either; without a toolkit copy, a Python wheel's (nvidia-cusparse) will do.
+if ! ls /usr/local/cuda/lib64/libcusparse.so.* >/dev/null 2>&1; then
+  for lib in libcusparse.so.12 libnvJitLink.so.13; do
+    f=$(find / -xdev -name "$lib" -path '*nvidia*' 2>/dev/null | head -1)
+    [ -n "$f" ] && cuda_libs=$cuda_libs:$(dirname "$f")
+  done
+fi
 export LD_LIBRARY_PATH=$PWD/lib${cuda_libs}:${LD_LIBRARY_PATH:-}
 src=$(cat source-root)
 mkdir -p "$src"
@@ -28,17 +40,26 @@ echo "GPU: ${gpu:-none found by nvidia-smi}; commit $(cat commit); $(date -u +%Y
 cpus=$(nproc)
 jobs=${JOBS:-$(( cpus / 2 > 12 ? 12 : (cpus / 2 > 0 ? cpus / 2 : 1) ))}
 
-# tessera_bench_cuda (core), then tessera_bench_task_cuda (the task driver,
-# TASK_BENCH_ARGS; its own time limit, so a stalled DAG cannot eat the run).
+: > "$R/bench_status.txt"
 bench() {
-  [ "${BENCH:-1}" = 0 ] && return 0
-  if [ -x ./tessera_bench_cuda ]; then
+  if [ "${CUDA_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_cuda ]; then
     echo "== tessera_bench_cuda ${BENCH_ARGS:-} $*"
     timeout 600 ./tessera_bench_cuda ${BENCH_ARGS:-} "$@" 2>&1 | tee "$R/bench_cuda.txt"
+    echo "tessera_bench_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
-  if [ -x ./tessera_bench_task_cuda ]; then
+  # The task driver's benchmark has its own time limit, so that a stalled DAG
+  # cannot eat the run.
+  if [ "${TASK_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_task_cuda ]; then
     echo "== tessera_bench_task_cuda ${TASK_BENCH_ARGS:-}"
     timeout 300 ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-} 2>&1 | tee "$R/bench_task_cuda.txt"
+    echo "tessera_bench_task_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
+  fi
+  # The graph benchmark sizes its cases to finish in under 3 minutes on an
+  # H100; 300 s is the limit should a case hang.
+  if [ "${GRAPH_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_graph_cuda ]; then
+    echo "== tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-}"
+    timeout 300 ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-} 2>&1 | tee "$R/bench_graph_cuda.txt"
+    echo "tessera_bench_graph_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
   return 0
 }
@@ -62,10 +83,12 @@ run_case() {
 export -f run_case
 export L limit
 s=$SECONDS
-xargs -P "$jobs" -L 1 bash -c 'run_case "$0" "$1"' < "$L/cases.txt" > "$R/results.txt" 2>&1
-[ "$R" = "$L" ] || cp "$R/results.txt" "$R/bench_cuda.txt" "$R/bench_task_cuda.txt" "$L/" 2>/dev/null
+# -r: no case matched the pattern (a benchmark-only run) runs nothing.
+xargs -r -P "$jobs" -L 1 bash -c 'run_case "$0" "$1"' < "$L/cases.txt" > "$R/results.txt" 2>&1
+[ "$R" = "$L" ] || cp "$R/results.txt" "$R/bench_cuda.txt" "$L/" 2>/dev/null
 echo "cases ran in $((SECONDS - s)) s"
 [ "${BENCH:-1}" = 1 ] && bench "$@"
+[ "$R" = "$L" ] || cp "$R/bench_status.txt" "$R/bench_cuda.txt" "$R/bench_task_cuda.txt" "$R/bench_graph_cuda.txt" "$L/" 2>/dev/null
 
 out=${OUT:-$PWD/..}
 tar czf "$out/gpu-logs.tar.gz" -C "$L" . && echo "logs: $out/gpu-logs.tar.gz"
@@ -73,5 +96,7 @@ echo "== not passed:"
 grep -vE '^(PASS|SKIP) ' "$R/results.txt" | head -60
 echo "== skipped:"
 grep -E '^SKIP ' "$R/results.txt" | head -20
+echo "== benchmarks:"
+cat "$R/bench_status.txt"
 echo "== summary ($gpu)"
 awk '{print $1}' "$R/results.txt" | sort | uniq -c

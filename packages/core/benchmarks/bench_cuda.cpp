@@ -46,6 +46,7 @@
 // --quick: small sizes and 3 repeats (a smoke test). On a machine without a
 // usable GPU the program prints "no CUDA device: <reason>" and exits 0.
 #include <tessera/bench/cli.hpp>
+#include <tessera/bench/cuda_events.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/core.hpp>
@@ -183,50 +184,16 @@ bench::Result against(const bench::Result& own, const bench::Result& ref) {
 }
 
 // ---- event timing ---------------------------------------------------------------
+// The shared GPU contender (<tessera/bench/cuda_events.hpp>, also used by the
+// graph package's tessera_bench_graph_cuda).
 
-struct Events {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Events() {
-    CK(cudaEventCreate(&start));
-    CK(cudaEventCreate(&stop));
-  }
-  ~Events() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-  double seconds() const {
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, start, stop));
-    return double(ms) * 1e-3;
-  }
-};
+using Events = bench::CudaEvents;
 
 // A contender whose run is `work` between two events on the bench stream.
 // `prepare` (untimed) is followed by a stream synchronization.
 bench::Contender gpu(const Setup& S, const std::string& name, std::function<void()> work, int reference = -1,
                      std::function<void()> prepare = {}) {
-  auto ev = std::make_shared<Events>();
-  const cudaStream_t st = S.stream;
-  const int threads = S.threads;
-  bench::Contender c;
-  c.name = name;
-  c.run = [ev, st, work] {
-    CK(cudaEventRecord(ev->start, st));
-    work();
-    CK(cudaEventRecord(ev->stop, st));
-    CK(cudaEventSynchronize(ev->stop));
-  };
-  c.measured_seconds = [ev] { return ev->seconds(); };
-  c.threads_ran = [threads] { return threads; };
-  c.reference = reference;
-  if (prepare)
-    c.prepare = [prepare, st] {
-      prepare();
-      CK(cudaStreamSynchronize(st));
-    };
-  return c;
+  return bench::cuda_contender(name, S.stream, S.threads, std::move(work), reference, std::move(prepare));
 }
 
 template <class T>
