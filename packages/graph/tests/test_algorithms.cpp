@@ -359,6 +359,60 @@ TYPED_TEST(GraphAlgorithms, PageRankMatchesSerialPowerIteration) {
   EXPECT_THROW(tg::pagerank(g, r, 1.5), std::runtime_error);
 }
 
+// The GPU keeps the pull's sums on the device (PullSums::device: stopping
+// rule applied by a one-thread kernel, state read every few iterations).
+// On every space, with both schedules, it must give what the per-iteration
+// host reads give: the same iteration count, and on host spaces the same
+// ranks bit for bit (the same arithmetic in the same order); on a device
+// within rounding (its base may be computed with a fused multiply-add).
+TYPED_TEST(GraphAlgorithms, PageRankDeviceSumsMatchHostSums) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using B = tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam>;
+  using tg::detail::PullSchedule;
+  using tg::detail::PullSums;
+  constexpr bool host = tessera::is_host_execution_space<typename G::execution_space>::value;
+  auto el = tg::kronecker(9, 8, 21);  // isolated (dangling) vertices included
+  // (tolerance, max iterations): every iteration; stops on the tolerance at
+  // different points of the device loop's batches of 8; caps at a batch's
+  // end (16) and inside a batch (13); no iteration at all.
+  const std::vector<std::pair<double, int>> runs{{0.0, 20}, {1e-2, 1000}, {1e-6, 1000}, {1e-9, 16}, {1e-12, 13}, {1e-6, 0}};
+  auto check = [&](const auto& g) {
+    using GG = std::decay_t<decltype(g)>;
+    for (const auto& [tol, max_it] : runs) {
+      for (int schedule = 0; schedule < 2; ++schedule) {
+        SCOPED_TRACE(std::string(schedule == 0 ? "vertex_blocks" : "vector_lanes") + ", tolerance " +
+                     std::to_string(tol) + ", at most " + std::to_string(max_it));
+        tg::vertex_property_map<GG, double> on_host(g), on_device(g);
+        int a = 0, b = 0;
+        if (schedule == 0) {
+          a = tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::host>(g, on_host, 0.85, tol, max_it);
+          b = tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::device>(g, on_device, 0.85, tol, max_it);
+        } else {
+          a = tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::host>(g, on_host, 0.85, tol, max_it);
+          b = tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::device>(g, on_device, 0.85, tol, max_it);
+        }
+        EXPECT_EQ(a, b);
+        if (tol == 0.0 || max_it == 0) {
+          EXPECT_EQ(b, max_it);
+        } else if (max_it == 1000) {
+          EXPECT_LT(b, max_it);
+        }
+        const auto x = tg::detail::to_host_vector(on_host.view());
+        const auto y = tg::detail::to_host_vector(on_device.view());
+        for (std::size_t v = 0; v < x.size(); ++v) {
+          if (host) {
+            ASSERT_EQ(x[v], y[v]) << v;
+          } else {
+            ASSERT_NEAR(x[v], y[v], 1e-14) << v;
+          }
+        }
+      }
+    }
+  };
+  check(G(el, tg::build_options::simple()));
+  check(B(el, tg::build_options::simple()));
+}
+
 TYPED_TEST(GraphAlgorithms, TrianglesEnumeratedOnceInOrder) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   using V = typename G::vertex_descriptor;

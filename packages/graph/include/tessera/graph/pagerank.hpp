@@ -18,6 +18,14 @@
 // four partial sums (the adds, not memory, would bound one running sum) and,
 // on host spaces, prefetches the contributions 32 in-edges ahead.
 // Plain directed graphs push with atomic adds.
+//
+// On a GPU the pull's two sums stay on the device: they are reduced into
+// device Views, a one-thread kernel applies the stopping rule and computes
+// the next iteration's base there, and an iteration launched after
+// convergence does nothing; the host reads the state every 8 iterations
+// rather than after each (one blocking round trip per iteration, a few tens
+// of microseconds each, was the loop's price). Same arithmetic, iterates and
+// iteration count as the host's per-iteration reads (PullSums below).
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
@@ -83,6 +91,37 @@ template <class Exec>
 inline constexpr PullSchedule default_pull_schedule =
     is_host_execution_space<Exec>::value ? PullSchedule::vertex_blocks : PullSchedule::vector_lanes;
 
+// Where the pull's per-iteration sums (sum |r' - r|, the next dangling mass)
+// live. host: reduced into host doubles and tested on the host after every
+// iteration. device: reduced into device Views; a one-thread kernel counts
+// the iteration, tests the stopping rule and writes the next base, and the
+// pull of an iteration after convergence does nothing, so the host reads the
+// state only every pull_sums_check_every iterations. Both give the same
+// iterates and iteration count (tests run both on every space).
+enum class PullSums { host, device };
+template <class Exec>
+inline constexpr PullSums default_pull_sums =
+    is_host_execution_space<Exec>::value ? PullSums::host : PullSums::device;
+// Iterations launched between two reads of the device state: after
+// convergence at most this many minus one pulls run and return at once.
+inline constexpr int pull_sums_check_every = 8;
+
+// The pull's base (1-d)/n + d * dangling/n, and whether to skip the pull
+// (converged already): a host value, or read from the device state.
+struct pull_base_value {
+  double value;
+  TESSERA_INLINE_FUNCTION double base() const { return value; }
+  TESSERA_INLINE_FUNCTION bool skip() const { return false; }
+};
+// state(0): base of the next iteration, state(1): 1 once converged,
+// state(2): iterations run (exact in a double), state(3): dangling mass.
+template <class StateView>
+struct pull_base_state {
+  StateView state;
+  TESSERA_INLINE_FUNCTION double base() const { return state(0); }
+  TESSERA_INLINE_FUNCTION bool skip() const { return state(1) != 0.0; }
+};
+
 // Lanes per vertex for vector_lanes: the average in-degree rounded up to a
 // power of two, between 4 and the space's vector_length_max() (32 on a GPU).
 template <class Policy>
@@ -96,10 +135,11 @@ int pull_lanes(std::int64_t in_edges, std::int64_t n) {
 // One pull iteration: r(v) = base + damping * sum over in-neighbours u of
 // contrib(u); writes contrib_next(v) = r(v) / outdeg(v) (0 without
 // out-edges) and returns, through the reducers, sum |r' - r| and the
-// rank of vertices without out-edges.
-template <PullSchedule Schedule, class Exec, class G, class RV, class CV>
-void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contrib_next, double base, double damping,
-                    std::int64_t n, double& diff, double& dangling_next) {
+// rank of vertices without out-edges. Base: pull_base_value or
+// pull_base_state (then a converged state makes the pass do nothing).
+template <PullSchedule Schedule, class Exec, class G, class RV, class CV, class Base, class DiffR, class DanglingR>
+void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contrib_next, const Base& pull_base,
+                    double damping, std::int64_t n, const DiffR& diff, const DanglingR& dangling_next) {
   using V = typename graph_traits<G>::vertex_descriptor;
   using T = typename RV::non_const_value_type;
   if constexpr (Schedule == PullSchedule::vertex_blocks) {
@@ -110,6 +150,8 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
         "graph::pagerank::pull",
         tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, (n + block - 1) / block, 1),
         TESSERA_LAMBDA(std::int64_t bi, double& l1_out, double& dsum_out) {
+          if (pull_base.skip()) return;
+          const double base = pull_base.base();
           double l1 = 0, dsum = 0;
           const std::int64_t hi = (bi + 1) * block < n ? (bi + 1) * block : n;
           for (std::int64_t vi = bi * block; vi < hi; ++vi) {
@@ -131,7 +173,7 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
           l1_out += l1;
           dsum_out += dsum;
         },
-        tessera::Sum<double>(diff), tessera::Sum<double>(dangling_next));
+        diff, dangling_next);
   } else {
     static_assert(graph_traits<G>::random_access_adjacency,
                   "pagerank's vector_lanes pull indexes in-neighbour lists; this graph's are not random access");
@@ -145,7 +187,8 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
         "graph::pagerank::pull", Policy((n + ranks - 1) / ranks, ranks, lanes),
         TESSERA_LAMBDA(const Member& m, double& l1_out, double& dsum_out) {
           const std::int64_t v = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
-          if (v >= n) return;
+          if (v >= n || pull_base.skip()) return;
+          const double base = pull_base.base();
           const auto in = in_adjacent_vertices(V(v), g);
           double s = 0;
           tessera::parallel_reduce(
@@ -160,14 +203,66 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
             dsum_out += d > 0 ? 0.0 : double(x);
           });
         },
-        tessera::Sum<double>(diff), tessera::Sum<double>(dangling_next));
+        diff, dangling_next);
   }
 }
 
-// pagerank() with the pull schedule named (tests run the GPU's on host spaces).
-template <PullSchedule Schedule, class G, class T, class S>
+// The iteration loop of pagerank_with for PullSums::device, from the initial
+// contributions and dangling mass (`base0`: the first iteration's base,
+// computed on the host as the host loop computes it). Returns the
+// iterations run, counted on the device.
+template <PullSchedule Schedule, class Exec, class SS, class G, class RV, class CV>
+int pagerank_device_sums(const G& g, const RV& r, CV contrib, CV contrib_next, double base0, double dangling0,
+                         double damping, double tolerance, int max_iterations, std::int64_t n) {
+  tessera::View<double*, SS> state("graph::pagerank::state", 4);
+  tessera::View<double, SS> diff("graph::pagerank::diff"), dnext("graph::pagerank::dangling_next");
+  const double inv_n = 1.0 / double(n);
+  tessera::parallel_for(
+      "graph::pagerank::seed", tessera::RangePolicy<Exec>(0, 1), TESSERA_LAMBDA(std::int64_t) {
+        state(0) = base0;
+        state(1) = 0.0;
+        state(2) = 0.0;
+        state(3) = dangling0;
+      });
+  const pull_base_state<tessera::View<double*, SS>> pull_base{state};
+  auto seen = tessera::create_mirror_view(tessera::HostSpace(), state);
+  int launched = 0;
+  while (launched < max_iterations) {
+    const int batch = std::min(pull_sums_check_every, max_iterations - launched);
+    for (int k = 0; k < batch; ++k) {
+      pull_iteration<Schedule, Exec>(g, r, contrib, contrib_next, pull_base, damping, n, tessera::Sum<double, SS>(diff),
+                                     tessera::Sum<double, SS>(dnext));
+      // The host loop's bookkeeping, on the device: count the iteration,
+      // take the next dangling mass and base, test the stopping rule.
+      tessera::parallel_for(
+          "graph::pagerank::step", tessera::RangePolicy<Exec>(0, 1), TESSERA_LAMBDA(std::int64_t) {
+            if (state(1) != 0.0) return;
+            state(2) += 1.0;
+            state(3) = dnext();
+            state(0) = (1.0 - damping) * inv_n + damping * state(3) * inv_n;
+            if (diff() < tolerance) state(1) = 1.0;
+          });
+      std::swap(contrib, contrib_next);
+    }
+    launched += batch;
+    tessera::deep_copy(seen, state);
+    if (seen(1) != 0.0) break;
+  }
+  tessera::deep_copy(seen, state);
+  return int(seen(2));
+}
+
+// pagerank() with the pull schedule and where its sums live named (tests
+// run the GPU's choices on host spaces).
+template <PullSchedule Schedule, PullSums Sums, class G, class T, class S>
 int pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks, double damping, double tolerance,
                   int max_iterations);
+template <PullSchedule Schedule, class G, class T, class S>
+int pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks, double damping, double tolerance,
+                  int max_iterations) {
+  return pagerank_with<Schedule, default_pull_sums<typename G::execution_space>>(g, ranks, damping, tolerance,
+                                                                                 max_iterations);
+}
 
 }  // namespace detail
 
@@ -178,7 +273,7 @@ int pagerank(const G& g, const vertex_property_map<G, T, S>& ranks, double dampi
                                                                                           tolerance, max_iterations);
 }
 
-template <detail::PullSchedule Schedule, class G, class T, class S>
+template <detail::PullSchedule Schedule, detail::PullSums Sums, class G, class T, class S>
 int detail::pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks, double damping, double tolerance,
                           int max_iterations) {
   static_assert(std::is_floating_point_v<T>, "pagerank: ranks are float or double");
@@ -211,16 +306,23 @@ int detail::pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks,
           if (d == 0) dsum += inv_n;
         },
         dangling);
-    while (it < max_iterations) {
-      ++it;
-      const double base = (1.0 - damping) * inv_n + damping * dangling * inv_n;
-      double diff = 0, dnext = 0;
-      detail::pull_iteration<Schedule, Exec>(g, r, contrib, contrib_next, base, damping, n, diff, dnext);
-      std::swap(contrib, contrib_next);
-      dangling = dnext;
-      if (diff < tolerance) break;
+    if constexpr (Sums == detail::PullSums::host) {
+      while (it < max_iterations) {
+        ++it;
+        const double base = (1.0 - damping) * inv_n + damping * dangling * inv_n;
+        double diff = 0, dnext = 0;
+        detail::pull_iteration<Schedule, Exec>(g, r, contrib, contrib_next, detail::pull_base_value{base}, damping, n,
+                                               tessera::Sum<double>(diff), tessera::Sum<double>(dnext));
+        std::swap(contrib, contrib_next);
+        dangling = dnext;
+        if (diff < tolerance) break;
+      }
+      return it;
+    } else {
+      const double base0 = (1.0 - damping) * inv_n + damping * dangling * inv_n;
+      return detail::pagerank_device_sums<Schedule, Exec, SS>(g, r, contrib, contrib_next, base0, dangling, damping,
+                                                              tolerance, max_iterations, n);
     }
-    return it;
   } else {
     tessera::View<T*, SS> next(tessera::view_alloc("graph::pagerank::next", tessera::WithoutInitializing), n);
     tessera::View<double*, SS> contrib(tessera::view_alloc("graph::pagerank::contrib", tessera::WithoutInitializing), n);
