@@ -9,7 +9,8 @@
 //        gapbs's defaults 1e-4 and 20). Reported per iteration. Checked: the
 //        same iteration count and ranks within 1e-9 in L1 (2 x tolerance if
 //        the counts differ by one: the two sums round differently near the
-//        threshold), ranks summing to 1.
+//        threshold), ranks summing to 1. A third row times the library with
+//        its sums read on the host after every iteration (PullSums::host).
 //   bfs  breadth_first_search with bfs_levels_visitor vs a CUB-based
 //        direction-optimizing BFS (cuda_peers/bfs_cub.cuh), from the vertex
 //        of largest degree. Checked: depths equal everywhere, and valid on
@@ -222,18 +223,33 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   if (!S.json)
     std::printf("\n# %s: damping %.2f, stop when sum |r' - r| < %g or after %d iterations; FP64 ranks\n",
                 name.c_str(), damping, S.pr_tolerance, S.pr_max_iterations);
-  tg::vertex_property_map<G, double> ranks(in.g, "bench::ranks");
+  tg::vertex_property_map<G, double> ranks(in.g, "bench::ranks"), ranks_host_sums(in.g, "bench::ranks_host_sums");
   CusparsePagerank peer(in.csr, S.stream);
-  int it_tessera = 0, it_peer = 0;
+  int it_tessera = 0, it_peer = 0, it_host_sums = 0;
+  using tg::detail::PullSchedule;
+  using tg::detail::PullSums;
+  // The third row is the library's pull with its sums read on the host after
+  // every iteration (what pagerank did before its sums stayed on the device):
+  // the gain of keeping them there, on this card.
   const std::vector<bench::Contender> cs{
       contender(S, "cuSPARSE SpMV iterations (FP64)", [&] { it_peer = peer.run(damping, S.pr_tolerance, S.pr_max_iterations); }),
       contender(S, "tessera pagerank (double)",
-                [&] { it_tessera = tg::pagerank(in.g, ranks, damping, S.pr_tolerance, S.pr_max_iterations); }, 0)};
+                [&] { it_tessera = tg::pagerank(in.g, ranks, damping, S.pr_tolerance, S.pr_max_iterations); }, 0),
+      contender(S, "tessera, sums read every iteration",
+                [&] {
+                  it_host_sums = tg::detail::pagerank_with<tg::detail::default_pull_schedule<Cuda>, PullSums::host>(
+                      in.g, ranks_host_sums, damping, S.pr_tolerance, S.pr_max_iterations);
+                },
+                0)};
   const double round = check_round(cs);
   const auto a = to_host(ranks.view().data(), std::size_t(in.csr.n));
   const auto b = to_host(peer.ranks(), std::size_t(in.csr.n));
-  double l1 = 0, sum = 0;
-  for (std::size_t v = 0; v < a.size(); ++v) l1 += std::fabs(a[v] - b[v]), sum += a[v];
+  const auto c = to_host(ranks_host_sums.view().data(), std::size_t(in.csr.n));
+  double l1 = 0, sum = 0, l1_sums = 0;
+  for (std::size_t v = 0; v < a.size(); ++v) l1 += std::fabs(a[v] - b[v]), sum += a[v], l1_sums += std::fabs(a[v] - c[v]);
+  verify(S, it_host_sums == it_tessera && l1_sums <= 1e-12,
+         name + ": sums on the device and on the host give the same " + std::to_string(it_tessera) +
+             " iterations (host " + std::to_string(it_host_sums) + ") and ranks (L1 " + std::to_string(l1_sums) + ")");
   const bool same_count = it_tessera == it_peer;
   const double limit = same_count ? 1e-9 : 2 * S.pr_tolerance;
   char what[256];
