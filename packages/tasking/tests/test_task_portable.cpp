@@ -17,17 +17,8 @@
 
 namespace {
 
-using PortableTaskSpaces = ::testing::Types<tessera::Serial
-#if TESSERA_ENABLE_THREADS
-                                            , tessera::Threads
-#endif
-#if TESSERA_ENABLE_OPENMP
-                                            , tessera::OpenMP
-#endif
-#if TESSERA_ENABLE_CUDA
-                                            , tessera::Cuda
-#endif
-                                            >;
+// Every enabled back-end, Cuda included: the spaces every typed test runs on.
+using PortableTaskSpaces = tessera::test::ExecutionSpaces;
 
 template <class Space>
 class TaskPortable : public SpaceTest<Space> {};
