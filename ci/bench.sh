@@ -21,6 +21,7 @@
 #   graph            graph      tessera_bench_graph          gapbs, SuiteSparse:GraphBLAS
 #   graph_jobs       graph      tessera_bench_graph_jobs     the same jobs one after another (fused job sets)
 #   sparse_cholesky  sparse     bench_cholesky               CHOLMOD, Tacho, MUMPS (+ OpenBLAS dgemm ceiling)
+#   sparse_ldlt      sparse     bench_cholesky --indefinite  MUMPS (SYM = 2; inertia checked against it)
 #   fem_assembly     sparse     bench_fem_assembly           a serial element loop (ScatterView, colouring, element map)
 #   minitri          analytics  tessera_bench_minitri        SuiteSparse:GraphBLAS
 #   dist_solve       dist       bench_dist_solve             PETSc CG + block Jacobi (ICC(0), Cholesky), hypre PCG + BoomerAMG;
@@ -64,7 +65,7 @@ BUILD_DIR="${BUILD_DIR:-build-bench-report}"
 THREADS="${THREADS:-1 2}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
-all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace kernel_graph graph graph_jobs sparse_cholesky fem_assembly minitri dist_solve dist_graph)
+all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace kernel_graph graph graph_jobs sparse_cholesky sparse_ldlt fem_assembly minitri dist_solve dist_graph)
 benches=("$@")
 ((${#benches[@]})) || benches=("${all[@]}")
 
@@ -79,7 +80,7 @@ where_of() {
     kernel_graph) echo "bench_kernel_graph|packages/tasking/benchmarks/bench_kernel_graph" ;;
     graph) echo "tessera_bench_graph|packages/graph/benchmarks/tessera_bench_graph" ;;
     graph_jobs) echo "tessera_bench_graph_jobs|packages/graph/benchmarks/tessera_bench_graph_jobs" ;;
-    sparse_cholesky) echo "bench_cholesky|packages/sparse/benchmarks/bench_cholesky" ;;
+    sparse_cholesky | sparse_ldlt) echo "bench_cholesky|packages/sparse/benchmarks/bench_cholesky" ;;
     fem_assembly) echo "bench_fem_assembly|packages/sparse/benchmarks/bench_fem_assembly" ;;
     minitri) echo "tessera_bench_minitri|packages/analytics/benchmarks/tessera_bench_minitri" ;;
     dist_solve) echo "bench_dist_solve|packages/dist/benchmarks/bench_dist_solve" ;;
@@ -102,6 +103,7 @@ args_of() {  # args_of <bench> <threads>: the arguments of one run (before <BENC
     # At most 5 repeats: 64 jobs one after another take about a minute on Kronecker 18.
     graph_jobs) echo "--repeats $((REPEATS < 5 ? REPEATS : 5)) --per-kind --tessera-num-threads=$t" ;;
     sparse_cholesky) echo "--threads $t --repeats $REPEATS" ;;
+    sparse_ldlt) echo "--indefinite --threads $t --repeats $REPEATS" ;;
     # Kronecker 18 is left out: one GraphBLAS run takes minutes there and the
     # data and tasks methods store 3.3 GB of triangles.
     minitri) echo "--threads $t --repeats $REPEATS --tessera-num-threads=$t" \

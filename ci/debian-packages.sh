@@ -9,6 +9,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libhwloc-dev)
 # Every program's command line and JSON output (header-only: CLI11, nlohmann-json).
 pkgs+=(libcli11-dev nlohmann-json3-dev)
+# .ci/run's check that docs/performance.md matches its data (ci/perf_report.py --check).
+pkgs+=(python3)
 have() { [[ -f "$root/packages/$1/CMakeLists.txt" ]]; }
 # sparse: dense-block kernels and the orderings (nested dissection, SuiteSparse's AMD);
 # sequential MUMPS is the LDL^T tests' inertia reference.

@@ -482,6 +482,9 @@ def replace_block(text, name, block, report):
     return pattern.sub(lambda _: block, text)
 
 
+MAX_REPORT_LINES = 600
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="fail if docs/performance.md is not what the data gives")
@@ -515,6 +518,13 @@ def main():
         if new != text:
             print(f"perf_report: {report} differs from what {args.data}/*.jsonl and {args.goals} give; "
                   "run python3 ci/perf_report.py", file=sys.stderr)
+            return 1
+        # The report is meant to be read in one sitting (issue 27): analyses
+        # belong in docs/perf/history.md, not here.
+        lines = new.count("\n")
+        if report.name == REPORT.name and lines >= MAX_REPORT_LINES:
+            print(f"perf_report: {report} has {lines} lines, the limit is {MAX_REPORT_LINES - 1}; "
+                  "move prose to docs/perf/history.md", file=sys.stderr)
             return 1
         return 0
     if new != text:
