@@ -33,7 +33,11 @@
 #                                                            so ci/gpu.sh runs it, not this script (nor is it in all=(...))
 #
 # Environment:
-#   THREADS       thread counts, one run each (default "1 2")
+#   THREADS       thread counts, one run each (default: 1, 2, 4, ... up to the machine's
+#                 hardware threads, and that count: "1 2" on the 2-core machine, "1 2 4 8 16"
+#                 on a 16-core one). A program also takes a list itself, e.g.
+#                 bench_cholesky --threads 1,2,4: one run per count, in a fresh process
+#                 (packages/core/benchmarks/support/tessera/bench/thread_sweep.hpp).
 #   RANKS         MPI rank counts of the dist benchmarks, one run each, one
 #                 thread per rank (default "1 2 4"; above the cores they are
 #                 oversubscribed: cost, not speedup)
@@ -62,7 +66,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 BUILD_DIR="${BUILD_DIR:-build-bench-report}"
-THREADS="${THREADS:-1 2}"
+default_threads() {  # 1 2 4 ... up to the hardware threads, and that count
+  local hw t=1 list=""
+  hw=$(nproc)
+  while ((t < hw)); do list+="$t "; t=$((t * 2)); done
+  echo "$list$hw"
+}
+THREADS="${THREADS:-$(default_threads)}"
 REPEATS="${REPEATS:-9}"
 JOBS="${JOBS:-2}"
 all=(stream dispatch spmv stencil struct_layout mempool task_overhead tiled_cholesky task_trace kernel_graph graph graph_jobs sparse_cholesky sparse_ldlt fem_assembly minitri dist_solve dist_graph)
@@ -146,9 +156,11 @@ for b in "${benches[@]}"; do
   for t in $(counts_of "$b"); do
     echo "---- $b at $t thread(s)$(is_mpi "$b" && echo " (MPI ranks)"): load average $(cut -d' ' -f1-3 /proc/loadavg)"
     # shellcheck disable=SC2046
-    # The meta line gets the thread count this run asked for (the report groups by it).
+    # The meta line gets the thread count this run asked for (the report
+    # groups by it): the programs write it themselves; the MPI ones, run on
+    # ranks, get it here.
     $(launcher_of "$b" "$t") "$program" --json $(args_of "$b" "$t") ${!own_var:-} | grep '^{' |
-      sed "s/\"meta\":true,/\"meta\":true,\"threads_requested\":$t,/" >>"$tmp"
+      sed "/threads_requested/!s/\"meta\":true,/\"meta\":true,\"threads_requested\":$t,/" >>"$tmp"
   done
   mv "$tmp" "$out"
   echo "---- wrote $out in $((SECONDS - start)) s"

@@ -284,6 +284,8 @@ int main(int argc, char* argv[]) {
   tessera::bench::Cli cli("tessera_bench_minitri",
                           "miniTri's three methods against each other and a SuiteSparse:GraphBLAS formulation.", 5);
   auto& app = cli.app();
+  // --threads 1,2 runs both counts in this process (the back-ends get the largest).
+  cli.keep_thread_list();
   app.add_option("--graphs", graphs, "graphs, comma-separated: files of examples/data/graphs or kron:SCALE:EDGEFACTOR")
       ->delimiter(',');
   app.add_option("--threads", threads, "thread counts, comma-separated (1: Serial, more: OpenMP)")

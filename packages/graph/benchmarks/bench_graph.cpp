@@ -991,6 +991,8 @@ int main(int argc, char* argv[]) {
               "interleaved (see the comment at the top of bench_graph.cpp).",
               cfg.repeats);
   auto& app = cli.app();
+  // --threads 1,2 runs both counts in this process (Serial at 1, OpenMP above).
+  cli.keep_thread_list();
   app.add_option("--file", files,
                  "PATH[@SOURCE[@DELTA]]: a graph file (.tgb, .mtx or an edge list), its BFS/SSSP source and\n"
                  "SSSP bucket width; repeatable");

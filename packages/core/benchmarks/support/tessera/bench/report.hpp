@@ -8,6 +8,7 @@
 // always been printed; a figure that is not finite is null.
 #include "interleaved.hpp"
 #include "stats.hpp"
+#include "thread_sweep.hpp"
 
 #include <tessera/tools/json.hpp>
 
@@ -85,10 +86,13 @@ class Report {
     const std::string cpu = cpu_model(), blas = blas_core();
     if (m_json) {
       tools::json meta = {{"bench", m_bench},
-                          {"meta", true},
-                          {"load_avg_1m", tools::fixed(load1, 2)},
+                          {"meta", true}};
+      // The thread count asked for (thread_sweep.hpp), which the report
+      // script groups runs by.
+      if (const int requested = threads_requested(); requested > 0) meta["threads_requested"] = requested;
+      meta.update(tools::json{{"load_avg_1m", tools::fixed(load1, 2)},
                           {"hardware_threads", hw},
-                          {"time", static_cast<long long>(std::time(nullptr))}};
+                          {"time", static_cast<long long>(std::time(nullptr))}});
       if (!cpu.empty()) meta["cpu_model"] = cpu;
       if (!blas.empty()) meta["blas_core"] = blas;
       tools::print_line(meta);
