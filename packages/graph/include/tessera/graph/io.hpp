@@ -53,6 +53,12 @@ struct read_options {
   // a graph reader keeps them as weights.
   bool reject_non_finite = false;
   rectangular_matrix rectangular = rectangular_matrix::bipartite;
+  // Matrix Market "complex" fields (a numerical reader's, the sparse
+  // package's): entries "row column real imaginary", the imaginary parts
+  // in edge_list::weights_imag; in a "hermitian" file a diagonal entry
+  // must be real (refused with file:line otherwise). A graph reader refuses
+  // complex files (false).
+  bool accept_complex = false;
   // Bytes per parallel chunk (0: automatic). For tests and tuning; the
   // result is the same for every value.
   std::int64_t chunk_bytes = 0;
