@@ -85,6 +85,26 @@ CrsMatrix<T> laplacian_plus_identity(std::int64_t n, const std::vector<std::int6
   return CrsMatrix<T>::from_triplets(n, r, c, v, Storage::Full, std::move(origin));
 }
 
+// Writes A's lower triangle as "coordinate real symmetric" (double) or
+// "coordinate complex hermitian" (std::complex<double>), 17 significant
+// digits: read_matrix_market<T> gives A back exactly (a symmetric or
+// Hermitian A; the upper triangle is not written). Through the graph
+// package's writer; graph::io_error "<file>:0: ..." when it cannot write.
+template <class T>
+void write_matrix_market(const std::string& path, const CrsMatrix<T>& A) {
+  graph::edge_list el;
+  el.num_vertices = A.num_rows();
+  el.symmetric = true;
+  for (std::int64_t i = 0; i < A.num_rows(); ++i)
+    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k) {
+      const std::int64_t j = A.col_idx()[k];
+      if (j > i) continue;
+      el.add(i, j, std::real(A.values()[k]));
+      if constexpr (detail::is_complex_v<T>) el.weights_imag.push_back(std::imag(A.values()[k]));
+    }
+  graph::write_matrix_market(path, el);
+}
+
 // Reads a real, integer or pattern (and, for T = std::complex<double>,
 // complex) Matrix Market file into full symmetric (Hermitian) storage.
 // Throws graph::io_error ("<file>:<line>: ...") for a malformed file, a
