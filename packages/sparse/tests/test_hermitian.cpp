@@ -155,6 +155,7 @@ TYPED_TEST(HermitianTest, IndefiniteLdlhInertiaAndDeterminantMatchZheev) {
     ASSERT_GT(expect.negative, 0);
     const auto b = random_rhs(n, 2, 5);
     const auto xref = dense_solve(A, b, 2);
+    const double true_rcond = 1.0 / (A.norm_inf() * dense_inverse_norm1(A));
     for (auto sch : {ts::Scheduler::Tasks, ts::Scheduler::LevelSet}) {
       const std::string where = A.origin() + " " + ts::to_string(sch);
       ts::Cholesky<cplx, Space> ldlt(options(ts::Factorization::LDLt, sch));
@@ -169,6 +170,11 @@ TYPED_TEST(HermitianTest, IndefiniteLdlhInertiaAndDeterminantMatchZheev) {
       for (int r = 0; r < 2; ++r)
         EXPECT_LE(backward_error(A, x.data() + r * n, b.data() + r * n), 1e-12) << where;
       EXPECT_LE(relative_difference(x, xref), 1e-8) << where;
+      // The estimate is an upper bound of rcond up to the rounding of the
+      // solves (relative errors of about cond * eps) and within a small
+      // factor of it.
+      EXPECT_GE(ldlt.rcond(), true_rcond * (1 - 1e-8)) << where;
+      EXPECT_LE(ldlt.rcond(), 3 * true_rcond) << where;
     }
   }
 }
