@@ -33,16 +33,24 @@ void write_matrix_market(const std::string& path, const edge_list& el) {
   std::FILE* fp = std::fopen(path.c_str(), "w");
   if (!fp) throw io_error(path, 0, std::string("cannot create: ") + std::strerror(errno));
   const bool w = el.has_weights();
+  const bool complex = w && el.weights_imag.size() == el.weights.size();
   const bool rectangular = el.mm_rows > 0 && el.mm_cols > 0 && el.mm_rows != el.mm_cols && !el.symmetric;
   const std::int64_t rows = rectangular ? el.mm_rows : el.num_vertices;
   const std::int64_t cols = rectangular ? el.mm_cols : el.num_vertices;
   const std::int64_t col_shift = rectangular && el.bipartite ? el.mm_rows : 0;
-  std::fprintf(fp, "%%%%MatrixMarket matrix coordinate %s %s\n", w ? "real" : "pattern", el.symmetric ? "symmetric" : "general");
+  std::fprintf(fp, "%%%%MatrixMarket matrix coordinate %s %s\n", complex ? "complex" : w ? "real" : "pattern",
+               el.symmetric ? (complex ? "hermitian" : "symmetric") : "general");
   std::fprintf(fp, "%lld %lld %lld\n", (long long)rows, (long long)cols, (long long)el.size());
   for (std::int64_t i = 0; i < el.size(); ++i) {
     std::int64_t r = el.src[i] + 1, c = el.dst[i] - col_shift + 1;
-    if (el.symmetric && r < c) std::swap(r, c);  // symmetric storage lists the lower triangle
-    if (w) std::fprintf(fp, "%lld %lld %.17g\n", (long long)r, (long long)c, el.weights[i]);
+    // Symmetric storage lists the lower triangle (a Hermitian mirror is
+    // the conjugate).
+    const bool mirrored = el.symmetric && r < c;
+    if (mirrored) std::swap(r, c);
+    if (complex)
+      std::fprintf(fp, "%lld %lld %.17g %.17g\n", (long long)r, (long long)c, el.weights[i],
+                   mirrored ? -el.weights_imag[i] : el.weights_imag[i]);
+    else if (w) std::fprintf(fp, "%lld %lld %.17g\n", (long long)r, (long long)c, el.weights[i]);
     else std::fprintf(fp, "%lld %lld\n", (long long)r, (long long)c);
   }
   if (std::fclose(fp) != 0) throw io_error(path, 0, "write failed");

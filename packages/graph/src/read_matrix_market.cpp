@@ -21,7 +21,7 @@ using detail::shown;
 // The header as the node-level reader takes it: what parse_mm_header checks,
 // then the reader's own rules (rectangular files, this machine's memory).
 detail::mm_header read_header(const std::string& path, const detail::mapped_file& file, const read_options& opts) {
-  detail::mm_header h = *detail::parse_mm_header(path, file.view(), true);
+  detail::mm_header h = *detail::parse_mm_header(path, file.view(), true, opts.accept_complex);
   const std::string shape = "the matrix is " + std::to_string(h.rows) + " x " + std::to_string(h.cols);
   if (h.rows != h.cols && opts.rectangular == rectangular_matrix::refuse)
     throw io_error(path, h.size_line, shape + "; a square matrix is needed here");
@@ -51,10 +51,14 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
   const bool pattern = h.field == "pattern";
   const bool integer = h.field == "integer";
   const bool skew = h.symmetry == "skew-symmetric";
+  const bool complex = h.field == "complex";
+  const bool hermitian = h.symmetry == "hermitian";
   detail::size_lists(el, slots, !pattern);
-  const int want_fields = pattern ? 2 : 3;
-  const std::string arity = pattern ? "a pattern entry needs 2 fields (row column)"
-                                    : "a" + std::string(integer ? "n integer" : " real") + " entry needs 3 fields (row column value)";
+  if (complex) el.weights_imag.resize(el.weights.size());
+  const int want_fields = pattern ? 2 : complex ? 4 : 3;
+  const std::string arity = pattern   ? "a pattern entry needs 2 fields (row column)"
+                            : complex ? "a complex entry needs 4 fields (row column real imaginary)"
+                                      : "a" + std::string(integer ? "n integer" : " real") + " entry needs 3 fields (row column value)";
 
   const char* text = file.data();
   detail::for_each_chunk(chunks, opts, "parsing", [&](detail::text_chunk& c) {
@@ -64,11 +68,12 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
     std::int64_t* src = el.src.data() + c.first_slot;
     std::int64_t* dst = el.dst.data() + c.first_slot;
     double* w = pattern ? nullptr : el.weights.data() + c.first_slot;
+    double* wi = complex ? el.weights_imag.data() + c.first_slot : nullptr;
     std::int64_t k = 0;
     line_fields lf;
     auto bad = [&](std::string what) { return c.problem(line, std::move(what)); };
     // One entry whose indices are integers; false: stop the chunk.
-    auto entry = [&](std::int64_t i, std::int64_t j, std::string_view value) {
+    auto entry = [&](std::int64_t i, std::int64_t j, std::string_view value, std::string_view imaginary) {
       if (i < 1 || i > h.rows) return bad("row index " + std::to_string(i) + " outside 1.." + std::to_string(h.rows));
       if (j < 1 || j > h.cols) return bad("column index " + std::to_string(j) + " outside 1.." + std::to_string(h.cols));
       if (skew && i == j)
@@ -88,6 +93,19 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
           return bad("value " + shown(value) + " of entry (" + std::to_string(i) + ", " + std::to_string(j) + ") is not finite");
         w[k] = x;
       }
+      if (complex) {
+        double y = 0;
+        bool overflow = false;
+        if (!detail::parse_real(imaginary, y, overflow))
+          return bad("imaginary part " + shown(imaginary) + (overflow ? " is too large for a double" : " is not a real number"));
+        if (opts.reject_non_finite && !std::isfinite(y))
+          return bad("imaginary part " + shown(imaginary) + " of entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                     ") is not finite");
+        if (hermitian && i == j && y != 0)
+          return bad("the diagonal entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                     ") of a Hermitian matrix must be real, its imaginary part is " + shown(imaginary));
+        wi[k] = y;
+      }
       src[k] = i - 1;
       dst[k] = col_shift + j - 1;
       ++k;
@@ -97,9 +115,9 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
       ++line;
       std::string_view third;
       std::int64_t i = 0, j = 0;
-      if (const char* q = detail::quick_line(p, end, i, j, third); q && third.empty() == pattern) {
+      if (const char* q = complex ? nullptr : detail::quick_line(p, end, i, j, third); q && third.empty() == pattern) {
         p = q;  // "i j [value]", the common line, read in one pass
-        if (!entry(i, j, third)) break;
+        if (!entry(i, j, third, {})) break;
         continue;
       }
       p = next_line(p, end, lf);
@@ -112,7 +130,7 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
       else if (!detail::parse_int(lf.field[1], j))
         go = bad("column index " + shown(lf.field[1]) + " is not an integer");
       else
-        go = entry(i, j, pattern ? std::string_view() : lf.field[2]);
+        go = entry(i, j, pattern ? std::string_view() : lf.field[2], complex ? lf.field[3] : std::string_view());
       if (!go) break;
     }
     c.entries = k;
@@ -144,12 +162,14 @@ edge_list read_matrix_market(const std::string& path, const read_options& opts) 
   detail::compact(el.src, chunks);
   detail::compact(el.dst, chunks);
   if (!pattern) detail::compact(el.weights, chunks);
+  if (complex) detail::compact(el.weights_imag, chunks);
   return el;
 }
 
 namespace detail {
 
-std::optional<mm_header> parse_mm_header(const std::string& path, std::string_view text, bool whole) {
+std::optional<mm_header> parse_mm_header(const std::string& path, std::string_view text, bool whole,
+                                         bool accept_complex) {
   const char* p = text.data();
   const char* const end = p + text.size();
   std::int64_t line = 0;
@@ -181,7 +201,7 @@ std::optional<mm_header> parse_mm_header(const std::string& path, std::string_vi
   if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" && symmetry != "hermitian")
     throw err("unknown symmetry " + shown(lf.field[4]) + " (expected general, symmetric, skew-symmetric or hermitian)");
   if (symmetry == "hermitian" && field != "complex") throw err("'hermitian' needs a complex field, not '" + field + "'");
-  if (field == "complex") throw err("complex matrices are not supported by the graph reader");
+  if (field == "complex" && !accept_complex) throw err("complex matrices are not supported by the graph reader");
   if (format == "array") throw err("dense 'array' format is not a graph: use 'coordinate'");
   if (field == "pattern" && symmetry == "skew-symmetric") throw err("a pattern matrix cannot be skew-symmetric");
   mm_header h;

@@ -34,6 +34,41 @@ void expect_rejected(const std::string& path, const std::string& problem_part) {
 }
 }  // namespace
 
+TEST(GraphIo, ComplexFieldsForNumericalReaders) {
+  GRAPH_TEST_REQUIRE_DATA();
+  // read_options::accept_complex: "row column real imaginary" entries, the
+  // imaginary parts in weights_imag (hermitian_path6.mtx: the values in
+  // its comment, by hand), a Hermitian diagonal that is not real and a
+  // 3-field entry refused with their lines; without it, refused on line 1.
+  tessera::graph::read_options ro;
+  ro.accept_complex = true;
+  const auto el = tessera::graph::read_matrix_market(data_dir() + "/matrices/hermitian_path6.mtx", ro);
+  EXPECT_EQ(el.mm_field, "complex");
+  EXPECT_EQ(el.mm_symmetry, "hermitian");
+  ASSERT_EQ(el.size(), 11);
+  ASSERT_EQ(el.weights_imag.size(), 11u);
+  EXPECT_EQ(el.src[1], 1);  // "2 1 0 1": a(2, 1) = i
+  EXPECT_EQ(el.dst[1], 0);
+  EXPECT_EQ(el.weights[1], 0.0);
+  EXPECT_EQ(el.weights_imag[1], 1.0);
+  EXPECT_EQ(el.weights_imag[9], -1.0);  // "6 5 0 -1"
+  const std::pair<const char*, std::pair<int, const char*>> bad[] = {
+      {"hermitian_nonreal_diagonal.mtx", {7, "the diagonal entry (3, 3) of a Hermitian matrix must be real"}},
+      {"complex_three_fields.mtx", {5, "a complex entry needs 4 fields"}},
+  };
+  for (const auto& [file, expect] : bad) {
+    try {
+      (void)tessera::graph::read_matrix_market(data_dir() + "/bad/" + file, ro);
+      ADD_FAILURE() << file << " was read";
+    } catch (const tessera::graph::io_error& e) {
+      EXPECT_EQ(e.line(), expect.first) << e.what();
+      EXPECT_NE(e.problem().find(expect.second), std::string::npos) << e.what();
+    }
+  }
+  // A real file has no imaginary parts.
+  EXPECT_TRUE(tessera::graph::read_matrix_market(data_dir() + "/matrices/LFAT5.mtx", ro).weights_imag.empty());
+}
+
 TEST(GraphIo, EveryBadFileIsRejectedWithFileLineAndProblem) {
   GRAPH_TEST_REQUIRE_DATA();
   const std::string bad = data_dir() + "/bad/";
@@ -62,6 +97,12 @@ TEST(GraphIo, EveryBadFileIsRejectedWithFileLineAndProblem) {
        {":5: a real entry needs 3 fields (row column value), found 2: '1 1'",
         "line 6: value 'forty-two' is not a real number", "line 7: value 'seven' is not a real number"}},
       {"lagraph_west0067_noheader.mtx", {":1: missing the %%MatrixMarket banner"}},
+      // Complex files (the sparse package's tests): a graph reader refuses
+      // every one on its banner; the defects inside are ComplexFieldsForNumericalReaders'.
+      {"hermitian_nonreal_diagonal.mtx", {":1: complex matrices are not supported by the graph reader"}},
+      {"complex_symmetric.mtx", {":1: complex matrices are not supported by the graph reader"}},
+      {"complex_general_not_hermitian.mtx", {":1: complex matrices are not supported by the graph reader"}},
+      {"complex_three_fields.mtx", {":1: complex matrices are not supported by the graph reader"}},
   };
   std::set<std::string> covered;
   for (auto& [file, problem] : cases) {

@@ -2,7 +2,7 @@
 // children delay, the threshold-pivoting kernel on each, and the solves
 // through the pivot order each front chose (layout in
 // detail/supernodal_numeric.hpp, pivoting in detail/threshold_ldlt.hpp).
-#include <tessera/sparse/detail/pivot_2x2.hpp>
+#include <tessera/sparse/detail/hermitian_pivot_2x2.hpp>
 #include <tessera/sparse/detail/supernodal_numeric.hpp>
 
 #include <algorithm>
@@ -11,7 +11,8 @@
 
 namespace tessera::sparse::detail {
 
-void SupernodalNumeric::assemble_ldlt(std::int64_t s) {
+template <class T>
+void SupernodalNumeric<T>::assemble_ldlt(std::int64_t s) {
   const SymbolicFactor& f = *m_sym;
   const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc, c0 = f.super_ptr[s];
   LdltFront& F = m_ldlt[s];
@@ -28,14 +29,14 @@ void SupernodalNumeric::assemble_ldlt(std::int64_t s) {
   } else {
     const std::size_t size = std::size_t(F.ld * F.nfs);
     if (F.grown_size < size) {
-      F.grown.reset(new double[size]);
+      F.grown.reset(new T[size]);
       F.grown_size = size;
     }
     F.panel = F.grown.get();
   }
-  double* p = F.panel;
+  T* p = F.panel;
   const std::int64_t ld = F.ld, nfs = F.nfs;
-  std::fill(p, p + ld * nfs, 0.0);
+  std::fill(p, p + ld * nfs, T(0));
   F.vars.resize(std::size_t(nfs));
   for (std::int64_t j = 0; j < nc; ++j) F.vars[j] = c0 + j;
   // A's entries: rows below the own columns move down by nd.
@@ -49,7 +50,7 @@ void SupernodalNumeric::assemble_ldlt(std::int64_t s) {
   }
   // The threshold kernel's column-chunked updates write the upper part of
   // the chunks' diagonal blocks too: U is zeroed whole.
-  double* u = mu > 0 ? acquire_update(s, true) : nullptr;
+  T* u = mu > 0 ? acquire_update(s, true) : nullptr;
   std::int64_t next_delayed = nc;
   std::vector<std::int64_t> pos;
   for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) {
@@ -57,15 +58,15 @@ void SupernodalNumeric::assemble_ldlt(std::int64_t s) {
     const LdltFront& C = m_ldlt[c];
     const std::int64_t dc = C.nfs - C.piv.npiv, muc = f.nrows(c) - f.ncols(c), cb = dc + muc;
     const std::int32_t* rel = f.relidx.data() + f.rows_ptr[c] + f.ncols(c);
-    const double* uc = m_update[c];
+    const T* uc = m_update[c];
     if (nd == 0) {
       // No delays anywhere below s's front: the extend-add of the Cholesky
       // path (rel is increasing, so the lower triangle maps to the lower).
       if (muc > 0 && uc != nullptr)
         for (std::int64_t b = 0; b < muc; ++b) {
           const std::int64_t lb = rel[b];
-          const double* col = uc + b * muc;
-          double* dst = lb < nc ? p + lb * ld : u + (lb - nc) * mu - nc;
+          const T* col = uc + b * muc;
+          T* dst = lb < nc ? p + lb * ld : u + (lb - nc) * mu - nc;
           for (std::int64_t a = b; a < muc; ++a) dst[rel[a]] += col[a];
         }
       release_update(c);
@@ -85,11 +86,15 @@ void SupernodalNumeric::assemble_ldlt(std::int64_t s) {
       pos[a] = la < nc ? la : la + nd;
     }
     next_delayed += dc;
-    const double* pc = C.panel + C.piv.npiv * (C.ld + 1);  // CB(a, b) = pc[a + b * C.ld] for b < dc
+    const T* pc = C.panel + C.piv.npiv * (C.ld + 1);  // CB(a, b) = pc[a + b * C.ld] for b < dc
     for (std::int64_t b = 0; b < cb; ++b) {
-      const double* col = b < dc ? pc + b * C.ld : uc + (b - dc) * muc - dc;
+      const T* col = b < dc ? pc + b * C.ld : uc + (b - dc) * muc - dc;
       for (std::int64_t a = b; a < cb; ++a) {
-        const double v = col[a];
+        // CB(a, b) lands at (pos[a], pos[b]); when that is above the
+        // diagonal, its mirror is stored: conjugated for a Hermitian front.
+        T v = col[a];
+        if constexpr (is_complex_v<T>)
+          if (pos[a] < pos[b]) v = std::conj(v);
         const std::int64_t hi = std::max(pos[a], pos[b]), lo = std::min(pos[a], pos[b]);
         if (lo < nfs) p[hi + lo * ld] += v;
         else u[(hi - nfs) + (lo - nfs) * mu] += v;
@@ -99,7 +104,8 @@ void SupernodalNumeric::assemble_ldlt(std::int64_t s) {
   }
 }
 
-void SupernodalNumeric::factor_front_ldlt(std::int64_t s) {
+template <class T>
+void SupernodalNumeric<T>::factor_front_ldlt(std::int64_t s) {
   LdltFront& F = m_ldlt[s];
   const std::int64_t mu = m_sym->nrows(s) - m_sym->ncols(s);
   ThresholdControls tc;
@@ -125,21 +131,20 @@ void SupernodalNumeric::factor_front_ldlt(std::int64_t s) {
 // y1 := L11^-1 y1 (the npiv pivots), the delayed entries y2 -= L21' y1
 // (written back to x: only the parent, which runs later, reads them), and
 // the rows below get L21 y1 in s's buffer, which the parent subtracts.
-void SupernodalNumeric::forward_ldlt(std::int64_t s, double* x, std::int64_t nrhs) {
+template <class T>
+void SupernodalNumeric<T>::forward_ldlt(std::int64_t s, T* x, std::int64_t nrhs) {
   const SymbolicFactor& f = *m_sym;
   const LdltFront& F = m_ldlt[s];
   const std::int64_t n = f.n, nc = f.ncols(s), mu = f.nrows(s) - nc;
   const std::int64_t nfs = F.nfs, npiv = F.piv.npiv, ld = F.ld;
-  std::unique_ptr<double[]> t = gather_children(s, x, nrhs);
-  std::unique_ptr<double[]> y(new double[std::size_t(nfs * nrhs)]);
+  std::unique_ptr<T[]> t = gather_children(s, x, nrhs);
+  std::unique_ptr<T[]> y(new T[std::size_t(nfs * nrhs)]);
   for (std::int64_t r = 0; r < nrhs; ++r)
     for (std::int64_t q = 0; q < nfs; ++q) y[q + r * nfs] = x[F.vars[q] + r * n];
   if (npiv > 0) {
-    const double* p = F.panel;
+    const T* p = F.panel;
     trsm_left_lower({p, npiv, npiv, ld}, {y.get(), npiv, nrhs, nfs}, false, true);
-    if (nfs > npiv)
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(nfs - npiv), int(nrhs), int(npiv), -1.0, p + npiv,
-                  int(ld), y.get(), int(nfs), 1.0, y.get() + npiv, int(nfs));
+    if (nfs > npiv) gemm_minus_ab({p + npiv, nfs - npiv, npiv, ld}, {y.get(), npiv, nrhs, nfs}, {y.get() + npiv, nfs - npiv, nrhs, nfs});
     if (mu > 0) gemm_ab({p + nfs, mu, npiv, ld}, {y.get(), npiv, nrhs, nfs}, 1.0, {t.get(), mu, nrhs, mu});
   }
   for (std::int64_t r = 0; r < nrhs; ++r)
@@ -147,19 +152,20 @@ void SupernodalNumeric::forward_ldlt(std::int64_t s, double* x, std::int64_t nrh
   if (mu > 0) m_solve_buf[s] = std::move(t);
 }
 
-void SupernodalNumeric::diagonal_ldlt(std::int64_t s, double* x, std::int64_t nrhs) const {
+template <class T>
+void SupernodalNumeric<T>::diagonal_ldlt(std::int64_t s, T* x, std::int64_t nrhs) const {
   const LdltFront& F = m_ldlt[s];
   const std::int64_t n = m_sym->n, ld = F.ld;
-  const double* p = F.panel;
+  const T* p = F.panel;
   for (std::int64_t q = 0; q < F.piv.npiv;) {
     const std::int64_t v = F.vars[q];
     if (!F.piv.two[q]) {
-      const double d = p[q + q * ld];
+      const double d = real_part(p[q + q * ld]);
       for (std::int64_t r = 0; r < nrhs; ++r) x[v + r * n] /= d;
       ++q;
     } else {
       const std::int64_t v1 = F.vars[q + 1];
-      const Pivot2x2 d{p[q + q * ld], F.piv.e[q], p[(q + 1) + (q + 1) * ld]};
+      const PivotBlock<T> d{real_part(p[q + q * ld]), F.piv.e[q], real_part(p[(q + 1) + (q + 1) * ld])};
       for (std::int64_t r = 0; r < nrhs; ++r) d.solve(x[v + r * n], x[v1 + r * n]);
       q += 2;
     }
@@ -168,18 +174,19 @@ void SupernodalNumeric::diagonal_ldlt(std::int64_t s, double* x, std::int64_t nr
 
 // Backward: y1 := L11^-T (y1 - L21^T z), z the entries of the delayed
 // columns and of the rows below, all final (their ancestors ran first).
-void SupernodalNumeric::backward_ldlt(std::int64_t s, double* x, std::int64_t nrhs) const {
+template <class T>
+void SupernodalNumeric<T>::backward_ldlt(std::int64_t s, T* x, std::int64_t nrhs) const {
   const SymbolicFactor& f = *m_sym;
   const LdltFront& F = m_ldlt[s];
   const std::int64_t n = f.n, nc = f.ncols(s);
   const std::int64_t nfs = F.nfs, npiv = F.piv.npiv, ld = F.ld, nz = ld - npiv;
   if (npiv == 0) return;
-  const double* p = F.panel;
-  std::unique_ptr<double[]> y(new double[std::size_t(npiv * nrhs)]);
+  const T* p = F.panel;
+  std::unique_ptr<T[]> y(new T[std::size_t(npiv * nrhs)]);
   for (std::int64_t r = 0; r < nrhs; ++r)
     for (std::int64_t q = 0; q < npiv; ++q) y[q + r * npiv] = x[F.vars[q] + r * n];
   if (nz > 0) {
-    std::unique_ptr<double[]> z(new double[std::size_t(nz * nrhs)]);
+    std::unique_ptr<T[]> z(new T[std::size_t(nz * nrhs)]);
     const std::int64_t* below = f.rows.data() + f.rows_ptr[s] + nc;
     for (std::int64_t r = 0; r < nrhs; ++r) {
       for (std::int64_t q = npiv; q < nfs; ++q) z[(q - npiv) + r * nz] = x[F.vars[q] + r * n];
@@ -192,7 +199,8 @@ void SupernodalNumeric::backward_ldlt(std::int64_t s, double* x, std::int64_t nr
     for (std::int64_t q = 0; q < npiv; ++q) x[F.vars[q] + r * n] = y[q + r * npiv];
 }
 
-SupernodalNumeric::LdltSummary SupernodalNumeric::ldlt_summary() const {
+template <class T>
+typename SupernodalNumeric<T>::LdltSummary SupernodalNumeric<T>::ldlt_summary() const {
   LdltSummary sum;
   for (std::int64_t s = 0; s < std::int64_t(m_ldlt.size()); ++s) {
     const LdltFront& F = m_ldlt[s];
@@ -207,5 +215,18 @@ SupernodalNumeric::LdltSummary SupernodalNumeric::ldlt_summary() const {
   }
   return sum;
 }
+
+// The members defined here, for both scalars (the others are instantiated
+// in src/supernodal_numeric.cpp).
+#define TESSERA_SPARSE_INSTANTIATE_LDLT(T)                                                             \
+  template void SupernodalNumeric<T>::assemble_ldlt(std::int64_t);                                     \
+  template void SupernodalNumeric<T>::factor_front_ldlt(std::int64_t);                                 \
+  template void SupernodalNumeric<T>::forward_ldlt(std::int64_t, T*, std::int64_t);                    \
+  template void SupernodalNumeric<T>::diagonal_ldlt(std::int64_t, T*, std::int64_t) const;             \
+  template void SupernodalNumeric<T>::backward_ldlt(std::int64_t, T*, std::int64_t) const;             \
+  template typename SupernodalNumeric<T>::LdltSummary SupernodalNumeric<T>::ldlt_summary() const;
+TESSERA_SPARSE_INSTANTIATE_LDLT(double)
+TESSERA_SPARSE_INSTANTIATE_LDLT(std::complex<double>)
+#undef TESSERA_SPARSE_INSTANTIATE_LDLT
 
 }  // namespace tessera::sparse::detail

@@ -1,7 +1,8 @@
 // Numeric kernels of the supernodal factorization and solves (see
 // detail/supernodal_numeric.hpp for the layout).
-#include <tessera/sparse/detail/pivot_2x2.hpp>
+#include <tessera/sparse/detail/hermitian_pivot_2x2.hpp>
 #include <tessera/sparse/detail/supernodal_numeric.hpp>
+#include <tessera/sparse/detail/typed_buffer.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,8 @@
 
 namespace tessera::sparse::detail {
 
-void SupernodalNumeric::analyze(const SymbolicFactor& sym, const std::int64_t* rm, const std::int32_t* ci,
+template <class T>
+void SupernodalNumeric<T>::analyze(const SymbolicFactor& sym, const std::int64_t* rm, const std::int32_t* ci,
                                 Factorization kind) {
   m_sym = &sym;
   m_kind = kind;
@@ -48,7 +50,7 @@ void SupernodalNumeric::analyze(const SymbolicFactor& sym, const std::int64_t* r
     }
   }
   m_lx_size = std::size_t(sym.lx_ptr[ns]);
-  m_lx.reset(new double[m_lx_size]);
+  m_lx.reset(new T[m_lx_size]);
   release_all_updates();
   m_update.assign(ns, nullptr);
   m_update_size.assign(ns, 0);
@@ -56,7 +58,8 @@ void SupernodalNumeric::analyze(const SymbolicFactor& sym, const std::int64_t* r
   if (kind == Factorization::LDLt) m_ldlt.resize(std::size_t(ns));
 }
 
-double SupernodalNumeric::front_flops(std::int64_t s) const {
+template <class T>
+double SupernodalNumeric<T>::front_flops(std::int64_t s) const {
   const double m = double(m_sym->nrows(s)), nc = double(m_sym->ncols(s));
   // sum over the front's columns c of (m - c)^2
   double f = 0;
@@ -64,7 +67,8 @@ double SupernodalNumeric::front_flops(std::int64_t s) const {
   return f;
 }
 
-void SupernodalNumeric::begin(const double* a_values, double pivot_tolerance, const LdltControls& ldlt) {
+template <class T>
+void SupernodalNumeric<T>::begin(const T* a_values, double pivot_tolerance, const LdltControls& ldlt) {
   m_a = a_values;
   m_tol = pivot_tolerance;
   m_ldlt_controls = ldlt;
@@ -91,54 +95,58 @@ void SupernodalNumeric::begin(const double* a_values, double pivot_tolerance, co
   }
 }
 
-void SupernodalNumeric::release_update(std::int64_t s) {
+template <class T>
+void SupernodalNumeric<T>::release_update(std::int64_t s) {
   if (!m_update[s]) return;
-  m_buffers.release(m_update[s], m_update_size[s]);
+  release_buffer(m_buffers, m_update[s], m_update_size[s]);
   m_update[s] = nullptr;
-  m_update_bytes.fetch_sub(m_update_size[s] * sizeof(double));
+  m_update_bytes.fetch_sub(m_update_size[s] * sizeof(T));
 }
 
-void SupernodalNumeric::release_all_updates() {
+template <class T>
+void SupernodalNumeric<T>::release_all_updates() {
   for (std::size_t s = 0; s < m_update.size(); ++s) release_update(std::int64_t(s));
 }
 
-double* SupernodalNumeric::acquire_update(std::int64_t s, bool whole) {
+template <class T>
+T* SupernodalNumeric<T>::acquire_update(std::int64_t s, bool whole) {
   const std::int64_t mu = m_sym->nrows(s) - m_sym->ncols(s);
   m_update_size[s] = update_count(s);
-  m_update[s] = m_buffers.acquire(m_update_size[s]);
-  double* u = m_update[s];
-  if (whole) std::fill(u, u + mu * mu, 0.0);
+  m_update[s] = acquire_buffer<T>(m_buffers, m_update_size[s]);
+  T* u = m_update[s];
+  if (whole) std::fill(u, u + mu * mu, T(0));
   else
-    for (std::int64_t c = 0; c < mu; ++c) std::fill(u + c * mu + c, u + (c + 1) * mu, 0.0);  // lower triangle only
-  const std::size_t now = m_update_bytes.fetch_add(std::size_t(mu * mu) * sizeof(double)) + std::size_t(mu * mu) * sizeof(double);
+    for (std::int64_t c = 0; c < mu; ++c) std::fill(u + c * mu + c, u + (c + 1) * mu, T(0));  // lower triangle only
+  const std::size_t now = m_update_bytes.fetch_add(std::size_t(mu * mu) * sizeof(T)) + std::size_t(mu * mu) * sizeof(T);
   std::size_t peak = m_peak_update.load();
   while (now > peak && !m_peak_update.compare_exchange_weak(peak, now)) {
   }
   return u;
 }
 
-void SupernodalNumeric::assemble(std::int64_t s) {
+template <class T>
+void SupernodalNumeric<T>::assemble(std::int64_t s) {
   if (m_kind == Factorization::LDLt) return assemble_ldlt(s);
   const SymbolicFactor& f = *m_sym;
   const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
-  double* p = panel(s);
-  std::fill(p, p + m * nc, 0.0);
+  T* p = panel(s);
+  std::fill(p, p + m * nc, T(0));
   for (std::int64_t q = m_a_ptr[s]; q < m_a_ptr[s + 1]; ++q) m_lx[std::size_t(m_a_map[q].second)] = m_a[m_a_map[q].first];
-  double* u = mu > 0 ? acquire_update(s, false) : nullptr;
+  T* u = mu > 0 ? acquire_update(s, false) : nullptr;
   for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) {
     const std::int64_t c = f.child_list[k];
     const std::int64_t muc = f.nrows(c) - f.ncols(c);
-    const double* uc = m_update[c];
+    const T* uc = m_update[c];
     if (muc == 0 || uc == nullptr) continue;
     const std::int32_t* rel = f.relidx.data() + f.rows_ptr[c] + f.ncols(c);
     for (std::int64_t b = 0; b < muc; ++b) {
       const std::int64_t lb = rel[b];
-      const double* col = uc + b * muc;
+      const T* col = uc + b * muc;
       if (lb < nc) {
-        double* dst = p + lb * m;
+        T* dst = p + lb * m;
         for (std::int64_t a = b; a < muc; ++a) dst[rel[a]] += col[a];
       } else {
-        double* dst = u + (lb - nc) * mu - nc;  // dst[la] = U(la - nc, lb - nc)
+        T* dst = u + (lb - nc) * mu - nc;  // dst[la] = U(la - nc, lb - nc)
         for (std::int64_t a = b; a < muc; ++a) dst[rel[a]] += col[a];
       }
     }
@@ -146,12 +154,13 @@ void SupernodalNumeric::assemble(std::int64_t s) {
   }
 }
 
-void SupernodalNumeric::check_pivots(std::int64_t s, std::int64_t first, std::int64_t count) {
+template <class T>
+void SupernodalNumeric<T>::check_pivots(std::int64_t s, std::int64_t first, std::int64_t count) {
   if (m_tol <= 0) return;
   const std::int64_t m = m_sym->nrows(s), c0 = m_sym->super_ptr[s];
-  const double* p = panel(s);
+  const T* p = panel(s);
   for (std::int64_t c = first; c < first + count; ++c) {
-    const double l = p[c + c * m];
+    const double l = real_part(p[c + c * m]);
     if (l * l <= m_tol * m_a_diag_scale[c0 + c]) {
       record_pivot_failure(c0 + c, l * l, true);
       return;
@@ -159,11 +168,12 @@ void SupernodalNumeric::check_pivots(std::int64_t s, std::int64_t first, std::in
   }
 }
 
-void SupernodalNumeric::factor_front(std::int64_t s) {
+template <class T>
+void SupernodalNumeric<T>::factor_front(std::int64_t s) {
   if (m_kind == Factorization::LDLt) return factor_front_ldlt(s);
   const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s), mu = m - nc;
-  double* p = panel(s);
-  double* u = m_update[s];
+  T* p = panel(s);
+  T* u = m_update[s];
   int info = 0;
   if (m <= 16) {
     info = front_cholesky_inline(p, m, nc, u);
@@ -176,13 +186,14 @@ void SupernodalNumeric::factor_front(std::int64_t s) {
   }
   if (info > 0) {
     const std::int64_t c = info - 1;
-    record_pivot_failure(m_sym->super_ptr[s] + c, p[c + c * m], false);
+    record_pivot_failure(m_sym->super_ptr[s] + c, real_part(p[c + c * m]), false);
     return;
   }
   check_pivots(s, 0, nc);
 }
 
-void SupernodalNumeric::factor_subtree(std::int64_t root) {
+template <class T>
+void SupernodalNumeric<T>::factor_subtree(std::int64_t root) {
   for (std::int64_t s = m_first_desc[root]; s <= root; ++s) {
     if (failed()) return;
     assemble(s);
@@ -190,7 +201,8 @@ void SupernodalNumeric::factor_subtree(std::int64_t root) {
   }
 }
 
-FrontBlocks SupernodalNumeric::blocks(std::int64_t s, std::int64_t max_block) const {
+template <class T>
+FrontBlocks SupernodalNumeric<T>::blocks(std::int64_t s, std::int64_t max_block) const {
   FrontBlocks b;
   const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s);
   auto split = [&](std::int64_t lo, std::int64_t hi) {
@@ -206,41 +218,46 @@ FrontBlocks SupernodalNumeric::blocks(std::int64_t s, std::int64_t max_block) co
   return b;
 }
 
-Block<double> SupernodalNumeric::block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j) {
+template <class T>
+Block<T> SupernodalNumeric<T>::block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j) {
   const std::int64_t m = m_sym->nrows(s), nc = m_sym->ncols(s), mu = m - nc;
   const std::int64_t r0 = b.bounds[i], rows = b.bounds[i + 1] - r0, c0 = b.bounds[j], cols = b.bounds[j + 1] - c0;
   if (j < b.kc) return {panel(s) + r0 + c0 * m, rows, cols, m};
   return {m_update[s] + (r0 - nc) + (c0 - nc) * mu, rows, cols, mu};
 }
 
-void SupernodalNumeric::block_potrf(std::int64_t s, const FrontBlocks& b, std::int64_t k) {
-  Block<double> a = block_at(s, b, k, k);
+template <class T>
+void SupernodalNumeric<T>::block_potrf(std::int64_t s, const FrontBlocks& b, std::int64_t k) {
+  Block<T> a = block_at(s, b, k, k);
   const int info = potrf(a);
   if (info > 0) {
     const std::int64_t c = info - 1;
-    record_pivot_failure(m_sym->super_ptr[s] + b.bounds[k] + c, a(c, c), false);
+    record_pivot_failure(m_sym->super_ptr[s] + b.bounds[k] + c, real_part(a(c, c)), false);
     return;
   }
   check_pivots(s, b.bounds[k], a.cols);
 }
 
-void SupernodalNumeric::block_trsm(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t k) {
-  const Block<double> l = block_at(s, b, k, k);
+template <class T>
+void SupernodalNumeric<T>::block_trsm(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t k) {
+  const Block<T> l = block_at(s, b, k, k);
   trsm_right_lower_trans({l.p, l.rows, l.cols, l.ld}, block_at(s, b, i, k));
 }
 
-void SupernodalNumeric::block_update(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j,
+template <class T>
+void SupernodalNumeric<T>::block_update(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j,
                                      std::int64_t k) {
-  const Block<double> a = block_at(s, b, i, k);
+  const Block<T> a = block_at(s, b, i, k);
   if (i == j) {
     syrk_minus({a.p, a.rows, a.cols, a.ld}, block_at(s, b, i, i));
   } else {
-    const Block<double> bt = block_at(s, b, j, k);
+    const Block<T> bt = block_at(s, b, j, k);
     gemm_minus_abt({a.p, a.rows, a.cols, a.ld}, {bt.p, bt.rows, bt.cols, bt.ld}, block_at(s, b, i, j));
   }
 }
 
-void SupernodalNumeric::record_pivot_failure(std::int64_t column, double value, bool singular) {
+template <class T>
+void SupernodalNumeric<T>::record_pivot_failure(std::int64_t column, double value, bool singular) {
   std::lock_guard<std::mutex> lock(m_fail_mutex);
   // Keep the smallest column: the same answer whatever order tasks ran in
   // (among the failures that happened before the others stopped).
@@ -252,13 +269,15 @@ void SupernodalNumeric::record_pivot_failure(std::int64_t column, double value, 
   m_failed.store(true);
 }
 
-void SupernodalNumeric::record_exception(const std::string& what) {
+template <class T>
+void SupernodalNumeric<T>::record_exception(const std::string& what) {
   std::lock_guard<std::mutex> lock(m_fail_mutex);
   if (m_fail_message.empty()) m_fail_message = what;
   m_failed.store(true);
 }
 
-void SupernodalNumeric::throw_if_failed() const {
+template <class T>
+void SupernodalNumeric<T>::throw_if_failed() const {
   std::lock_guard<std::mutex> lock(m_fail_mutex);
   if (!m_failed.load() && m_zero_pivots.empty()) return;
   if (!m_failed.load()) {
@@ -298,32 +317,35 @@ void SupernodalNumeric::throw_if_failed() const {
   throw sparse_error("factorization failed: " + m_fail_message);
 }
 
-void SupernodalNumeric::begin_solve(std::int64_t nrhs) {
+template <class T>
+void SupernodalNumeric<T>::begin_solve(std::int64_t nrhs) {
   m_nrhs = nrhs;
   m_solve_buf.clear();
   m_solve_buf.resize(m_sym->nsuper);
 }
 
-void SupernodalNumeric::end_solve() { m_solve_buf.clear(); }
+template <class T>
+void SupernodalNumeric<T>::end_solve() { m_solve_buf.clear(); }
 
-std::unique_ptr<double[]> SupernodalNumeric::gather_children(std::int64_t s, double* x, std::int64_t nrhs) {
+template <class T>
+std::unique_ptr<T[]> SupernodalNumeric<T>::gather_children(std::int64_t s, T* x, std::int64_t nrhs) {
   const SymbolicFactor& f = *m_sym;
   const std::int64_t n = f.n, nc = f.ncols(s), mu = f.nrows(s) - nc, c0 = f.super_ptr[s];
-  std::unique_ptr<double[]> t;
+  std::unique_ptr<T[]> t;
   if (mu > 0) {
-    t.reset(new double[std::size_t(mu * nrhs)]);
-    std::fill(t.get(), t.get() + mu * nrhs, 0.0);
+    t.reset(new T[std::size_t(mu * nrhs)]);
+    std::fill(t.get(), t.get() + mu * nrhs, T(0));
   }
   for (std::int64_t k = f.child_ptr[s]; k < f.child_ptr[s + 1]; ++k) {
     const std::int64_t c = f.child_list[k];
     const std::int64_t muc = f.nrows(c) - f.ncols(c);
-    const double* wc = m_solve_buf[c].get();
+    const T* wc = m_solve_buf[c].get();
     if (!wc) continue;
     const std::int32_t* rel = f.relidx.data() + f.rows_ptr[c] + f.ncols(c);
     for (std::int64_t r = 0; r < nrhs; ++r)
       for (std::int64_t a = 0; a < muc; ++a) {
         const std::int64_t la = rel[a];
-        const double v = wc[a + r * muc];
+        const T v = wc[a + r * muc];
         if (la < nc) x[c0 + la + r * n] -= v;
         else t[(la - nc) + r * mu] += v;
       }
@@ -332,13 +354,14 @@ std::unique_ptr<double[]> SupernodalNumeric::gather_children(std::int64_t s, dou
   return t;
 }
 
-void SupernodalNumeric::forward(std::int64_t s, double* x, std::int64_t nrhs) {
+template <class T>
+void SupernodalNumeric<T>::forward(std::int64_t s, T* x, std::int64_t nrhs) {
   if (m_kind == Factorization::LDLt) return forward_ldlt(s, x, nrhs);
   const SymbolicFactor& f = *m_sym;
   const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), mu = m - nc, c0 = f.super_ptr[s];
-  std::unique_ptr<double[]> t = gather_children(s, x, nrhs);
-  const double* p = panel(s);
-  double* xs = x + c0;
+  std::unique_ptr<T[]> t = gather_children(s, x, nrhs);
+  const T* p = panel(s);
+  T* xs = x + c0;
   trsm_left_lower({p, nc, nc, m}, {xs, nc, nrhs, n}, false, false);
   if (mu > 0) {
     gemm_ab({p + nc, mu, nc, m}, {xs, nc, nrhs, n}, 1.0, {t.get(), mu, nrhs, mu});
@@ -346,18 +369,20 @@ void SupernodalNumeric::forward(std::int64_t s, double* x, std::int64_t nrhs) {
   }
 }
 
-void SupernodalNumeric::diagonal(std::int64_t s, double* x, std::int64_t nrhs) const {
+template <class T>
+void SupernodalNumeric<T>::diagonal(std::int64_t s, T* x, std::int64_t nrhs) const {
   if (m_kind == Factorization::LDLt) diagonal_ldlt(s, x, nrhs);
 }
 
-void SupernodalNumeric::backward(std::int64_t s, double* x, std::int64_t nrhs) const {
+template <class T>
+void SupernodalNumeric<T>::backward(std::int64_t s, T* x, std::int64_t nrhs) const {
   if (m_kind == Factorization::LDLt) return backward_ldlt(s, x, nrhs);
   const SymbolicFactor& f = *m_sym;
   const std::int64_t n = f.n, m = f.nrows(s), nc = f.ncols(s), mu = m - nc, c0 = f.super_ptr[s];
-  const double* p = panel(s);
-  double* xs = x + c0;
+  const T* p = panel(s);
+  T* xs = x + c0;
   if (mu > 0) {
-    std::unique_ptr<double[]> xb(new double[std::size_t(mu * nrhs)]);
+    std::unique_ptr<T[]> xb(new T[std::size_t(mu * nrhs)]);
     const std::int64_t* below = f.rows.data() + f.rows_ptr[s] + nc;
     for (std::int64_t r = 0; r < nrhs; ++r)
       for (std::int64_t a = 0; a < mu; ++a) xb[a + r * mu] = x[below[a] + r * n];
@@ -366,49 +391,52 @@ void SupernodalNumeric::backward(std::int64_t s, double* x, std::int64_t nrhs) c
   trsm_left_lower({p, nc, nc, m}, {xs, nc, nrhs, n}, true, false);
 }
 
+template <class T>
 template <class One, class Two>
-void SupernodalNumeric::for_each_pivot(One one, Two two) const {
+void SupernodalNumeric<T>::for_each_pivot(One one, Two two) const {
   const SymbolicFactor& f = *m_sym;
   if (m_kind == Factorization::Cholesky) {
     for (std::int64_t s = 0; s < f.nsuper; ++s) {
       const std::int64_t m = f.nrows(s), nc = f.ncols(s);
-      const double* p = panel(s);
-      for (std::int64_t k = 0; k < nc; ++k) one(p[k + k * m]);
+      const T* p = panel(s);
+      for (std::int64_t k = 0; k < nc; ++k) one(real_part(p[k + k * m]));
     }
     return;
   }
   for (const LdltFront& F : m_ldlt) {
-    const double* p = F.panel;
+    const T* p = F.panel;
     for (std::int64_t k = 0; k < F.piv.npiv;) {
       if (!F.piv.two[k]) {
-        one(p[k + k * F.ld]);
+        one(real_part(p[k + k * F.ld]));
         ++k;
       } else {
-        two(Pivot2x2{p[k + k * F.ld], F.piv.e[k], p[(k + 1) + (k + 1) * F.ld]});
+        two(PivotBlock<T>{real_part(p[k + k * F.ld]), F.piv.e[k], real_part(p[(k + 1) + (k + 1) * F.ld])});
         k += 2;
       }
     }
   }
 }
 
-void SupernodalNumeric::inertia(std::int64_t& positive, std::int64_t& negative, std::int64_t& zero) const {
+template <class T>
+void SupernodalNumeric<T>::inertia(std::int64_t& positive, std::int64_t& negative, std::int64_t& zero) const {
   positive = negative = zero = 0;
   if (m_kind == Factorization::Cholesky) {  // every pivot of a completed Cholesky is positive
     positive = m_sym->n;
     return;
   }
   for_each_pivot([&](double d) { (d > 0 ? positive : d < 0 ? negative : zero) += 1; },
-                 [&](const Pivot2x2& d) { d.inertia(positive, negative, zero); });
+                 [&](const PivotBlock<T>& d) { d.inertia(positive, negative, zero); });
 }
 
-void SupernodalNumeric::log_determinant(int& sign, double& log_abs) const {
+template <class T>
+void SupernodalNumeric<T>::log_determinant(int& sign, double& log_abs) const {
   // det(A) = det(L)^2 for Cholesky; det(P L D L^T P^T) = det(D) for LDL^T
   // (L unit triangular, det(P)^2 = 1). A sum of logarithms, as a product
   // of n pivots over- or underflows long before its logarithm does.
   sign = 1;
   log_abs = 0;
   if (m_kind == Factorization::Cholesky) {
-    for_each_pivot([&](double l) { log_abs += 2.0 * std::log(l); }, [](const Pivot2x2&) {});
+    for_each_pivot([&](double l) { log_abs += 2.0 * std::log(l); }, [](const PivotBlock<T>&) {});
     return;
   }
   for_each_pivot(
@@ -416,10 +444,15 @@ void SupernodalNumeric::log_determinant(int& sign, double& log_abs) const {
         sign *= d > 0 ? 1 : d < 0 ? -1 : 0;
         log_abs += std::log(std::abs(d));
       },
-      [&](const Pivot2x2& d) {
+      [&](const PivotBlock<T>& d) {
         sign *= d.det_sign();
         log_abs += d.log_abs_det();
       });
 }
+
+// Every member defined above, for both scalars; the LDL^T members are
+// instantiated in src/supernodal_ldlt.cpp.
+template class SupernodalNumeric<double>;
+template class SupernodalNumeric<std::complex<double>>;
 
 }  // namespace tessera::sparse::detail

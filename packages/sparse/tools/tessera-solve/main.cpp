@@ -1,5 +1,10 @@
 // tessera-solve <A.mtx | lap2d:N | lap3d:N | lap3d27:N | stokes:N[:delta] | kkt:N:M[:seed] |
-//                indef3d:N[:delta]> [options] [--tessera-...]
+//                indef3d:N[:delta] | maglap:N:flux[:shift[:gauge]]> [options] [--tessera-...]
+//
+// A complex Matrix Market file ("complex hermitian", or "complex general"
+// with Hermitian entries) and the magnetic Laplacian maglap:... are solved
+// in std::complex<double> (Cholesky A = L L^H, LDL^H), --complex reads any
+// other matrix that way; the output has the same keys ("scalar" says which).
 //
 // Factors and solves A x = b with Tessera's sparse solvers and reports the
 // sizes, times, rate, the accuracy of the solution and (complete factors)
@@ -15,7 +20,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,7 +36,10 @@ const char* kDescription =
     "Factors and solves A x = b and reports sizes, times, rate and accuracy (b = A * 1 unless --rhs).\n"
     "  <matrix>: a Matrix Market file (a pattern-only file is read as its graph Laplacian + I),\n"
     "  or lap2d:N, lap3d:N, lap3d27:N (generated Laplacians), or stokes:N[:delta], kkt:N:M[:seed],\n"
-    "  indef3d:N[:delta] (the symmetric indefinite generators of <tessera/sparse/generators.hpp>)\n"
+    "  indef3d:N[:delta] (the symmetric indefinite generators of <tessera/sparse/generators.hpp>),\n"
+    "  maglap:N:flux[:shift[:gauge]] (complex Hermitian: the 2-D magnetic Laplacian + shift I)\n"
+    "Complex matrices (a 'complex hermitian' Matrix Market file, maglap, or any matrix with --complex) are\n"
+    "factored as A = L L^H (cholesky) or L D L^H (ldlt) in complex<double>; --rhs is then read as real.\n"
     "For cholesky and ldlt it also prints log|det(A)| and its sign, the inertia, and rcond, an estimate of\n"
     "1 / (||A||_1 ||A^-1||_1) (Hager-Higham, as LAPACK's dlacon); --json keys log_abs_det, det_sign, rcond,\n"
     "inertia, and for ldlt delayed_pivots, delayed_fronts, max_front_growth, factor_entries,\n"
@@ -45,7 +55,7 @@ struct Args {
   int block = 256, threads = 0, repeat = 1, refine = -1, ic_level = -1;  // refine -1: not given
   double pivot_tolerance = -1, static_pivot = 0;                           // -1: the factorization's default
   std::string pairing = "off";
-  bool json = false, no_rcond = false;
+  bool json = false, no_rcond = false, complex = false;
 };
 
 // Declares the options on cmd; the checks across options follow parsing (check()).
@@ -53,8 +63,11 @@ void declare(tessera::tools::Command& cmd, Args& a) {
   namespace tt = tessera::tools;
   auto& app = cmd.app();
   app.add_option("matrix", a.matrix,
-                 "A: FILE.mtx, lap2d:N, lap3d:N, lap3d27:N, stokes:N[:delta], kkt:N:M[:seed] or indef3d:N[:delta]")
+                 "A: FILE.mtx, lap2d:N, lap3d:N, lap3d27:N, stokes:N[:delta], kkt:N:M[:seed], indef3d:N[:delta] or "
+                 "maglap:N:flux[:shift[:gauge]]")
       ->required();
+  app.add_flag("--complex", a.complex,
+               "solve in complex<double> (A Hermitian); automatic for complex Matrix Market files and maglap:...");
   app.add_option("--rhs", a.rhs, "right-hand sides (Matrix Market array or coordinate; default b = A * 1)");
   app.add_option("--ordering", a.ordering,
                  "fill-reducing ordering: METIS or Scotch nested dissection, SuiteSparse's approximate minimum "
@@ -116,19 +129,19 @@ struct Accuracy {
 
 // Over all right-hand sides: the largest ||b - Ax|| / ||b|| (2-norm) and
 // normwise backward error ||b - Ax|| / (||A|| ||x|| + ||b||) (infinity norms).
-Accuracy accuracy(const ts::CrsMatrix<double>& A, const std::vector<double>& x, const std::vector<double>& b,
-                  std::int64_t nrhs) {
+template <class T>
+Accuracy accuracy(const ts::CrsMatrix<T>& A, const std::vector<T>& x, const std::vector<T>& b, std::int64_t nrhs) {
   const std::int64_t n = A.num_rows();
   const double anorm = A.norm_inf();
-  std::vector<double> ax(n);
+  std::vector<T> ax(n);
   Accuracy acc;
   for (std::int64_t c = 0; c < nrhs; ++c) {
     A.multiply(x.data() + c * n, ax.data());
     double r2 = 0, b2 = 0, rinf = 0, xinf = 0, binf = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      const double r = b[i + c * n] - ax[i];
-      r2 += r * r;
-      b2 += b[i + c * n] * b[i + c * n];
+      const T r = b[i + c * n] - ax[i];
+      r2 += std::norm(r);
+      b2 += std::norm(b[i + c * n]);
       rinf = std::max(rinf, std::abs(r));
       xinf = std::max(xinf, std::abs(x[i + c * n]));
       binf = std::max(binf, std::abs(b[i + c * n]));
@@ -139,6 +152,20 @@ Accuracy accuracy(const ts::CrsMatrix<double>& A, const std::vector<double>& x, 
   }
   return acc;
 }
+
+// Is the matrix complex: a maglap spec, or a Matrix Market file whose
+// banner says "complex"? (Unreadable files are left to the reader's error.)
+bool complex_input(const std::string& matrix) {
+  if (matrix.rfind("maglap:", 0) == 0) return true;
+  std::ifstream in(matrix);
+  std::string banner;
+  if (!in || !std::getline(in, banner)) return false;
+  for (auto& ch : banner) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return banner.rfind("%%matrixmarket", 0) == 0 && banner.find(" complex ") != std::string::npos;
+}
+
+template <class T>
+int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads);
 
 }  // namespace
 
@@ -156,14 +183,22 @@ int main(int argc, char** argv) {
   tessera::ScopeGuard guard(cmd.settings());
   const int threads = Space().concurrency();
   tessera::tools::Progress progress("tessera-solve");
+  const bool complex = a.complex || complex_input(a.matrix);
+  if (complex && a.ic_level >= 0) return cmd.fail("--factor ic:K is real only: use cholesky or ldlt for a complex matrix");
+  return complex ? solve_matrix<std::complex<double>>(a, progress, threads) : solve_matrix<double>(a, progress, threads);
+}
 
-  ts::CrsMatrix<double> A;
-  std::vector<double> b;
+namespace {
+
+template <class T>
+int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads) {
+  ts::CrsMatrix<T> A;
+  std::vector<T> b;
   std::int64_t nrhs = 1;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     progress.phase("loading " + a.matrix);
-    A = ts::make_matrix<double>(a.matrix);
+    A = ts::make_matrix<T>(a.matrix);
     const std::int64_t n = A.num_rows();
     if (!a.rhs.empty()) {
       auto d = ts::read_dense_matrix_market(a.rhs);
@@ -171,11 +206,11 @@ int main(int argc, char** argv) {
         throw ts::sparse_error(a.rhs + ": " + std::to_string(d.rows) + " rows of right-hand sides for a matrix of order " +
                                std::to_string(n));
       nrhs = std::max<std::int64_t>(d.cols, 1);
-      b = std::move(d.values);
-      b.resize(std::size_t(n * nrhs), 0.0);
+      b.assign(d.values.begin(), d.values.end());
+      b.resize(std::size_t(n * nrhs), T(0));
     } else {
-      b.assign(n, 0.0);
-      std::vector<double> ones(n, 1.0);
+      b.assign(n, T(0));
+      std::vector<T> ones(n, T(1));
       A.multiply(ones.data(), b.data());
     }
     progress.end();
@@ -186,7 +221,7 @@ int main(int argc, char** argv) {
   }
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::int64_t n = A.num_rows();
-  std::vector<double> x(std::size_t(n * nrhs), 0.0);
+  std::vector<T> x(std::size_t(n * nrhs), T(0));
 
   double analyze_s = 0, factorize_s = 0, solve_s = 0, nnz_l = 0, flops = 0;
   int iterations = 0, refinement_steps = 0;
@@ -196,34 +231,37 @@ int main(int argc, char** argv) {
   ts::Stats stats;
   std::string ordering_name;
   try {
-    if (a.ic_level >= 0) {
-      ts::IncompleteOptions io;
-      io.level = a.ic_level;
-      io.ordering = a.ordering.empty() ? ts::Ordering::Natural : ts::parse_ordering(a.ordering);
-      ordering_name = ts::to_string(io.ordering);
-      ts::IncompleteCholesky<double, Space> ic(io);
-      progress.phase("analyzing");
-      ic.analyze(A);
-      analyze_s = ic.analyze_seconds();
-      std::vector<double> times;
-      for (int r = 0; r < a.repeat; ++r) {
-        progress.phase("factorizing (" + std::to_string(r + 1) + " of " + std::to_string(a.repeat) + ")");
-        ic.factorize(A);
-        times.push_back(ic.factorize_seconds());
+    if constexpr (std::is_same_v<T, double>) {
+      if (a.ic_level >= 0) {
+        ts::IncompleteOptions io;
+        io.level = a.ic_level;
+        io.ordering = a.ordering.empty() ? ts::Ordering::Natural : ts::parse_ordering(a.ordering);
+        ordering_name = ts::to_string(io.ordering);
+        ts::IncompleteCholesky<double, Space> ic(io);
+        progress.phase("analyzing");
+        ic.analyze(A);
+        analyze_s = ic.analyze_seconds();
+        std::vector<double> times;
+        for (int r = 0; r < a.repeat; ++r) {
+          progress.phase("factorizing (" + std::to_string(r + 1) + " of " + std::to_string(a.repeat) + ")");
+          ic.factorize(A);
+          times.push_back(ic.factorize_seconds());
+        }
+        factorize_s = median(times);
+        nnz_l = double(ic.nnz_l());
+        flops = ic.flops();
+        progress.phase("solving (PCG)");
+        for (std::int64_t c = 0; c < nrhs; ++c) {
+          auto res = ts::pcg<Space>(A, b.data() + c * n, x.data() + c * n, ic, {1e-12, 20000});
+          iterations = std::max(iterations, res.iterations);
+          solve_s += res.seconds;
+          if (!res.converged)
+            std::fprintf(stderr, "tessera-solve: PCG stopped after %d iterations at relative residual %.3e\n",
+                         res.iterations, res.relative_residual);
+        }
       }
-      factorize_s = median(times);
-      nnz_l = double(ic.nnz_l());
-      flops = ic.flops();
-      progress.phase("solving (PCG)");
-      for (std::int64_t c = 0; c < nrhs; ++c) {
-        auto res = ts::pcg<Space>(A, b.data() + c * n, x.data() + c * n, ic, {1e-12, 20000});
-        iterations = std::max(iterations, res.iterations);
-        solve_s += res.seconds;
-        if (!res.converged)
-          std::fprintf(stderr, "tessera-solve: PCG stopped after %d iterations at relative residual %.3e\n",
-                       res.iterations, res.relative_residual);
-      }
-    } else {
+    }
+    if (a.ic_level < 0) {
       ts::Options opt;
       opt.factorization = a.factor == "ldlt" ? ts::Factorization::LDLt : ts::Factorization::Cholesky;
       opt.ordering = a.ordering.empty() ? ts::Ordering::Metis : ts::parse_ordering(a.ordering);
@@ -237,7 +275,7 @@ int main(int argc, char** argv) {
       opt.static_pivot = a.static_pivot;
       opt.pair_zero_diagonals = a.pairing == "on";
       ordering_name = ts::to_string(opt.ordering);
-      ts::Cholesky<double, Space> chol(opt);
+      ts::Cholesky<T, Space> chol(opt);
       progress.phase("analyzing (" + ordering_name + " ordering)");
       chol.analyze(A);
       analyze_s = chol.stats().analyze_seconds;
@@ -299,7 +337,8 @@ int main(int argc, char** argv) {
                   {"gflops", tt::number(gflops)},
                   {"residual", tt::number(acc.residual)},
                   {"backward_error", tt::number(acc.backward_error)},
-                  {"iterations", iterations}};
+                  {"iterations", iterations},
+                  {"scalar", ts::detail::scalar_name<T>()}};
     if (a.ic_level < 0) {
       j["log_abs_det"] = tt::number(log_det.log_abs);
       j["det_sign"] = log_det.sign;
@@ -317,7 +356,7 @@ int main(int argc, char** argv) {
     }
     tt::print_line(j);
   } else {
-    std::printf("matrix          %s\n", a.matrix.c_str());
+    std::printf("matrix          %s%s\n", a.matrix.c_str(), ts::detail::is_complex_v<T> ? "  (complex Hermitian)" : "");
     std::printf("n               %lld\nnnz(A)          %lld\nnnz(L)          %.0f\nflops           %.4g\n", (long long)n,
                 (long long)A.nnz(), nnz_l, flops);
     std::printf("ordering        %s\nfactor          %s\nscheduler       %s\nthreads         %d\n", ordering_name.c_str(),
@@ -345,3 +384,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace

@@ -12,13 +12,17 @@ struct edge_list {
   std::vector<std::int64_t> src;  // 0-based
   std::vector<std::int64_t> dst;
   std::vector<double> weights;    // empty, or one value per edge
+  // A complex Matrix Market file (read_options::accept_complex): the
+  // imaginary parts, one per edge (weights holds the real parts); empty
+  // otherwise.
+  std::vector<double> weights_imag;
   // True when the source said the edges are undirected (Matrix Market
   // "symmetric" storage lists each edge once): build an undirectedS graph.
   bool symmetric = false;
   std::string origin;             // file name or generator spec, for messages
   // Matrix Market banner words, for readers of matrices (sparse): field
-  // ("pattern", "integer", "real") and symmetry ("general", "symmetric",
-  // "skew-symmetric"); empty for other sources.
+  // ("pattern", "integer", "real", "complex") and symmetry ("general",
+  // "symmetric", "skew-symmetric", "hermitian"); empty for other sources.
   std::string mm_field;
   std::string mm_symmetry;
   // Matrix Market size line: rows and columns (0 for other sources). A

@@ -53,6 +53,12 @@ struct read_options {
   // a graph reader keeps them as weights.
   bool reject_non_finite = false;
   rectangular_matrix rectangular = rectangular_matrix::bipartite;
+  // Matrix Market "complex" fields (a numerical reader's, the sparse
+  // package's): entries "row column real imaginary", the imaginary parts
+  // in edge_list::weights_imag; in a "hermitian" file a diagonal entry
+  // must be real (refused with file:line otherwise). A graph reader refuses
+  // complex files (false).
+  bool accept_complex = false;
   // Bytes per parallel chunk (0: automatic). For tests and tuning; the
   // result is the same for every value.
   std::int64_t chunk_bytes = 0;
@@ -61,8 +67,10 @@ struct read_options {
 edge_list read_matrix_market(const std::string& path, const read_options& opts = {});
 edge_list read_snap(const std::string& path, const read_options& opts = {});
 edge_list read_edge_list(const std::string& path, const read_options& opts = {});
-// Matrix Market coordinate: "real" with weights, else "pattern"; "symmetric"
-// (lower triangle) when el.symmetric, else "general". Size line: el.mm_rows x
+// Matrix Market coordinate: "complex" with weights_imag, "real" with
+// weights, else "pattern"; "symmetric" ("hermitian" for complex: the
+// lower triangle, mirrored entries conjugated) when el.symmetric, else
+// "general". Size line: el.mm_rows x
 // el.mm_cols when set (a rectangular matrix), else num_vertices square.
 void write_matrix_market(const std::string& path, const edge_list& el);
 // SNAP edge list: "u v" or "u v w" lines, 0-based ids, a '#' header line.

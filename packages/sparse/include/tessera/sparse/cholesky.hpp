@@ -2,6 +2,11 @@
 // Cholesky<T, Space>: sparse direct solver for symmetric positive definite
 // (Cholesky, A = L L^T) and symmetric indefinite (LDL^T with threshold
 // Bunch-Kaufman pivoting and delayed pivots, as MA57 and MUMPS) matrices.
+// T = double, or std::complex<double> for Hermitian matrices: positive
+// definite (A = L L^H) and indefinite (A = P L D L^H P^T, D real on its 1x1
+// pivots and Hermitian on its 2x2 blocks), with the same pivoting, delays,
+// solves, refinement and diagnostics (inertia, log_determinant: det of a
+// Hermitian matrix is real; rcond by the complex Hager-Higham estimator).
 //
 //   tessera::sparse::Cholesky<double, tessera::Threads> chol({.ordering = tessera::sparse::Ordering::Metis});
 //   chol.analyze(A);        // ordering, symbolic factorization, 2D block layout (pattern only)
@@ -42,6 +47,7 @@
 #include <tessera/tasking.hpp>
 
 #include <chrono>
+#include <complex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -166,11 +172,22 @@ struct Stats {
 
 namespace detail {
 std::vector<std::vector<std::int64_t>> assembly_tree_levels(const SymbolicFactor& f);
+
+// A itself for real A; for complex A, the matrix of moduli |a_ij| on the
+// same pattern (the row map and columns shared): what the pattern checks
+// and the zero-diagonal pairing of the analysis read.
+inline const CrsMatrix<double>& moduli(const CrsMatrix<double>& A) { return A; }
+inline CrsMatrix<double> moduli(const CrsMatrix<std::complex<double>>& A) {
+  View<double*, HostSpace> v(view_alloc(WithoutInitializing, "sparse::moduli"), std::size_t(A.nnz()));
+  for (std::int64_t k = 0; k < A.nnz(); ++k) v(k) = std::abs(A.values()[k]);
+  return CrsMatrix<double>(A.num_rows(), A.row_map_view_(), A.col_idx_view(), v, A.origin());
+}
 }
 
 template <class T, class Space = DefaultHostExecutionSpace>
 class Cholesky {
-  static_assert(std::is_same_v<T, double>, "tessera::sparse::Cholesky supports double for now");
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>,
+                "tessera::sparse::Cholesky supports double (symmetric) and std::complex<double> (Hermitian) matrices");
   static_assert(is_host_execution_space<Space>::value,
                 "tessera::sparse::Cholesky runs on a host execution space (Serial, Threads, OpenMP): its block "
                 "kernels are host BLAS/LAPACK calls inside host tasks; factor on the host and copy the factor or "
@@ -225,7 +242,7 @@ class Cholesky {
   double rcond();
   // The factor's supernodal panels (see SymbolicFactor for the layout).
   // LDLt: only fronts that received no delayed column are there.
-  const double* factor_values() const { return m_num.values(); }
+  const T* factor_values() const { return m_num.values(); }
 
  private:
   struct Plan;
@@ -233,8 +250,8 @@ class Cholesky {
   void run_tasks();
   void run_levels();
   struct SolveGenerator;
-  void solve_tasks(double* xp, std::int64_t nrhs);
-  void solve_levels(double* xp, std::int64_t nrhs);
+  void solve_tasks(T* xp, std::int64_t nrhs);
+  void solve_levels(T* xp, std::int64_t nrhs);
   // x := A^-1 b with the factor alone (no refinement); x may be b.
   void solve_with_factor(const T* b, T* x, std::int64_t nrhs);
   double norm_a();  // ||A||_inf = ||A||_1 of the factorized matrix, computed once per factorize
@@ -255,7 +272,7 @@ class Cholesky {
   bool m_analyzed = false, m_factorized = false;
   OrderingResult m_ordering;
   SymbolicFactor m_sym;
-  detail::SupernodalNumeric m_num;
+  detail::SupernodalNumeric<T> m_num;
   std::vector<std::vector<std::int64_t>> m_levels;
   detail::AnalyzedInput m_input;  // what the analysis depended on, checked by factorize
   CrsMatrix<T> m_A;  // the factorized matrix (shared Views), for refinement
@@ -280,19 +297,22 @@ void Cholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
     // Zero diagonal entries (saddle-point systems) need 2x2 pivots with a
     // neighbour: keep each such variable in its neighbour's supernode, so
     // that the pivoting finds the pair without delaying it.
-    PairedOrdering paired = compute_paired_ordering(m_opt.ordering, n, A.row_map(), A.col_idx(), A.values());
+    // The pairing looks at which entries are zero and how large the
+    // others are: the moduli, for complex A.
+    const auto& M = detail::moduli(A);
+    PairedOrdering paired = compute_paired_ordering(m_opt.ordering, n, M.row_map(), M.col_idx(), M.values());
     m_ordering = std::move(paired.ordering);
     // The pairs, (zero-diagonal variable, its mate) in A's numbering: the
     // ordering puts the mate first and the zero-diagonal variable after it.
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
     for (std::int64_t k = 0; k + 1 < n; ++k)
       if (paired.pair_next[k]) pairs.push_back({m_ordering.perm[k + 1], m_ordering.perm[k]});
-    m_input.record_pattern(A);
-    m_input.record_zero_diagonals(A, pairs);
+    m_input.record_pattern(M);
+    m_input.record_zero_diagonals(M, pairs);
     relax.keep_with_next = std::move(paired.pair_next);
     m_paired_pivots = paired.pairs;
   } else {
-    m_input.record_pattern(A);
+    m_input.record_pattern(detail::moduli(A));
     m_ordering = compute_ordering(m_opt.ordering, n, A.row_map(), A.col_idx());
   }
   m_sym = symbolic_factorization(n, A.row_map(), A.col_idx(), m_ordering, relax);
@@ -318,7 +338,7 @@ void Cholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   bool reanalyzed = false;
   if (!m_analyzed) {
     analyze(A);
-  } else if (auto d = m_input.compare(A)) {
+  } else if (auto d = m_input.compare(detail::moduli(A))) {
     // Nothing has been touched yet: refused, the previous analysis and
     // factor stay as they were.
     if (!m_opt.reanalyze_on_change)
@@ -375,7 +395,7 @@ struct Cholesky<T, Space>::Plan {
     std::int32_t i, j, k;
   };
 
-  detail::SupernodalNumeric* num = nullptr;
+  detail::SupernodalNumeric<T>* num = nullptr;
   scheduler_type sched;
   int window = 256;
   std::vector<Unit> units;
@@ -462,9 +482,9 @@ struct Cholesky<T, Space>::Generator {
         if (!ok) return full();
         typename Plan::Future t;
         if (u.kind == Plan::Kind::Subtree)
-          t = P.spawn(dep, TaskPriority::Regular, [s](detail::SupernodalNumeric& n) { n.factor_subtree(s); });
+          t = P.spawn(dep, TaskPriority::Regular, [s](detail::SupernodalNumeric<T>& n) { n.factor_subtree(s); });
         else
-          t = P.spawn(dep, TaskPriority::Regular, [s](detail::SupernodalNumeric& n) {
+          t = P.spawn(dep, TaskPriority::Regular, [s](detail::SupernodalNumeric<T>& n) {
             n.assemble(s);
             n.factor_front(s);
           });
@@ -481,7 +501,7 @@ struct Cholesky<T, Space>::Generator {
       if (P.op == -1) {
         auto [ok, dep] = P.all_of(children_of(s));
         if (!ok) return full();
-        auto a = P.spawn(dep, TaskPriority::High, [s](detail::SupernodalNumeric& n) { n.assemble(s); });
+        auto a = P.spawn(dep, TaskPriority::High, [s](detail::SupernodalNumeric<T>& n) { n.assemble(s); });
         if (a.is_null()) return full();
         release_children(s);
         P.blocks_count = nb;
@@ -501,16 +521,16 @@ struct Cholesky<T, Space>::Generator {
         typename Plan::Future t;
         if (o.type == Plan::Op::Potrf) {
           t = P.spawn(P.last_at(o.k, o.k), TaskPriority::High,
-                      [s, fb, k = o.k](detail::SupernodalNumeric& n) { n.block_potrf(s, *fb, k); });
+                      [s, fb, k = o.k](detail::SupernodalNumeric<T>& n) { n.block_potrf(s, *fb, k); });
         } else if (o.type == Plan::Op::Trsm) {
           auto [ok, dep] = P.all_of({P.last_at(o.k, o.k), P.last_at(o.i, o.k)});
           if (!ok) return full();
           t = P.spawn(dep, TaskPriority::High,
-                      [s, fb, i = o.i, k = o.k](detail::SupernodalNumeric& n) { n.block_trsm(s, *fb, i, k); });
+                      [s, fb, i = o.i, k = o.k](detail::SupernodalNumeric<T>& n) { n.block_trsm(s, *fb, i, k); });
         } else {
           auto [ok, dep] = P.all_of({P.last_at(o.i, o.k), P.last_at(o.j, o.k), P.last_at(o.i, o.j)});
           if (!ok) return full();
-          t = P.spawn(dep, TaskPriority::Regular, [s, fb, i = o.i, j = o.j, k = o.k](detail::SupernodalNumeric& n) {
+          t = P.spawn(dep, TaskPriority::Regular, [s, fb, i = o.i, j = o.j, k = o.k](detail::SupernodalNumeric<T>& n) {
             n.block_update(s, *fb, i, j, k);
           });
         }
@@ -584,9 +604,9 @@ template <class T, class Space>
 struct Cholesky<T, Space>::SolveGenerator {
   using Future = BasicFuture<void, scheduler_type>;
   struct State {
-    detail::SupernodalNumeric* num;
+    detail::SupernodalNumeric<T>* num;
     scheduler_type sched;
-    double* x;
+    T* x;
     std::int64_t nrhs;
     int window;
     std::vector<std::pair<std::int64_t, bool>> units;  // (supernode, whole subtree?)
@@ -639,8 +659,8 @@ struct Cholesky<T, Space>::SolveGenerator {
             if (dep.is_null()) return full();
           }
         }
-        detail::SupernodalNumeric* num = S.num;
-        double* x = S.x;
+        detail::SupernodalNumeric<T>* num = S.num;
+        T* x = S.x;
         const std::int64_t nrhs = S.nrhs;
         const std::int64_t first = whole ? num->subtree_first(s) : s;
         Future t = spawn(dep, [num, x, nrhs, first, s = s] {
@@ -656,8 +676,8 @@ struct Cholesky<T, Space>::SolveGenerator {
         const auto [s, whole] = S.units[2 * nu - 1 - S.next];
         const std::int64_t p = f.sparent[s];
         const Future dep = p == -1 ? S.fwd[s] : S.bwd[p];
-        detail::SupernodalNumeric* num = S.num;
-        double* x = S.x;
+        detail::SupernodalNumeric<T>* num = S.num;
+        T* x = S.x;
         const std::int64_t nrhs = S.nrhs;
         const std::int64_t first = whole ? num->subtree_first(s) : s;
         Future t = spawn(dep, [num, x, nrhs, first, s = s] {
@@ -676,7 +696,7 @@ struct Cholesky<T, Space>::SolveGenerator {
 };
 
 template <class T, class Space>
-void Cholesky<T, Space>::solve_tasks(double* xp, std::int64_t nrhs) {
+void Cholesky<T, Space>::solve_tasks(T* xp, std::int64_t nrhs) {
   if (!m_sched) m_sched.emplace(typename scheduler_type::memory_space(), m_opt.task_memory_bytes);
   typename SolveGenerator::State st;
   st.num = &m_num;
@@ -705,7 +725,7 @@ void Cholesky<T, Space>::solve_tasks(double* xp, std::int64_t nrhs) {
 }
 
 template <class T, class Space>
-void Cholesky<T, Space>::solve_levels(double* xp, std::int64_t nrhs) {
+void Cholesky<T, Space>::solve_levels(T* xp, std::int64_t nrhs) {
   for (const auto& level : m_levels) for_level(level, [&](std::int64_t s) { m_num.forward(s, xp, nrhs); });
   if (m_opt.factorization == Factorization::LDLt)
     parallel_for("sparse::diagonal", RangePolicy<Space>(0, m_sym.nsuper),
@@ -716,7 +736,7 @@ void Cholesky<T, Space>::solve_levels(double* xp, std::int64_t nrhs) {
 
 template <class T, class Space>
 void Cholesky<T, Space>::run_levels() {
-  detail::SupernodalNumeric& num = m_num;
+  detail::SupernodalNumeric<T>& num = m_num;
   auto guarded = [&num](auto&& body) {
     if (num.failed()) return;
     try {
@@ -822,8 +842,9 @@ double Cholesky<T, Space>::rcond() {
     m_rcond = 0;
   } else {
     detail::BlasSingleThreaded one_blas_thread;
-    auto inverse = [&](double* v) { solve_with_factor(v, v, 1); };
-    const double inverse_norm = detail::estimate_norm1(n, inverse, inverse);
+    // A = A^T (A = A^H for complex): products with the transpose are solves too.
+    auto inverse = [&](T* v) { solve_with_factor(v, v, 1); };
+    const double inverse_norm = detail::estimate_norm1<T>(n, inverse, inverse);
     m_rcond = inverse_norm > 0 ? 1.0 / (anorm * inverse_norm) : 0.0;
   }
   return m_rcond;

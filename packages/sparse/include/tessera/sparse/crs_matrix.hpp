@@ -9,10 +9,16 @@
 //
 // Views, not std::vectors, so that data-parallel code (and a later device
 // copy) reads the same arrays. Indices: 64-bit row offsets, 32-bit columns.
+//
+// T = std::complex<double> holds a Hermitian matrix (a(j, i) = conj(a(i, j))):
+// from_triplets mirrors a triangle with conjugates, and the solvers read
+// one triangle and take the other to be its conjugate.
 #include <tessera/core.hpp>
+#include <tessera/sparse/detail/scalar.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -87,7 +93,8 @@ class CrsMatrix {
   }
 
   // Builds a symmetric matrix from coordinates (0-based). Storage::Lower or
-  // Upper mirrors each off-diagonal entry; Full takes the entries as given
+  // Upper mirrors each off-diagonal entry (as its conjugate for complex T:
+  // a Hermitian matrix); Full takes the entries as given
   // (the pattern must then be symmetric, checked by the solvers).
   // Duplicate entries are summed, as the Matrix Market convention says.
   static CrsMatrix from_triplets(size_type n, const std::vector<size_type>& rows, const std::vector<size_type>& cols,
@@ -114,12 +121,13 @@ class CrsMatrix {
       y[i] = s;
     }
   }
-  // max_i sum_j |a_ij| (the infinity norm, = the 1-norm for symmetric A).
+  // max_i sum_j |a_ij| (the infinity norm, = the 1-norm for symmetric or
+  // Hermitian A).
   double norm_inf() const {
     double best = 0;
     for (size_type i = 0; i < m_n; ++i) {
       double s = 0;
-      for (size_type k = m_row_map(i); k < m_row_map(i + 1); ++k) s += std::abs(double(m_values(k)));
+      for (size_type k = m_row_map(i); k < m_row_map(i + 1); ++k) s += std::abs(m_values(k));
       best = std::max(best, s);
     }
     return best;
@@ -189,7 +197,7 @@ CrsMatrix<T> CrsMatrix<T>::from_triplets(size_type n, const std::vector<size_typ
     cv[pos[rows[k]]++] = vals[k];
     if (mirror && rows[k] != cols[k]) {
       ci[pos[cols[k]]] = ordinal_type(rows[k]);
-      cv[pos[cols[k]]++] = vals[k];
+      cv[pos[cols[k]]++] = detail::conj_if(vals[k]);
     }
   }
   row_map_view rm(view_alloc(WithoutInitializing, "sparse::row_map"), n + 1);
@@ -283,7 +291,7 @@ template <class T>
 void CrsMatrix<T>::check_finite() const {
   for (size_type i = 0; i < m_n; ++i)
     for (size_type k = m_row_map(i); k < m_row_map(i + 1); ++k)
-      if (!std::isfinite(double(m_values(k))))
+      if (!std::isfinite(std::real(m_values(k))) || !std::isfinite(std::imag(m_values(k))))
         throw sparse_error((m_origin.empty() ? std::string("matrix") : m_origin) + ": entry (" + std::to_string(i + 1) +
                            ", " + std::to_string(m_col_idx(k) + 1) + ") is not finite (1-based)");
 }

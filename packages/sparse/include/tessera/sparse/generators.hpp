@@ -9,13 +9,18 @@
 //   stokes_2d<double>(64, 1e-12)      [K B^T; B -delta I], Stokes-like saddle point
 //   kkt_random<double>(60, 900, 1)    [H B^T; B 0], an optimization KKT system with a random sparse B
 //   indefinite_grid_3d<double>(20)    7-point grid, off-diagonals -1, diagonal +-1e-6
+//   magnetic_laplacian_2d(64, 0.1, 0.5)   complex Hermitian: 5-point magnetic Laplacian + shift I
 //   make_matrix<double>("lap3d:60")   also "lap2d:N", "lap3d27:N", "stokes:N[:delta]",
-//                                     "kkt:N:M[:seed]", "indef3d:N[:delta]" or a Matrix Market path
+//                                     "kkt:N:M[:seed]", "indef3d:N[:delta]" or a Matrix Market path;
+//   make_matrix<std::complex<double>>("maglap:64:0.1:-2")   "maglap:N:flux[:shift[:gauge]]"
+//                                     (complex only; every other spec reads as complex too)
 // Unknown (x, y, z) is row x + nx * (y + nx * z).
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/matrix_io.hpp>
 
 #include <charconv>
+#include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -203,8 +208,64 @@ CrsMatrix<T> indefinite_grid_3d(std::int64_t nx, double delta = 1e-6, std::uint6
   return CrsMatrix<T>::from_triplets(n, r, c, v, Storage::Lower, origin);
 }
 
+// The discrete magnetic Laplacian of the nx^2 grid plus a shift:
+//     A = 4 I - T + shift I,   T(p, q) = e^{i theta_pq} for grid neighbours p, q,
+// a charged particle hopping on the grid in a uniform magnetic field
+// (Dirichlet boundary: the diagonal counts all four neighbours). The field
+// is `flux` flux quanta per grid cell, in the Landau gauge: a hop up (from
+// (x, y) to (x, y + 1)) has theta = 2 pi flux x, a hop sideways theta = 0,
+// so that the phases around every cell add up to 2 pi flux; theta_qp =
+// -theta_pq makes A Hermitian. Without a field (flux 0) A is the real 2-D
+// Laplacian, whose eigenvalues are known in closed form,
+//     4 - 2 cos(j pi / (nx + 1)) - 2 cos(k pi / (nx + 1)) + shift,  j, k = 1..nx,
+// and a field keeps them inside (0, 8) + shift (the spectral radius of T
+// is at most that of its entrywise moduli, the real grid's adjacency, below
+// 4; the lower edge only rises with the field: diamagnetism).
+// Hence: shift >= 0 gives a Hermitian positive definite matrix; a shift in
+// (-8, 0) lands inside the spectrum: indefinite.
+// gauge_seed != 0 applies a random gauge transformation, A := G^H A G with
+// G = diag(e^{i phi_p}) (phases seeded, the same on every platform): a
+// unitary similarity, so the eigenvalues (and, at flux 0, the closed form)
+// are unchanged while every off-diagonal entry becomes complex.
+// Unknown (x, y) is row x + nx * y.
+inline CrsMatrix<std::complex<double>> magnetic_laplacian_2d(std::int64_t nx, double flux, double shift = 0,
+                                                             std::uint64_t gauge_seed = 0) {
+  using C = std::complex<double>;
+  const std::string origin = "maglap:" + std::to_string(nx) + ":" + detail::number_text(flux) + ":" +
+                             detail::number_text(shift) + (gauge_seed ? ":" + std::to_string(gauge_seed) : "");
+  if (nx < 1) throw sparse_error(origin + ": the grid size must be at least 1");
+  if (!std::isfinite(flux) || !std::isfinite(shift)) throw sparse_error(origin + ": flux and shift must be finite");
+  const std::int64_t n = nx * nx;
+  if (n > std::int64_t(std::numeric_limits<std::int32_t>::max()))
+    throw sparse_error(origin + ": " + std::to_string(n) + " unknowns do not fit 32-bit column indices");
+  const double two_pi = 2.0 * std::acos(-1.0);
+  std::vector<double> phase(std::size_t(n), 0.0);
+  if (gauge_seed != 0) {
+    detail::SplitMix64 g{gauge_seed};
+    for (double& p : phase) p = two_pi * g.uniform();
+  }
+  // A(p, q) for p > q (the lower triangle; from_triplets mirrors conjugates).
+  auto hop = [&](std::int64_t p, std::int64_t q, double theta) {
+    return -std::polar(1.0, theta - phase[std::size_t(p)] + phase[std::size_t(q)]);
+  };
+  std::vector<std::int64_t> r, c;
+  std::vector<C> v;
+  r.reserve(std::size_t(3 * n));
+  c.reserve(std::size_t(3 * n));
+  v.reserve(std::size_t(3 * n));
+  for (std::int64_t y = 0; y < nx; ++y)
+    for (std::int64_t x = 0; x < nx; ++x) {
+      const std::int64_t p = x + nx * y;
+      if (x > 0) r.push_back(p), c.push_back(p - 1), v.push_back(hop(p, p - 1, 0.0));
+      if (y > 0) r.push_back(p), c.push_back(p - nx), v.push_back(hop(p, p - nx, two_pi * flux * double(x)));
+      r.push_back(p), c.push_back(p), v.push_back(C(4.0 + shift));
+    }
+  return CrsMatrix<C>::from_triplets(n, r, c, v, Storage::Lower, origin);
+}
+
 // "lap2d:N", "lap3d:N", "lap3d27:N", "stokes:N[:delta]", "kkt:N:M[:seed]",
-// "indef3d:N[:delta]", or a Matrix Market file.
+// "indef3d:N[:delta]", "maglap:N:flux[:shift[:gauge_seed]]" (complex T
+// only), or a Matrix Market file.
 template <class T>
 CrsMatrix<T> make_matrix(const std::string& spec, const ReadOptions& opts = {}) {
   const auto colon = spec.find(':');
@@ -244,6 +305,25 @@ CrsMatrix<T> make_matrix(const std::string& spec, const ReadOptions& opts = {}) 
     const std::int64_t nx = integer(f[0], "the grid size");
     if (kind == "stokes") return stokes_2d<T>(nx, f.size() > 1 ? real(f[1]) : 0.0);
     return indefinite_grid_3d<T>(nx, f.size() > 1 ? real(f[1]) : 1e-6);
+  }
+  if (colon != std::string::npos && kind == "maglap") {
+    const auto f = fields();
+    if (f.size() < 2 || f.size() > 4) throw sparse_error("matrix spec '" + spec + "': expected maglap:N:flux[:shift[:gauge_seed]]");
+    auto signed_real = [&](const std::string& arg) {
+      char* end = nullptr;
+      const double x = std::strtod(arg.c_str(), &end);
+      if (arg.empty() || *end != '\0' || !std::isfinite(x))
+        throw sparse_error("matrix spec '" + spec + "': expected a number, got '" + arg + "'");
+      return x;
+    };
+    if constexpr (detail::is_complex_v<T>) {
+      return magnetic_laplacian_2d(integer(f[0], "the grid size"), signed_real(f[1]),
+                                   f.size() > 2 ? signed_real(f[2]) : 0.0,
+                                   f.size() > 3 ? std::uint64_t(integer(f[3], "the gauge seed")) : 0);
+    } else {
+      throw sparse_error("matrix spec '" + spec + "': the magnetic Laplacian is complex Hermitian: make it as "
+                         "std::complex<double> (tessera-solve: --complex)");
+    }
   }
   if (colon != std::string::npos && kind == "kkt") {
     const auto f = fields();

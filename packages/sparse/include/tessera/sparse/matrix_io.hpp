@@ -8,8 +8,20 @@
 //
 //   auto A = tessera::sparse::read_matrix_market<double>("bcsstk13.mtx");
 //   auto L = tessera::sparse::read_matrix_market<double>("can___24.mtx");   // pattern: Laplacian + I
+//   auto H = tessera::sparse::read_matrix_market<std::complex<double>>("hermitian.mtx");
+//
+// Complex files ("complex hermitian", or "complex general" whose entries
+// are Hermitian: a(j, i) = conj(a(i, j))) are read as
+// CrsMatrix<std::complex<double>>; a real, integer or pattern file may be
+// read that way too (a real symmetric matrix is Hermitian). Refused with
+// the file named: a complex file read as double, "complex symmetric"
+// (A^T = A is not Hermitian), a Hermitian file with a non-real diagonal
+// entry (with its line), a complex general file that is not Hermitian.
 #include <tessera/graph/io.hpp>
 #include <tessera/sparse/crs_matrix.hpp>
+#include <tessera/sparse/detail/scalar.hpp>
+
+#include <complex>
 
 #include <string>
 #include <vector>
@@ -73,10 +85,32 @@ CrsMatrix<T> laplacian_plus_identity(std::int64_t n, const std::vector<std::int6
   return CrsMatrix<T>::from_triplets(n, r, c, v, Storage::Full, std::move(origin));
 }
 
-// Reads a real, integer or pattern Matrix Market file into full symmetric
-// storage. Throws graph::io_error ("<file>:<line>: ...") for a malformed
-// file, a non-square matrix or a NaN/Inf value, and sparse_error for a
-// skew-symmetric file or a general file whose pattern is not symmetric.
+// Writes A's lower triangle as "coordinate real symmetric" (double) or
+// "coordinate complex hermitian" (std::complex<double>), 17 significant
+// digits: read_matrix_market<T> gives A back exactly (a symmetric or
+// Hermitian A; the upper triangle is not written). Through the graph
+// package's writer; graph::io_error "<file>:0: ..." when it cannot write.
+template <class T>
+void write_matrix_market(const std::string& path, const CrsMatrix<T>& A) {
+  graph::edge_list el;
+  el.num_vertices = A.num_rows();
+  el.symmetric = true;
+  for (std::int64_t i = 0; i < A.num_rows(); ++i)
+    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k) {
+      const std::int64_t j = A.col_idx()[k];
+      if (j > i) continue;
+      el.add(i, j, std::real(A.values()[k]));
+      if constexpr (detail::is_complex_v<T>) el.weights_imag.push_back(std::imag(A.values()[k]));
+    }
+  graph::write_matrix_market(path, el);
+}
+
+// Reads a real, integer or pattern (and, for T = std::complex<double>,
+// complex) Matrix Market file into full symmetric (Hermitian) storage.
+// Throws graph::io_error ("<file>:<line>: ...") for a malformed file, a
+// non-square matrix, a NaN/Inf value and the refusals above, and
+// sparse_error for a skew-symmetric file or a general file whose pattern
+// is not symmetric.
 template <class T>
 CrsMatrix<T> read_matrix_market(const std::string& path, const ReadOptions& opts = {}) {
   graph::read_options ro;
@@ -84,16 +118,29 @@ CrsMatrix<T> read_matrix_market(const std::string& path, const ReadOptions& opts
   ro.progress_user = opts.progress_user;
   ro.reject_non_finite = true;
   ro.rectangular = graph::rectangular_matrix::refuse;  // "the matrix is R x C; a square matrix is needed here"
+  ro.accept_complex = true;  // refused below, with the reason, where T is real
   graph::edge_list el = graph::read_matrix_market(path, ro);
   if (el.mm_symmetry == "skew-symmetric")
     throw graph::io_error(path, 1, "a skew-symmetric matrix is not symmetric: the solvers need a symmetric matrix");
+  if (el.mm_field == "complex") {
+    if constexpr (!detail::is_complex_v<T>)
+      throw graph::io_error(path, 1,
+                            "a complex matrix cannot be read as double: read it as std::complex<double> "
+                            "(read_matrix_market<std::complex<double>>; tessera-solve does so by itself)");
+    if (el.mm_symmetry == "symmetric")
+      throw graph::io_error(path, 1,
+                            "a complex symmetric matrix (A^T = A) is not Hermitian (A^H = A): the solvers need a real "
+                            "symmetric or a complex Hermitian matrix");
+  }
   if (el.mm_field == "pattern") {
     if (!opts.pattern_as_laplacian)
       throw graph::io_error(path, 1, "a pattern file holds no values (read it with pattern_as_laplacian = true)");
     return laplacian_plus_identity<T>(el.num_vertices, el.src, el.dst, path + " (Laplacian + I)");
   }
   std::vector<T> vals(el.weights.begin(), el.weights.end());
-  const Storage storage = el.mm_symmetry == "symmetric" ? Storage::Lower : Storage::Full;
+  if constexpr (detail::is_complex_v<T>)
+    for (std::size_t k = 0; k < el.weights_imag.size(); ++k) vals[k] = T(el.weights[k], el.weights_imag[k]);
+  const Storage storage = el.mm_symmetry == "symmetric" || el.mm_symmetry == "hermitian" ? Storage::Lower : Storage::Full;
   if (storage == Storage::Lower) {
     // Symmetric files store one triangle; some writers use the upper one.
     // Entries on both sides of the diagonal would be a malformed file.
@@ -109,6 +156,22 @@ CrsMatrix<T> read_matrix_market(const std::string& path, const ReadOptions& opts
   }
   auto A = CrsMatrix<T>::from_triplets(el.num_vertices, el.src, el.dst, vals, Storage::Full, path);
   A.check_symmetric_pattern();
+  if constexpr (detail::is_complex_v<T>) {
+    // A general file holds both triangles: the solvers read one of them,
+    // so the other must be its conjugate, or the answer would be that of
+    // another matrix.
+    for (std::int64_t i = 0; i < A.num_rows(); ++i)
+      for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k) {
+        const std::int64_t j = A.col_idx()[k];
+        if (j > i) continue;
+        if (A.values()[k] != std::conj(A.at(j, i)))
+          throw graph::io_error(path, 0,
+                                "a complex general matrix must be Hermitian here, but entry (" + std::to_string(i + 1) +
+                                    ", " + std::to_string(j + 1) + ") is not the conjugate of entry (" +
+                                    std::to_string(j + 1) + ", " + std::to_string(i + 1) +
+                                    "): the solvers need a Hermitian matrix");
+      }
+  }
   return A;
 }
 

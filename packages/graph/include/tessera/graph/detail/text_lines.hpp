@@ -95,7 +95,9 @@ struct mm_header {
 // most 2^40 rows and columns, a symmetric entry count that fits the lower
 // triangle) and throws io_error naming the line otherwise. What a reader
 // accepts beyond that (a rectangular matrix, a vertex count this machine can
-// hold) is the reader's to check.
-std::optional<mm_header> parse_mm_header(const std::string& path, std::string_view text, bool whole);
+// hold) is the reader's to check. A complex field is refused (a graph has
+// real weights) unless accept_complex (a numerical reader's choice).
+std::optional<mm_header> parse_mm_header(const std::string& path, std::string_view text, bool whole,
+                                         bool accept_complex = false);
 
 }  // namespace tessera::graph::detail

@@ -3,11 +3,20 @@
 // OpenBLAS (CBLAS) and LAPACK (LAPACKE, the _work entry points, which skip
 // LAPACKE's O(n^2) NaN scan of every input) on column-major blocks, plus an
 // inline kernel for fronts so small that a BLAS call costs more than the
-// arithmetic. double only for now.
+// arithmetic.
+//
+// Each kernel has a double and a std::complex<double> overload. The
+// complex ones are the Hermitian counterparts (zpotrf, ztrsm, zherk,
+// zgemm): where a comment below says ^T, read ^H (conjugate transpose) for
+// complex blocks, so that one text of the numeric code factors A = L L^T
+// or A = L L^H.
+#include <tessera/sparse/detail/scalar.hpp>
+
 #include <cblas.h>
 #include <lapacke.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 
 namespace tessera::sparse::detail {
@@ -57,6 +66,74 @@ inline void trsm_left_lower(Block<const double> l, Block<double> x, bool transpo
               int(x.rows), int(x.cols), 1.0, l.p, int(l.ld), x.p, int(x.ld));
 }
 
+// c := c - a * b.
+inline void gemm_minus_ab(Block<const double> a, Block<const double> b, Block<double> c) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(c.rows), int(c.cols), int(a.cols), -1.0, a.p, int(a.ld),
+              b.p, int(b.ld), 1.0, c.p, int(c.ld));
+}
+
+// ---- complex Hermitian (^T means ^H) ---------------------------------------
+
+// LAPACKE spells its complex type as C99's double _Complex, which C++
+// compilers warn about when it is named (Clang: -Wc99-extensions); this
+// converts a std::complex<double>* (layout-compatible: two doubles) to
+// whatever pointer type the callee declares, without naming it.
+struct LapackComplexPointer {
+  std::complex<double>* p;
+  template <class U>
+  operator U*() const {
+    return reinterpret_cast<U*>(p);
+  }
+};
+
+inline int potrf(Block<std::complex<double>> a) {
+  return int(LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'L', int(a.rows), LapackComplexPointer{a.p}, int(a.ld)));
+}
+inline void trsm_right_lower_trans(Block<const std::complex<double>> l, Block<std::complex<double>> b,
+                                   bool unit = false) {
+  const std::complex<double> one(1.0);
+  cblas_ztrsm(CblasColMajor, CblasRight, CblasLower, CblasConjTrans, unit ? CblasUnit : CblasNonUnit, int(b.rows),
+              int(b.cols), &one, l.p, int(l.ld), b.p, int(b.ld));
+}
+// c := c - a * a^H (zherk: its alpha and beta are real, and it leaves c's
+// diagonal exactly real).
+inline void syrk_minus(Block<const std::complex<double>> a, Block<std::complex<double>> c) {
+  cblas_zherk(CblasColMajor, CblasLower, CblasNoTrans, int(c.rows), int(a.cols), -1.0, a.p, int(a.ld), 1.0, c.p,
+              int(c.ld));
+}
+inline void gemm_minus_abt(Block<const std::complex<double>> a, Block<const std::complex<double>> b,
+                           Block<std::complex<double>> c) {
+  const std::complex<double> minus_one(-1.0), one(1.0);
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, int(c.rows), int(c.cols), int(a.cols), &minus_one, a.p,
+              int(a.ld), b.p, int(b.ld), &one, c.p, int(c.ld));
+}
+inline void gemm_atb(double alpha, Block<const std::complex<double>> a, Block<const std::complex<double>> b,
+                     Block<std::complex<double>> c) {
+  const std::complex<double> al(alpha), one(1.0);
+  cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, int(c.rows), int(c.cols), int(a.rows), &al, a.p, int(a.ld),
+              b.p, int(b.ld), &one, c.p, int(c.ld));
+}
+inline void gemm_ab(Block<const std::complex<double>> a, Block<const std::complex<double>> b, double beta,
+                    Block<std::complex<double>> c) {
+  const std::complex<double> one(1.0), be(beta);
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(c.rows), int(c.cols), int(a.cols), &one, a.p, int(a.ld),
+              b.p, int(b.ld), &be, c.p, int(c.ld));
+}
+inline void gemm_minus_ab(Block<const std::complex<double>> a, Block<const std::complex<double>> b,
+                          Block<std::complex<double>> c) {
+  const std::complex<double> minus_one(-1.0), one(1.0);
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(c.rows), int(c.cols), int(a.cols), &minus_one, a.p,
+              int(a.ld), b.p, int(b.ld), &one, c.p, int(c.ld));
+}
+inline void trsm_left_lower(Block<const std::complex<double>> l, Block<std::complex<double>> x, bool transpose,
+                            bool unit) {
+  const std::complex<double> one(1.0);
+  cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, transpose ? CblasConjTrans : CblasNoTrans,
+              unit ? CblasUnit : CblasNonUnit, int(x.rows), int(x.cols), &one, l.p, int(l.ld), x.p, int(x.ld));
+}
+
+// ---------------------------------------------------------------------------
+
 // Bunch-Kaufman ("rook", bounded) LDL^T of the lower triangle in place:
 // A = P L D L^T P^T with L unit lower, D block diagonal with 1x1 and 2x2
 // blocks (diagonal in a, subdiagonal in e), P the interchanges in ipiv as
@@ -75,28 +152,33 @@ inline int sytrf_rk(Block<double> a, double* e, lapack_int* ipiv) {
 }
 
 // The whole dense front F = [F11; F21 | F22] of an inline (tiny) supernode:
-// F11 = L11 L11^T, F21 := F21 L11^-T, F22 := F22 - F21 F21^T, by columns.
+// F11 = L11 L11^T, F21 := F21 L11^-T, F22 := F22 - F21 F21^T, by columns
+// (^H and a real diagonal for complex T, as zpotrf).
 // panel: m x nc (ld m); update: (m - nc) x (m - nc) (ld m - nc).
-// Returns 0 or the 1-based failing column, as potrf.
+// Returns 0 or the 1-based failing column, as potrf (the pivot's real
+// value left on the diagonal).
 template <class T>
 int front_cholesky_inline(T* panel, std::int64_t m, std::int64_t nc, T* update) {
   const std::int64_t mu = m - nc;
   for (std::int64_t j = 0; j < nc; ++j) {
     T* cj = panel + j * m;
-    const T d = cj[j];
-    if (!(d > T(0))) return int(j + 1);
-    const T r = std::sqrt(d);
-    cj[j] = r;
-    const T inv = T(1) / r;
+    const double d = real_part(cj[j]);
+    if (!(d > 0.0)) {
+      cj[j] = T(d);
+      return int(j + 1);
+    }
+    const double r = std::sqrt(d);
+    cj[j] = T(r);
+    const double inv = 1.0 / r;
     for (std::int64_t i = j + 1; i < m; ++i) cj[i] *= inv;
     for (std::int64_t k = j + 1; k < nc; ++k) {
       T* ck = panel + k * m;
-      const T lkj = cj[k];
+      const T lkj = conj_if(cj[k]);
       for (std::int64_t i = k; i < m; ++i) ck[i] -= cj[i] * lkj;
     }
     for (std::int64_t k = nc; k < m; ++k) {
       T* uk = update + (k - nc) * mu - nc;  // uk[i] = U(i - nc, k - nc)
-      const T lkj = cj[k];
+      const T lkj = conj_if(cj[k]);
       for (std::int64_t i = k; i < m; ++i) uk[i] -= cj[i] * lkj;
     }
   }

@@ -19,7 +19,8 @@
 //     worse x than it was given;
 //   - max_steps steps.
 // Several right-hand sides are refined together (one solve per step) and
-// each stops on its own.
+// each stops on its own. T is double or std::complex<double> (|.| the
+// modulus).
 #include <tessera/core.hpp>
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/spmv.hpp>
@@ -38,17 +39,17 @@ struct RefinementResult {
 
 // x (n x nrhs, ld n) holds A^-1 b from the factor; solve(rhs, out) applies
 // A^-1 to n x nrhs columns. anorm = ||A||_inf.
-template <class Space, class Solve>
-RefinementResult refine(const CrsMatrix<double>& A, double anorm, const double* b, double* x,
-                        std::int64_t nrhs, int max_steps, const Solve& solve) {
+template <class Space, class T, class Solve>
+RefinementResult refine(const CrsMatrix<T>& A, double anorm, const T* b, T* x, std::int64_t nrhs, int max_steps,
+                        const Solve& solve) {
   const std::int64_t n = A.num_rows();
   const double eps = std::numeric_limits<double>::epsilon();
-  std::vector<double> r(std::size_t(n * nrhs)), d(std::size_t(n * nrhs)), ax(static_cast<std::size_t>(n));
+  std::vector<T> r(std::size_t(n * nrhs)), d(std::size_t(n * nrhs)), ax(static_cast<std::size_t>(n));
   // berr of xc, leaving bc - A xc in rc.
-  auto measure = [&](const double* xc, const double* bc, double* rc) {
+  auto measure = [&](const T* xc, const T* bc, T* rc) {
     multiply<Space>(A, xc, ax.data());
     double rmax = 0, xmax = 0, bmax = 0;
-    const double* axp = ax.data();
+    const T* axp = ax.data();
     parallel_reduce(
         "sparse::refinement_residual", RangePolicy<Space>(0, n),
         [=](std::int64_t i, double& rm, double& xm, double& bm) {
@@ -73,13 +74,13 @@ RefinementResult refine(const CrsMatrix<double>& A, double anorm, const double* 
   RefinementResult out;
   while (live > 0 && out.steps < max_steps) {
     for (std::int64_t c = 0; c < nrhs; ++c)  // finished columns: a zero right-hand side costs nothing wrong
-      if (!active[c]) std::fill(r.begin() + c * n, r.begin() + (c + 1) * n, 0.0);
+      if (!active[c]) std::fill(r.begin() + c * n, r.begin() + (c + 1) * n, T(0));
     solve(r.data(), d.data());
     ++out.steps;
     for (std::int64_t c = 0; c < nrhs; ++c) {
       if (!active[c]) continue;
-      double* xc = x + c * n;
-      double* candidate = d.data() + c * n;
+      T* xc = x + c * n;
+      T* candidate = d.data() + c * n;
       for (std::int64_t i = 0; i < n; ++i) candidate[i] += xc[i];
       const double e = measure(candidate, b + c * n, r.data() + c * n);
       if (e < berr[c]) {

@@ -17,21 +17,32 @@
 // lower bound, usually within a factor of 3 and often exact. A last
 // product with the alternating vector x_i = (-1)^i (1 + i / (n - 1)) guards
 // against the rare matrices that fool the gradient steps.
+//
+// Complex B (T = std::complex<double>), as LAPACK's zlacn2 (Higham's
+// Algorithm 4.1 for complex matrices): the subgradient's entries are the
+// phases xi_i = x_i / |x_i| (1 where x_i = 0) in place of the signs, the
+// transposed products are products with B^H, the search stops when the
+// estimate stops growing (there is no finite set of sign vectors to repeat),
+// and the vertex test compares moduli.
+#include <tessera/sparse/detail/scalar.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <vector>
 
 namespace tessera::sparse::detail {
 
-// apply(v): v := B v; apply_transpose(v): v := B^T v (both n long).
-template <class Apply, class ApplyTranspose>
+// apply(v): v := B v; apply_transpose(v): v := B^T v (B^H for complex),
+// both on n entries of T.
+template <class T = double, class Apply, class ApplyTranspose>
 double estimate_norm1(std::int64_t n, const Apply& apply, const ApplyTranspose& apply_transpose) {
   if (n <= 0) return 0;
-  std::vector<double> x(static_cast<std::size_t>(n), 1.0 / double(n));
+  std::vector<T> x(static_cast<std::size_t>(n), T(1.0 / double(n)));
   auto norm1 = [&] {
     double s = 0;
-    for (double v : x) s += std::abs(v);
+    for (const T& v : x) s += std::abs(v);
     return s;
   };
   auto argmax_abs = [&] {
@@ -40,23 +51,30 @@ double estimate_norm1(std::int64_t n, const Apply& apply, const ApplyTranspose& 
       if (std::abs(x[i]) > std::abs(x[j])) j = i;
     return j;
   };
-  auto sign = [](double v) { return v >= 0 ? 1.0 : -1.0; };
+  auto sign = [](T v) -> T {
+    if constexpr (is_complex_v<T>) {
+      const double m = std::abs(v);
+      return m > 0 ? v / m : T(1);
+    } else {
+      return v >= 0 ? 1.0 : -1.0;
+    }
+  };
   apply(x.data());
   if (n == 1) return std::abs(x[0]);
   double est = norm1();
-  std::vector<double> xi(static_cast<std::size_t>(n));
+  std::vector<T> xi(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) x[i] = xi[i] = sign(x[i]);
   apply_transpose(x.data());
   std::int64_t j = argmax_abs();
   constexpr int max_iterations = 5;
   for (int iteration = 2;; ++iteration) {
     // x = B e_j
-    std::fill(x.begin(), x.end(), 0.0);
-    x[j] = 1.0;
+    std::fill(x.begin(), x.end(), T(0));
+    x[j] = T(1);
     apply(x.data());
     const double previous = est;
     est = norm1();
-    bool repeated = true;
+    bool repeated = !is_complex_v<T>;
     for (std::int64_t i = 0; i < n && repeated; ++i) repeated = sign(x[i]) == xi[i];
     if (repeated || est <= previous) {
       est = std::max(est, previous);  // dlacn2 keeps the last; both are lower bounds
@@ -66,11 +84,12 @@ double estimate_norm1(std::int64_t n, const Apply& apply, const ApplyTranspose& 
     apply_transpose(x.data());
     const std::int64_t last = j;
     j = argmax_abs();
-    if (x[last] == std::abs(x[j]) || iteration >= max_iterations) break;
+    const bool at_vertex = is_complex_v<T> ? std::abs(x[last]) == std::abs(x[j]) : real_part(x[last]) == std::abs(x[j]);
+    if (at_vertex || iteration >= max_iterations) break;
   }
   // The alternating-sign vector, of 1-norm 3n/2: its estimate is
   // ||B x||_1 / ||x||_1 = 2 ||B x||_1 / (3n).
-  for (std::int64_t i = 0; i < n; ++i) x[i] = (i % 2 == 0 ? 1.0 : -1.0) * (1.0 + double(i) / double(n - 1));
+  for (std::int64_t i = 0; i < n; ++i) x[i] = T((i % 2 == 0 ? 1.0 : -1.0) * (1.0 + double(i) / double(n - 1)));
   apply(x.data());
   return std::max(est, 2.0 * norm1() / (3.0 * double(n)));
 }

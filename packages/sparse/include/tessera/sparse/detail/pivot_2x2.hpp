@@ -34,6 +34,10 @@ struct Pivot2x2 {
     y1 = (ak * u1 - u0) / denom;
   }
 
+  // The block whose solve gives a row vector times D^-1 (D^T = D here;
+  // the Hermitian block's differs, hermitian_pivot_2x2.hpp).
+  Pivot2x2 transposed() const { return *this; }
+
   // The sign of det(D) (-1, 0 or 1) and log |det(D)|.
   int det_sign() const {
     if (b == 0) return sign(a) * sign(c);

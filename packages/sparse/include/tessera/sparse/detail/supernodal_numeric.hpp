@@ -24,13 +24,22 @@
 // so memory follows the delays actually met, with no headroom to guess and
 // no limit to exceed. The delayed columns stay in the child's panel (the
 // columns [npiv, nfs)) until the parent has assembled them.
+//
+// The scalar T is double (symmetric A: L L^T, L D L^T) or
+// std::complex<double> (Hermitian A: L L^H, L D L^H, with D real on its
+// 1x1 pivots and Hermitian on its 2x2 blocks); the code is written once
+// (detail/scalar.hpp) and instantiated for both in src/supernodal_numeric.cpp
+// and src/supernodal_ldlt.cpp, so that a translation unit using the solver
+// compiles none of it.
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/buffer_pool.hpp>
 #include <tessera/sparse/detail/dense_kernels.hpp>
+#include <tessera/sparse/detail/hermitian_pivot_2x2.hpp>
 #include <tessera/sparse/detail/threshold_ldlt.hpp>
 #include <tessera/sparse/symbolic.hpp>
 
 #include <atomic>
+#include <complex>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,8 +67,11 @@ struct LdltControls {
   double static_pivot = 0;
 };
 
+template <class T>
 class SupernodalNumeric {
  public:
+  using value_type = T;
+
   SupernodalNumeric() = default;
   ~SupernodalNumeric() { release_all_updates(); }
   SupernodalNumeric(const SupernodalNumeric&) = delete;
@@ -69,7 +81,7 @@ class SupernodalNumeric {
 
   // Starts a factorization of A's values (same pattern as analyzed). The
   // values must stay alive until the factorization ends.
-  void begin(const double* a_values, double pivot_tolerance, const LdltControls& ldlt = {});
+  void begin(const T* a_values, double pivot_tolerance, const LdltControls& ldlt = {});
 
   // Supernode level: assemble = zero the panel, scatter A's entries, add the
   // children's update matrices, free them; factor_front = the dense
@@ -93,7 +105,8 @@ class SupernodalNumeric {
   double subtree_flops(std::int64_t s) const { return m_subtree_flops[s]; }
 
   // Failure state of the current factorization: the first failing pivot
-  // (column in the final order, its value) or an exception's message.
+  // (column in the final order, its value: real for either scalar, a
+  // Cholesky pivot of a Hermitian matrix being real) or an exception's message.
   bool failed() const { return m_failed.load(std::memory_order_relaxed); }
   void record_pivot_failure(std::int64_t column, double value, bool singular);
   void record_exception(const std::string& what);
@@ -119,9 +132,9 @@ class SupernodalNumeric {
   // begin_solve) so that supernodes in different subtrees never write the
   // same rows.
   void begin_solve(std::int64_t nrhs);
-  void forward(std::int64_t s, double* x, std::int64_t nrhs);
-  void diagonal(std::int64_t s, double* x, std::int64_t nrhs) const;
-  void backward(std::int64_t s, double* x, std::int64_t nrhs) const;
+  void forward(std::int64_t s, T* x, std::int64_t nrhs);
+  void diagonal(std::int64_t s, T* x, std::int64_t nrhs) const;
+  void backward(std::int64_t s, T* x, std::int64_t nrhs) const;
   void end_solve();
 
   // The inertia of the factored matrix: counts of positive, negative and
@@ -129,39 +142,40 @@ class SupernodalNumeric {
   // for Cholesky.
   void inertia(std::int64_t& positive, std::int64_t& negative, std::int64_t& zero) const;
   // det(A) = sign * exp(log_abs), from L's diagonal (Cholesky) or D's 1x1
-  // and 2x2 blocks (LDLt); sign 0 and log_abs = -inf for a zero pivot.
+  // and 2x2 blocks (LDLt); sign 0 and log_abs = -inf for a zero pivot. The
+  // determinant of a Hermitian matrix is real: the same two numbers.
   void log_determinant(int& sign, double& log_abs) const;
 
   const SymbolicFactor& symbolic() const { return *m_sym; }
   Factorization kind() const { return m_kind; }
   std::size_t peak_update_bytes() const { return m_peak_update.load(); }
   // The panels, uninitialized until a factorization assembles them.
-  const double* values() const { return m_lx.get(); }
+  const T* values() const { return m_lx.get(); }
   std::size_t values_size() const { return m_lx_size; }
 
  private:
-  double* panel(std::int64_t s) { return m_lx.get() + m_sym->lx_ptr[s]; }
-  const double* panel(std::int64_t s) const { return m_lx.get() + m_sym->lx_ptr[s]; }
-  Block<double> block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j);
+  T* panel(std::int64_t s) { return m_lx.get() + m_sym->lx_ptr[s]; }
+  const T* panel(std::int64_t s) const { return m_lx.get() + m_sym->lx_ptr[s]; }
+  Block<T> block_at(std::int64_t s, const FrontBlocks& b, std::int64_t i, std::int64_t j);
   void check_pivots(std::int64_t s, std::int64_t c0, std::int64_t count);
   // Forward solve: the children's contributions L21 y (their solve
   // buffers, freed here) subtracted from s's own entries of x; those for
   // s's rows below are summed into the returned mu x nrhs buffer (null
   // when mu = 0), which s adds its own to and passes to its parent.
-  std::unique_ptr<double[]> gather_children(std::int64_t s, double* x, std::int64_t nrhs);
+  std::unique_ptr<T[]> gather_children(std::int64_t s, T* x, std::int64_t nrhs);
   // LDL^T (src/supernodal_ldlt.cpp).
   void assemble_ldlt(std::int64_t s);
   void factor_front_ldlt(std::int64_t s);
-  void forward_ldlt(std::int64_t s, double* x, std::int64_t nrhs);
-  void diagonal_ldlt(std::int64_t s, double* x, std::int64_t nrhs) const;
-  void backward_ldlt(std::int64_t s, double* x, std::int64_t nrhs) const;
-  // Calls one(d) for each 1x1 pivot (Cholesky: each L(j, j)) and
-  // two(Pivot2x2) for each 2x2 block of D, in column order.
+  void forward_ldlt(std::int64_t s, T* x, std::int64_t nrhs);
+  void diagonal_ldlt(std::int64_t s, T* x, std::int64_t nrhs) const;
+  void backward_ldlt(std::int64_t s, T* x, std::int64_t nrhs) const;
+  // Calls one(d) for each 1x1 pivot (Cholesky: each L(j, j); real) and
+  // two(PivotBlock<T>) for each 2x2 block of D, in column order.
   template <class One, class Two>
   void for_each_pivot(One one, Two two) const;
   // s's update matrix (mu x mu, zeroed: the lower triangle, or all of it),
   // from the pool, with the peak accounted.
-  double* acquire_update(std::int64_t s, bool whole);
+  T* acquire_update(std::int64_t s, bool whole);
   void release_update(std::int64_t s);
   void release_all_updates();
   std::size_t update_count(std::int64_t s) const {
@@ -178,28 +192,28 @@ class SupernodalNumeric {
   std::vector<std::int64_t> m_first_desc;
   std::vector<double> m_subtree_flops;
 
-  const double* m_a = nullptr;
+  const T* m_a = nullptr;
   double m_tol = 0;
   // Allocated without touching it: each panel is first written by the
   // thread that assembles it (first touch, no serial zeroing pass).
-  std::unique_ptr<double[]> m_lx;
+  std::unique_ptr<T[]> m_lx;
   std::size_t m_lx_size = 0;
   // Update matrices (F22) of the supernodes whose parent has not consumed
   // them yet, from m_buffers.
-  std::vector<double*> m_update;
+  std::vector<T*> m_update;
   std::vector<std::size_t> m_update_size;  // the count each was acquired with
-  BufferPool m_buffers;
+  BufferPool m_buffers;  // doubles: complex buffers through detail/typed_buffer.hpp
   std::atomic<std::size_t> m_update_bytes{0}, m_peak_update{0};
   // LDLt: each front as factorized (see the layout above).
   struct LdltFront {
     std::int64_t nd = 0;    // delayed columns received from the children
     std::int64_t nfs = 0;   // fully-summed columns: ncols + nd
     std::int64_t ld = 0;    // rows of the front: nfs + the rows below
-    double* panel = nullptr;  // ld x nfs; columns [npiv, nfs) are the delayed ones
-    std::unique_ptr<double[]> grown;  // the panel when nd > 0
+    T* panel = nullptr;  // ld x nfs; columns [npiv, nfs) are the delayed ones
+    std::unique_ptr<T[]> grown;  // the panel when nd > 0
     std::size_t grown_size = 0;
     std::vector<std::int64_t> vars;  // the fully-summed variables (final order), in pivot order
-    FrontPivots piv;                 // npiv, the 2x2 blocks, zero pivots
+    FrontPivots<T> piv;              // npiv, the 2x2 blocks, zero pivots
   };
   std::vector<LdltFront> m_ldlt;
   LdltControls m_ldlt_controls;
@@ -208,7 +222,7 @@ class SupernodalNumeric {
   // columns in the final order.
   std::vector<std::int64_t> m_zero_pivots;
 
-  std::vector<std::unique_ptr<double[]>> m_solve_buf;
+  std::vector<std::unique_ptr<T[]>> m_solve_buf;
   std::int64_t m_nrhs = 0;
 
   mutable std::mutex m_fail_mutex;
@@ -218,6 +232,10 @@ class SupernodalNumeric {
   bool m_fail_singular = false;
   std::string m_fail_message;
 };
+
+// Compiled once, in src/supernodal_numeric.cpp and src/supernodal_ldlt.cpp.
+extern template class SupernodalNumeric<double>;
+extern template class SupernodalNumeric<std::complex<double>>;
 
 }  // namespace detail
 

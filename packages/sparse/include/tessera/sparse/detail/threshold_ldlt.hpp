@@ -42,6 +42,11 @@
 //                      2x2 block whose off-diagonal is in e[q],
 // for q < npiv, and the delayed columns' Schur complement in columns
 // [npiv, nfs), rows [npiv, m). U holds F22 - L2 D L2^T.
+//
+// Hermitian fronts (T = std::complex<double>): the same kernel computes
+// L D L^H, with D's 1x1 pivots real and its 2x2 blocks [a conj(b); b c]
+// Hermitian (HermitianPivot2x2), b in e[q]; the tests compare moduli.
+// Instantiated for double and std::complex<double> (src/threshold_ldlt.cpp).
 #include <cstdint>
 #include <vector>
 
@@ -56,17 +61,19 @@ struct ThresholdControls {
 };
 
 // What the kernel did to a front. Positions are 0-based in the front.
+template <class T>
 struct FrontPivots {
   std::int64_t npiv = 0;             // pivots taken; columns [npiv, nfs) are delayed
   std::vector<std::int64_t> order;   // order[q]: the input column now at position q (q < nfs)
   std::vector<char> two;             // two[q]: q and q + 1 are a 2x2 block (q its first)
-  std::vector<double> e;             // e[q]: that block's off-diagonal
+  std::vector<T> e;                  // e[q]: that block's off-diagonal (lower entry)
   std::vector<std::int64_t> zero;    // positions of zero pivots (root only; D = 0, L = 0)
   std::int64_t static_pivots = 0;    // zero pivots replaced by static pivoting
 };
 
 // Factors the front in place as described above. m >= nfs >= 0.
-void threshold_ldlt(double* panel, std::int64_t m, std::int64_t nfs, std::int64_t ld, double* update,
-                    std::int64_t ldu, const ThresholdControls& controls, FrontPivots& out);
+template <class T>
+void threshold_ldlt(T* panel, std::int64_t m, std::int64_t nfs, std::int64_t ld, T* update, std::int64_t ldu,
+                    const ThresholdControls& controls, FrontPivots<T>& out);
 
 }  // namespace tessera::sparse::detail
