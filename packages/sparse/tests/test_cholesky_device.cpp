@@ -190,7 +190,11 @@ TYPED_TEST(LevelCholeskyTest, NotPositiveDefiniteThenUsableAgain) {
       FAIL() << "no factorization_error for column " << bad;
     } catch (const ts::factorization_error& e) {
       EXPECT_EQ(e.column(), bad);
-      EXPECT_LE(e.value(), -100.0);
+      // LAPACK leaves the failed pivot d_k on the diagonal; cuSOLVER's
+      // dpotrf documents only info, so on Cuda the value is whatever it
+      // left there: at least not a positive number.
+      if constexpr (tessera::is_host_execution_space<Space>::value) EXPECT_LE(e.value(), -100.0);
+      else EXPECT_FALSE(e.value() > 0) << e.what();
       std::ostringstream col;
       col << "column " << bad + 1 << " ";
       EXPECT_NE(std::string(e.what()).find(col.str()), std::string::npos) << e.what();

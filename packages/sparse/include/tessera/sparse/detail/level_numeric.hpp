@@ -110,7 +110,12 @@ class LevelNumeric {
   void order_dense_calls() const {
     if constexpr (is_host_execution_space<Space>::value) m_exec.fence("sparse::level_dense");
   }
+  std::optional<PivotFailure> factor_levels(double pivot_tolerance);
   void factor_level(std::size_t level);
+  void release_updates();
+  // What the factorization holds in Space's memory and how to lower it, for
+  // an allocation failure's message.
+  std::string memory_advice() const;
   // A team policy with one team per front of a level: a warp of lanes per
   // thread on Cuda (the rows of a column), one lane on the host.
   TeamPolicy<Space> per_front(std::int64_t fronts) const {
@@ -244,7 +249,14 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   m_a_src = upload(a_src, "sparse::a_src");
   m_a_dst = upload(a_dst, "sparse::a_dst");
   m_diag_pos = upload(diag_pos, "sparse::diag_pos");
-  m_lx = Array<double>(view_alloc("sparse::factor", WithoutInitializing), std::size_t(f.lx_ptr[ns]));
+  try {
+    m_lx = Array<double>(view_alloc("sparse::factor", WithoutInitializing), std::size_t(f.lx_ptr[ns]));
+  } catch (const allocation_error& e) {
+    throw allocation_error(std::string("Cholesky on ") + Space::name() + ": " + e.what() + "; the factor takes " +
+                           std::to_string(f.lx_ptr[ns] * std::int64_t(sizeof(double))) +
+                           " bytes: a fill-reducing ordering (Ordering::Metis) or less amalgamation "
+                           "(Options::amalgamation) lowers it");
+  }
   m_info = Array<int>("sparse::potrf_info", std::size_t(ns));
   m_arena.assign(std::size_t(nl), Array<double>());
   m_arena_table = Array<std::uintptr_t>("sparse::arena_table", std::size_t(nl));
@@ -272,6 +284,41 @@ std::optional<typename LevelNumeric<Space>::PivotFailure> LevelNumeric<Space>::f
   }
   m_live_update_bytes = m_peak_update_bytes = 0;
   std::optional<PivotFailure> failure;
+  try {
+    failure = factor_levels(pivot_tolerance);
+  } catch (const allocation_error& e) {
+    const std::string advice = memory_advice();  // before the release: it counts what was alive
+    release_updates();
+    throw allocation_error(std::string("Cholesky on ") + Space::name() + ": " + e.what() + "; " + advice);
+  } catch (...) {
+    release_updates();
+    throw;
+  }
+  release_updates();
+  m_exec.fence("sparse::LevelNumeric::factorize");
+  return failure;
+}
+
+template <class Space>
+void LevelNumeric<Space>::release_updates() {
+  for (auto& arena : m_arena) arena = Array<double>();
+  m_live_update_bytes = 0;
+}
+
+template <class Space>
+std::string LevelNumeric<Space>::memory_advice() const {
+  std::int64_t widest = 0;
+  for (std::int64_t size : m_arena_size) widest = std::max(widest, size);
+  return "the factor takes " + std::to_string(m_lx.size() * sizeof(double)) +
+         " bytes and the update matrices of one level up to " + std::to_string(widest * std::int64_t(sizeof(double))) +
+         " (" + std::to_string(m_live_update_bytes) +
+         " were alive): a fill-reducing ordering (Ordering::Metis) or less amalgamation (Options::amalgamation) "
+         "lowers both";
+}
+
+template <class Space>
+std::optional<typename LevelNumeric<Space>::PivotFailure> LevelNumeric<Space>::factor_levels(double pivot_tolerance) {
+  const SymbolicFactor& f = *m_sym;
   const std::size_t nl = m_levels->size();
   for (std::size_t l = 0; l < nl; ++l) {
     if (m_arena_size[l] > 0) {
@@ -293,8 +340,9 @@ std::optional<typename LevelNumeric<Space>::PivotFailure> LevelNumeric<Space>::f
       m_arena[done] = Array<double>();
     }
     if (bad < f.n) {
-      // The pivot's value: potrf leaves it on the diagonal (LAPACK's and
-      // cuSOLVER's dpotrf stop there); the tolerance test compares L(j,j)^2.
+      // The pivot's value: what potrf left on the diagonal (LAPACK's dpotrf
+      // leaves the failed pivot there; cuSOLVER documents only info). The
+      // tolerance test compared L(j,j)^2.
       const std::int64_t s = f.col_to_super[bad], c = bad - f.super_ptr[s];
       const std::int64_t at = f.lx_ptr[s] + c * f.nrows(s) + c;
       double l_jj = 0;
@@ -302,14 +350,10 @@ std::optional<typename LevelNumeric<Space>::PivotFailure> LevelNumeric<Space>::f
       int info = 0;
       deep_copy(View<int*, LayoutLeft, HostSpace>(&info, 1), subview(m_info, std::make_pair(s, s + 1)));
       const bool tolerance = info == 0;
-      failure = PivotFailure{bad, tolerance ? l_jj * l_jj : l_jj, tolerance};
-      break;
+      return PivotFailure{bad, tolerance ? l_jj * l_jj : l_jj, tolerance};
     }
   }
-  for (auto& arena : m_arena) arena = Array<double>();
-  m_live_update_bytes = 0;
-  m_exec.fence("sparse::LevelNumeric::factorize");
-  return failure;
+  return std::nullopt;
 }
 
 template <class Space>
@@ -415,16 +459,25 @@ void LevelNumeric<Space>::solve(const double* b, double* x, std::int64_t nrhs) {
   const std::int64_t n = f.n, total = n * nrhs;
   if (total == 0) return;
   // b is read whole before x is written: x may be b.
-  Array<double> in(view_alloc("sparse::solve_b", WithoutInitializing), std::size_t(total));
-  Array<double> xd(view_alloc("sparse::solve_x", WithoutInitializing), std::size_t(total));
+  Array<double> in, xd, w;
+  std::int64_t widest = 0;
+  for (std::int64_t rows : m_level_rows_below) widest = std::max(widest, rows);
+  try {
+    in = Array<double>(view_alloc("sparse::solve_b", WithoutInitializing), std::size_t(total));
+    xd = Array<double>(view_alloc("sparse::solve_x", WithoutInitializing), std::size_t(total));
+    w = Array<double>(view_alloc("sparse::solve_workspace", WithoutInitializing),
+                      std::size_t(std::max<std::int64_t>(widest * nrhs, 1)));
+  } catch (const allocation_error& e) {
+    throw allocation_error(std::string("Cholesky on ") + Space::name() + ": " + e.what() + "; the solve of " +
+                           std::to_string(nrhs) + " right-hand sides takes " +
+                           std::to_string((2 * total + widest * nrhs) * std::int64_t(sizeof(double))) +
+                           " bytes beside the factor: solve fewer at once");
+  }
   deep_copy(m_exec, in, View<const double*, LayoutLeft, HostSpace>(b, std::size_t(total)));
   auto perm = m_perm;
   parallel_for(
       "sparse::solve_permute", RangePolicy<Space>(m_exec, 0, total),
       TESSERA_LAMBDA(std::int64_t q) { xd(q) = in(perm(q % n) + (q / n) * n); });
-  std::int64_t widest = 0;
-  for (std::int64_t rows : m_level_rows_below) widest = std::max(widest, rows);
-  Array<double> w(view_alloc("sparse::solve_workspace", WithoutInitializing), std::size_t(std::max<std::int64_t>(widest * nrhs, 1)));
   const std::size_t nl = m_levels->size();
   for (std::size_t l = 0; l < nl; ++l) forward_level(l, xd.data(), w, nrhs);
   for (std::size_t l = nl; l-- > 0;) backward_level(l, xd.data(), w, nrhs);
