@@ -9,13 +9,13 @@
 // The analysis is the host's (SymbolicFactor: ordering, supernodes, panel
 // layout, extend-add maps); analyze() uploads what the kernels read, once.
 // One factorization, level by level (leaves first):
-//   1. assemble: one team per front of the level scatters A's entries into
-//      its panel (a map computed at analyze) and adds its children's update
-//      matrices into its panel and its own update matrix (extend-add, by the
-//      symbolic relative indices). A team handles one front from start to
-//      end, children one after another, so no two threads ever add into
-//      the same entry: no atomics, and the same sums in the same order on
-//      every run and every back-end;
+//   1. assemble: a kernel scatters A's entries into the level's panels (a
+//      map computed at analyze), then one kernel per "round" adds the r-th
+//      child's update matrix of every front into the front's panel and
+//      update matrix (extend-add, by the symbolic relative indices), its
+//      columns split among several teams on narrow levels. No two threads
+//      ever add into the same entry at once: no atomics, and the same sums
+//      in the same order on every run and every back-end;
 //   2. dense work, front by front, through DenseBackend<Space>: potrf of the
 //      diagonal block (its info into a device array), trsm of the rows
 //      below, syrk into the update matrix;
@@ -100,6 +100,8 @@ class LevelNumeric {
   std::int64_t first_failure(std::size_t level, double pivot_tolerance) const;
   void forward_level(std::size_t level, double* x, Array<double> w, std::int64_t nrhs);
   void backward_level(std::size_t level, double* x, Array<double> w, std::int64_t nrhs);
+  template <class F>
+  void for_rows_below(std::size_t level, std::int64_t nrhs, const F& f);
 
  private:
   template <class T>
@@ -141,6 +143,14 @@ class LevelNumeric {
   std::vector<std::int64_t> m_level_of_host, m_update_off_host, m_solve_off_host;
   std::vector<std::int64_t> m_arena_size, m_level_rows_below;
   std::vector<std::vector<std::int64_t>> m_free_after;
+  // The most children a front of each level has: the extend-add rounds.
+  std::vector<std::int64_t> m_level_max_children;
+  // How many teams fill the device (Cuda) or the threads (host): narrow
+  // levels split each child's extend-add among that many.
+  std::int64_t m_teams_wanted = 1;
+  // Each level's arena address as copied to m_arena_table, kept on the host
+  // until the copy is surely done.
+  std::vector<std::uintptr_t> m_arena_address;
   // A's lower triangle (final order) by front: entries [a_ptr[s], a_ptr[s+1])
   // go from A's values a_src[q] to the factor's a_dst[q]; the position of
   // each diagonal entry in A's values (-1: absent), for the tolerance test.
@@ -225,6 +235,14 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   }
   // A level's arena is read last when the highest of its fronts' parents
   // assembles (roots and fronts without rows below read nothing).
+  m_level_max_children.assign(std::size_t(nl), 0);
+  for (std::int64_t l = 0; l < nl; ++l)
+    for (std::int64_t s : levels[l])
+      m_level_max_children[l] = std::max(m_level_max_children[l], f.child_ptr[s + 1] - f.child_ptr[s]);
+  // Cuda: concurrency() is the resident threads of the whole device, and a
+  // team is 256 of them; host: one team per thread.
+  if constexpr (is_host_execution_space<Space>::value) m_teams_wanted = std::max(1, m_exec.concurrency());
+  else m_teams_wanted = std::max(1, m_exec.concurrency() / 256);
   m_free_after.assign(std::size_t(nl), {});
   for (std::int64_t l = 0; l < nl; ++l) {
     std::int64_t last = l;
@@ -259,6 +277,7 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   }
   m_info = Array<int>("sparse::potrf_info", std::size_t(ns));
   m_arena.assign(std::size_t(nl), Array<double>());
+  m_arena_address.assign(std::size_t(nl), 0);
   m_arena_table = Array<std::uintptr_t>("sparse::arena_table", std::size_t(nl));
   m_exec.fence("sparse::LevelNumeric::analyze");
 }
@@ -324,11 +343,9 @@ std::optional<typename LevelNumeric<Space>::PivotFailure> LevelNumeric<Space>::f
     if (m_arena_size[l] > 0) {
       // Zeroed: each update matrix receives its children's, then syrk adds to it.
       m_arena[l] = Array<double>("sparse::update_matrices", std::size_t(m_arena_size[l]));
-      const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(m_arena[l].data());
+      m_arena_address[l] = reinterpret_cast<std::uintptr_t>(m_arena[l].data());
       deep_copy(m_exec, subview(m_arena_table, std::make_pair(l, l + 1)),
-                View<const std::uintptr_t*, LayoutLeft, HostSpace>(&address, 1));
-      // The copy from the host variable must be done before it goes out of scope.
-      m_exec.fence("sparse::level_arena_table");
+                View<const std::uintptr_t*, LayoutLeft, HostSpace>(&m_arena_address[l], 1));
       m_live_update_bytes += std::size_t(m_arena_size[l]) * sizeof(double);
       m_peak_update_bytes = std::max(m_peak_update_bytes, m_live_update_bytes);
     }
@@ -374,32 +391,41 @@ void LevelNumeric<Space>::assemble_level(std::size_t level) {
   auto a_dst = m_a_dst;
   auto a = m_a_values;
   double* lx = m_lx.data();
+  // A's entries: each lands on its own slot.
   parallel_for(
-      "sparse::level_assemble", per_front(count), TESSERA_LAMBDA(const team_member& t) {
+      "sparse::level_scatter_a", per_front(count), TESSERA_LAMBDA(const team_member& t) {
         const std::int64_t s = fronts(first + t.league_rank());
-        const std::int64_t m = rows_ptr(s + 1) - rows_ptr(s), nc = super_ptr(s + 1) - super_ptr(s), mu = m - nc;
-        double* panel = lx + lx_ptr(s);
-        double* update = mu > 0 ? reinterpret_cast<double*>(arena_table(level_of(s))) + update_off(s) : nullptr;
         parallel_for(TeamVectorRange(t, a_ptr(s), a_ptr(s + 1)), [&](std::int64_t q) { lx[a_dst(q)] = a(a_src(q)); });
-        // A's entries and the children's may land on the same entry.
-        t.team_barrier();
-        for (std::int64_t k = child_ptr(s); k < child_ptr(s + 1); ++k) {
-          const std::int64_t c = child_list(k);
+      });
+  // The children's update matrices, in rounds: round r adds the r-th child
+  // of every front of the level. Siblings add into the same entries, so
+  // they take turns (a kernel boundary between them); inside one child
+  // column b lands in column rel[b] of the front and row r in row rel[r],
+  // so the `split` teams that share a child, taking its columns in turn,
+  // never write the same entry. Narrow levels (the top of the tree, the
+  // largest fronts) get more teams per child than wide ones.
+  const std::int64_t split = std::max<std::int64_t>(1, m_teams_wanted / std::max<std::int64_t>(count, 1));
+  for (std::int64_t round = 0; round < m_level_max_children[level]; ++round) {
+    parallel_for(
+        "sparse::level_extend_add", per_front(count * split), TESSERA_LAMBDA(const team_member& t) {
+          const std::int64_t s = fronts(first + t.league_rank() / split), part = t.league_rank() % split;
+          if (child_ptr(s) + round >= child_ptr(s + 1)) return;
+          const std::int64_t c = child_list(child_ptr(s) + round);
           const std::int64_t ncc = super_ptr(c + 1) - super_ptr(c), muc = rows_ptr(c + 1) - rows_ptr(c) - ncc;
-          if (muc == 0) continue;
+          if (muc <= part) return;
+          const std::int64_t m = rows_ptr(s + 1) - rows_ptr(s), nc = super_ptr(s + 1) - super_ptr(s), mu = m - nc;
+          double* panel = lx + lx_ptr(s);
+          double* update = mu > 0 ? reinterpret_cast<double*>(arena_table(level_of(s))) + update_off(s) : nullptr;
           const double* uc = reinterpret_cast<const double*>(arena_table(level_of(c))) + update_off(c);
           const std::int32_t* rel = relidx.data() + rows_ptr(c) + ncc;
-          // Column b of the child's update (its lower triangle) lands in
-          // column rel[b] of the front: the panel or the update matrix.
-          parallel_for(TeamThreadRange(t, muc), [&](std::int64_t b) {
-            const std::int64_t lb = rel[b];
+          // This team's columns of the child's lower triangle: part, part + split, ...
+          parallel_for(TeamThreadRange(t, (muc - part + split - 1) / split), [&](std::int64_t k) {
+            const std::int64_t b = part + k * split, lb = rel[b];
             double* dst = lb < nc ? panel + lb * m : update + (lb - nc) * mu - nc;
             parallel_for(ThreadVectorRange(t, b, muc), [&](std::int64_t r) { dst[rel[r]] += uc[r + b * muc]; });
           });
-          // Siblings share destinations: one child at a time.
-          t.team_barrier();
-        }
-      });
+        });
+  }
 }
 
 template <class Space>
@@ -503,21 +529,29 @@ void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<doub
   }
   if (below == 0) return;
   // x(rows below) -= w: fronts of a level may share ancestor rows.
-  const std::int64_t first = m_level_ptr[level], count = m_level_ptr[level + 1] - first;
+  for_rows_below(level, nrhs, TESSERA_LAMBDA(std::int64_t xi, std::int64_t wi) { atomic_add(&x[xi], -w(wi)); });
+}
+
+// f(x index, workspace index) for each row below each front of the level
+// and each right-hand side: x(rows[rows_ptr[s] + ncols(s) + r], c) and
+// w_s(r, c), w_s a mu x nrhs block at solve_off[s] * nrhs.
+template <class Space>
+template <class F>
+void LevelNumeric<Space>::for_rows_below(std::size_t level, std::int64_t nrhs, const F& f) {
+  const std::int64_t n = m_sym->n, first = m_level_ptr[level], count = m_level_ptr[level + 1] - first;
   auto fronts = m_level_fronts;
   auto super_ptr = m_super_ptr;
   auto rows_ptr = m_rows_ptr;
   auto rows = m_rows;
   auto solve_off = m_solve_off;
   parallel_for(
-      "sparse::solve_forward_scatter", per_front(count), TESSERA_LAMBDA(const team_member& t) {
+      "sparse::solve_rows_below", per_front(count), TESSERA_LAMBDA(const team_member& t) {
         const std::int64_t s = fronts(first + t.league_rank());
         const std::int64_t nc = super_ptr(s + 1) - super_ptr(s), mu = rows_ptr(s + 1) - rows_ptr(s) - nc;
         const std::int64_t* below_rows = rows.data() + rows_ptr(s) + nc;
-        const double* ws = w.data() + solve_off(s) * nrhs;
+        const std::int64_t ws = solve_off(s) * nrhs;
         parallel_for(TeamThreadRange(t, nrhs), [&](std::int64_t c) {
-          parallel_for(ThreadVectorRange(t, mu),
-                       [&](std::int64_t r) { atomic_add(&x[below_rows[r] + c * n], -ws[r + c * mu]); });
+          parallel_for(ThreadVectorRange(t, mu), [&](std::int64_t r) { f(below_rows[r] + c * n, ws + r + c * mu); });
         });
       });
 }
@@ -526,25 +560,8 @@ template <class Space>
 void LevelNumeric<Space>::backward_level(std::size_t level, double* x, Array<double> w, std::int64_t nrhs) {
   const SymbolicFactor& f = *m_sym;
   const std::int64_t n = f.n, below = m_level_rows_below[level];
-  if (below > 0) {
-    // w_s := x(rows below s), final already (they belong to higher levels).
-    const std::int64_t first = m_level_ptr[level], count = m_level_ptr[level + 1] - first;
-    auto fronts = m_level_fronts;
-    auto super_ptr = m_super_ptr;
-    auto rows_ptr = m_rows_ptr;
-    auto rows = m_rows;
-    auto solve_off = m_solve_off;
-    parallel_for(
-        "sparse::solve_backward_gather", per_front(count), TESSERA_LAMBDA(const team_member& t) {
-          const std::int64_t s = fronts(first + t.league_rank());
-          const std::int64_t nc = super_ptr(s + 1) - super_ptr(s), mu = rows_ptr(s + 1) - rows_ptr(s) - nc;
-          const std::int64_t* below_rows = rows.data() + rows_ptr(s) + nc;
-          double* ws = w.data() + solve_off(s) * nrhs;
-          parallel_for(TeamThreadRange(t, nrhs), [&](std::int64_t c) {
-            parallel_for(ThreadVectorRange(t, mu), [&](std::int64_t r) { ws[r + c * mu] = x[below_rows[r] + c * n]; });
-          });
-        });
-  }
+  // w_s := x(rows below s), final already (they belong to higher levels).
+  if (below > 0) for_rows_below(level, nrhs, TESSERA_LAMBDA(std::int64_t xi, std::int64_t wi) { w(wi) = x[xi]; });
   // Per front: x1 := L11^-T (x1 - L21^T w_s).
   order_dense_calls();
   for (std::int64_t s : (*m_levels)[level]) {
