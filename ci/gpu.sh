@@ -74,9 +74,11 @@ strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true
 # cuBLAS (over 500 MiB) stays behind: only tessera_bench_cuda's gemv peer uses
 # it, and run.sh finds it in the machine's CUDA toolkit when there is one; so
 # do cuSPARSE and the nvJitLink it loads (150 and 95 MiB), which only
-# tessera_bench_graph_cuda's PageRank peer uses.
+# tessera_bench_graph_cuda's PageRank peer uses. cuSOLVER (140 MiB; it loads
+# cuBLAS, cuBLASLt, cuSPARSE and nvJitLink) stays behind too: the sparse
+# programs link it for Cholesky on Cuda, and run.sh finds it the same way.
 for f in "$stage"/bin/* "$stage"/tessera*; do ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u |
-  grep -vE '/(ld-linux|libc|libm|libdl|libpthread|librt|libcuda|libnvidia|libcublas|libcublasLt|libcusparse|libnvJitLink)[.-]' |
+  grep -vE '/(ld-linux|libc|libm|libdl|libpthread|librt|libcuda|libnvidia|libcublas|libcublasLt|libcusparse|libcusolver|libnvJitLink)[.-]' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 # What the tests read from the source tree, recreated at the same absolute path there.
 tar cf - examples/data $(find packages -path '*/tests/*' -type d -name 'fuzz_regressions') | tar xf - -C "$stage/tree"

@@ -16,10 +16,12 @@ shift $(( $# > 2 ? 2 : $# ))
 # from the machine's CUDA toolkit, when it has one.
 cuda_libs=
 for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [ -d "$d" ] && cuda_libs=$cuda_libs:$d; done
-# cuSPARSE and nvJitLink (tessera_bench_graph_cuda's PageRank peer) are not
-# packed either; without a toolkit copy, a Python wheel's (nvidia-cusparse) will do.
-if ! ls /usr/local/cuda/lib64/libcusparse.so.* >/dev/null 2>&1; then
-  for lib in libcusparse.so.12 libnvJitLink.so.13; do
+# cuSPARSE and nvJitLink (tessera_bench_graph_cuda's PageRank peer) and
+# cuSOLVER (the sparse programs: Cholesky on Cuda) are not packed either;
+# without a toolkit copy, Python wheels' (nvidia-cusparse, nvidia-cusolver,
+# nvidia-cublas) will do.
+if ! ls /usr/local/cuda/lib64/libcusparse.so.* /usr/local/cuda/lib64/libcusolver.so.* >/dev/null 2>&1; then
+  for lib in libcusparse.so.12 libnvJitLink.so.13 libcusolver.so.12 libcublas.so.13 libcublasLt.so.13; do
     f=$(find / -xdev -name "$lib" -path '*nvidia*' 2>/dev/null | head -1)
     [ -n "$f" ] && cuda_libs=$cuda_libs:$(dirname "$f")
   done

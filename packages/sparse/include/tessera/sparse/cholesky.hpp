@@ -188,10 +188,10 @@ template <class T, class Space = DefaultHostExecutionSpace>
 class Cholesky {
   static_assert(std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>,
                 "tessera::sparse::Cholesky supports double (symmetric) and std::complex<double> (Hermitian) matrices");
+  // Cuda has its own specialization (detail/level_cholesky.hpp, included at the end).
   static_assert(is_host_execution_space<Space>::value,
-                "tessera::sparse::Cholesky runs on a host execution space (Serial, Threads, OpenMP): its block "
-                "kernels are host BLAS/LAPACK calls inside host tasks; factor on the host and copy the factor or "
-                "the solution to the device");
+                "tessera::sparse::Cholesky runs on a host execution space (Serial, Threads, OpenMP) or on Cuda "
+                "(a CUDA build, compiled by nvcc)");
 
  public:
   using value_type = T;
@@ -870,3 +870,7 @@ void Cholesky<T, Space>::solve(View<T**, LayoutLeft, HostSpace> x, View<const T*
 }
 
 }  // namespace tessera::sparse
+
+// The level-set driver: Cholesky<T, Cuda>, and the host tests' way into the
+// code path the GPU runs.
+#include <tessera/sparse/detail/level_cholesky.hpp>

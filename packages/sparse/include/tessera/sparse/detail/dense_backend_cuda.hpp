@@ -1,0 +1,52 @@
+#pragma once
+// DenseBackend<Cuda>: the level driver's dense kernels through cuBLAS
+// (dtrsm, dsyrk, dgemm) and cuSOLVER (dpotrf) with handles bound to the
+// instance's stream (see detail/dense_backend.hpp for the contract). The
+// definitions are in src/cuda_dense_backend.cpp, the only file that sees
+// the cuBLAS and cuSOLVER headers: the handles hide behind a pointer, so
+// code that includes the sparse headers needs neither header nor library
+// path of its own.
+//
+// The handles are created by the first call that needs them, so that
+// constructing a solver costs nothing on a machine without a GPU; on such
+// a machine that first call throws the CUDA back-end's reason.
+#include <tessera/core.hpp>
+
+#include <cstdint>
+#include <memory>
+
+namespace tessera::sparse::detail {
+
+template <class Space>
+class DenseBackend;
+
+template <>
+class DenseBackend<Cuda> {
+ public:
+  explicit DenseBackend(const Cuda& exec = Cuda());
+  ~DenseBackend();
+  DenseBackend(const DenseBackend&) = delete;
+  DenseBackend& operator=(const DenseBackend&) = delete;
+
+  void reserve_potrf(std::int64_t n, std::int64_t lda);
+  void potrf_lower(std::int64_t n, double* a, std::int64_t lda, int* info);
+  void trsm_right_lower_trans(std::int64_t m, std::int64_t n, const double* l, std::int64_t ldl, double* b,
+                              std::int64_t ldb);
+  void syrk_lower_minus(std::int64_t n, std::int64_t k, const double* a, std::int64_t lda, double* c,
+                        std::int64_t ldc);
+  void trsm_left_lower(bool transpose, std::int64_t m, std::int64_t nrhs, const double* l, std::int64_t ldl, double* x,
+                       std::int64_t ldx);
+  void gemm_ab(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda, const double* b,
+               std::int64_t ldb, double beta, double* c, std::int64_t ldc);
+  void gemm_atb(double alpha, std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
+                const double* b, std::int64_t ldb, double* c, std::int64_t ldc);
+
+ private:
+  struct Handles;  // cuBLAS and cuSOLVER handles, potrf's workspace
+  Handles& handles();
+  Cuda m_exec;
+  std::int64_t m_potrf_n = 0, m_potrf_lda = 0;  // the largest potrf reserved
+  std::unique_ptr<Handles> m_handles;
+};
+
+}  // namespace tessera::sparse::detail

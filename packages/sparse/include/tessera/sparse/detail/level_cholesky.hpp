@@ -1,0 +1,250 @@
+#pragma once
+// LevelCholesky<T, Space>: the Cholesky solver whose numeric factorization
+// and solves run level by level in Space's memory (detail/level_numeric.hpp),
+// behind the API of Cholesky<T, Space> (analyze / factorize / solve, one or
+// many right-hand sides, refactorization reusing the analysis, failures
+// naming the column and its pivot). The ordering and symbolic analysis are
+// the host's, computed once by analyze().
+//
+// Cholesky<double, Cuda> is this class (the specialization at the end).
+// Host spaces keep the task-DAG Cholesky; LevelCholesky<double, Serial>
+// (Threads, OpenMP) is how the host tests run the Cuda code path with a
+// host dense backend.
+//
+// What the host Cholesky has and this does not (yet): LDL^T, 2D blocks of
+// large fronts (Options::max_block is ignored), the Tasks scheduler
+// (Options::scheduler is ignored: this is a level-set schedule). Iterative
+// refinement and rcond() work, with the SpMV on the host.
+#include <tessera/sparse/cholesky.hpp>
+#include <tessera/sparse/detail/level_numeric.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace tessera::sparse::detail {
+
+template <class T, class Space>
+class LevelCholesky {
+  static_assert(std::is_same_v<T, double>, "the level-set Cholesky (Cholesky on Cuda) supports double for now");
+
+ public:
+  using value_type = T;
+  using execution_space = Space;
+
+  explicit LevelCholesky(Options options = {}) : m_opt(options) {
+    if (m_opt.factorization != Factorization::Cholesky)
+      throw sparse_error(std::string("Cholesky on ") + Space::name() +
+                         ": only Factorization::Cholesky is implemented on the level-set device path (LDL^T on "
+                         "the device is pending, issue 25); factor indefinite matrices on a host space");
+    if (!(m_opt.pivot_tolerance >= 0))
+      throw sparse_error("Cholesky: pivot_tolerance must be >= 0, got " + std::to_string(m_opt.pivot_tolerance));
+  }
+  LevelCholesky(const LevelCholesky&) = delete;
+  LevelCholesky& operator=(const LevelCholesky&) = delete;
+
+  void analyze(const CrsMatrix<T>& A);
+  void factorize(const CrsMatrix<T>& A);
+  // x := A^-1 b (host memory, the matrix's numbering); the work is on Space.
+  void solve(View<T*, HostSpace> x, View<const T*, HostSpace> b);
+  void solve(View<T**, LayoutLeft, HostSpace> x, View<const T**, LayoutLeft, HostSpace> b);
+  void solve(T* x, const T* b, std::int64_t nrhs);
+
+  bool analyzed() const { return m_analyzed; }
+  bool factorized() const { return m_factorized; }
+  const Options& options() const { return m_opt; }
+  const Stats& stats() const { return m_stats; }
+  const SymbolicFactor& symbolic() const { return m_sym; }
+  const OrderingResult& ordering() const { return m_ordering; }
+  const std::vector<std::int64_t>& permutation() const { return m_sym.perm; }
+  Inertia inertia() const { return m_stats.inertia; }
+  LogDeterminant log_determinant() const;
+  double rcond();
+  // The factor's supernodal panels, copied from Space's memory (the layout
+  // of SymbolicFactor::lx_ptr).
+  std::vector<double> factor_values_host() const;
+
+ private:
+  void solve_with_factor(const T* b, T* x, std::int64_t nrhs) { m_num.solve(b, x, nrhs); }
+  double norm_a() {
+    if (m_norm_a < 0) m_norm_a = m_A.norm_inf();
+    return m_norm_a;
+  }
+  [[noreturn]] void throw_failure(const typename LevelNumeric<Space>::PivotFailure& f) const;
+
+  Options m_opt;
+  bool m_analyzed = false, m_factorized = false;
+  OrderingResult m_ordering;
+  SymbolicFactor m_sym;
+  std::vector<std::vector<std::int64_t>> m_levels;
+  AnalyzedInput m_input;
+  LevelNumeric<Space> m_num;
+  CrsMatrix<T> m_A;
+  LogDeterminant m_log_det;
+  double m_norm_a = -1, m_rcond = -1;
+  Stats m_stats;
+};
+
+template <class T, class Space>
+void LevelCholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
+  const auto t0 = std::chrono::steady_clock::now();
+  m_analyzed = m_factorized = false;
+  A.check_symmetric_pattern();
+  const std::int64_t n = A.num_rows();
+  m_input.record_pattern(A);
+  m_ordering = compute_ordering(m_opt.ordering, n, A.row_map(), A.col_idx());
+  m_sym = symbolic_factorization(n, A.row_map(), A.col_idx(), m_ordering, m_opt.amalgamation);
+  m_levels = assembly_tree_levels(m_sym);
+  m_num.analyze(m_sym, m_levels, A.row_map(), A.col_idx());
+  m_stats = Stats{};
+  m_stats.n = n;
+  m_stats.nnz_a = A.nnz();
+  m_stats.nnz_l = m_sym.nnz_l;
+  m_stats.stored_l = m_sym.stored_l;
+  m_stats.flops = m_sym.flops;
+  m_stats.supernodes = m_sym.nsuper;
+  for (std::int64_t s = 0; s < m_sym.nsuper; ++s) m_stats.max_front_rows = std::max(m_stats.max_front_rows, m_sym.nrows(s));
+  m_stats.levels = std::int64_t(m_levels.size());
+  m_stats.threads = Space().concurrency();
+  m_stats.analyze_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m_analyzed = true;
+}
+
+template <class T, class Space>
+void LevelCholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
+  bool reanalyzed = false;
+  if (!m_analyzed) {
+    analyze(A);
+  } else if (auto d = m_input.compare(A)) {
+    if (!m_opt.reanalyze_on_change)
+      throw analysis_mismatch("factorize: " + d->what +
+                                  ": the matrix is not the analyzed one; call analyze() again, or set "
+                                  "Options::reanalyze_on_change",
+                              d->row);
+    analyze(A);
+    reanalyzed = true;
+  }
+  m_stats.reanalyzed = reanalyzed;
+  A.check_finite();
+  const auto t0 = std::chrono::steady_clock::now();
+  m_factorized = false;
+  m_A = A;
+  const auto failure = m_num.factorize(A.values(), A.nnz(), m_opt.pivot_tolerance);
+  m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m_stats.peak_update_bytes = m_num.peak_update_bytes();
+  if (failure) throw_failure(*failure);
+  m_stats.inertia = Inertia{m_sym.n, 0, 0};
+  m_log_det = LogDeterminant{1, m_num.log_determinant()};
+  m_norm_a = m_rcond = -1;
+  m_factorized = true;
+}
+
+// The wording of the host solver's failures (SupernodalNumeric::throw_if_failed).
+template <class T, class Space>
+void LevelCholesky<T, Space>::throw_failure(const typename LevelNumeric<Space>::PivotFailure& f) const {
+  const std::int64_t original = m_sym.perm[f.column];
+  char value[64];
+  std::snprintf(value, sizeof value, "%.6g", f.value);
+  std::string what;
+  if (f.value == 0.0)
+    what = "the matrix is singular: pivot of column " + std::to_string(original + 1) + " is exactly zero";
+  else if (f.below_tolerance)
+    what = "the matrix is singular to working precision or not positive definite: pivot of column " +
+           std::to_string(original + 1) + " is " + value + ", below the pivot tolerance times |a(j,j)|";
+  else
+    what = "the matrix is not positive definite: pivot of column " + std::to_string(original + 1) + " is " + value;
+  throw factorization_error(std::string("factorize on ") + Space::name() + ": " + what +
+                                " (1-based, in the matrix's own numbering)",
+                            original, f.value);
+}
+
+template <class T, class Space>
+void LevelCholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
+  if (!m_factorized) throw sparse_error("solve: no successful factorize() before it");
+  if (nrhs < 0) throw sparse_error("solve: negative number of right-hand sides");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::int64_t n = m_sym.n;
+  m_stats.refinement_steps_taken = 0;
+  m_stats.backward_error = -1;
+  if (m_opt.refinement_steps <= 0) {
+    solve_with_factor(b, x, nrhs);
+  } else {
+    // The residuals on the host (the SpMV of the host solver's refinement),
+    // the corrections by solves on Space.
+    std::vector<T> copy;
+    if (x == b) copy.assign(b, b + n * nrhs);
+    const T* rhs = x == b ? copy.data() : b;
+    solve_with_factor(rhs, x, nrhs);
+    const auto r = refine<DefaultHostExecutionSpace>(m_A, norm_a(), rhs, x, nrhs, m_opt.refinement_steps,
+                                                      [&](const T* res, T* d) { solve_with_factor(res, d, nrhs); });
+    m_stats.refinement_steps_taken = r.steps;
+    m_stats.backward_error = r.backward_error;
+  }
+  m_stats.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class T, class Space>
+void LevelCholesky<T, Space>::solve(View<T*, HostSpace> x, View<const T*, HostSpace> b) {
+  if (std::int64_t(x.extent(0)) != m_sym.n || std::int64_t(b.extent(0)) != m_sym.n)
+    throw sparse_error("solve: x has " + std::to_string(x.extent(0)) + " rows and b " + std::to_string(b.extent(0)) +
+                       ", the matrix has order " + std::to_string(m_sym.n));
+  solve(x.data(), b.data(), 1);
+}
+
+template <class T, class Space>
+void LevelCholesky<T, Space>::solve(View<T**, LayoutLeft, HostSpace> x, View<const T**, LayoutLeft, HostSpace> b) {
+  if (std::int64_t(x.extent(0)) != m_sym.n || std::int64_t(b.extent(0)) != m_sym.n || x.extent(1) != b.extent(1))
+    throw sparse_error("solve: x is " + std::to_string(x.extent(0)) + " x " + std::to_string(x.extent(1)) + " and b " +
+                       std::to_string(b.extent(0)) + " x " + std::to_string(b.extent(1)) + " for a matrix of order " +
+                       std::to_string(m_sym.n));
+  if (x.stride(1) != x.extent(0) || b.stride(1) != b.extent(0))
+    throw sparse_error("solve: x and b must be contiguous (n x nrhs, LayoutLeft, no subview with a stride)");
+  solve(x.data(), b.data(), std::int64_t(x.extent(1)));
+}
+
+template <class T, class Space>
+LogDeterminant LevelCholesky<T, Space>::log_determinant() const {
+  if (!m_factorized) throw sparse_error("log_determinant: no successful factorize() before it");
+  return m_log_det;
+}
+
+template <class T, class Space>
+double LevelCholesky<T, Space>::rcond() {
+  if (!m_factorized) throw sparse_error("rcond: no successful factorize() before it");
+  if (m_rcond >= 0) return m_rcond;
+  const double anorm = norm_a();
+  if (m_sym.n == 0) {
+    m_rcond = 1;
+  } else if (anorm == 0) {
+    m_rcond = 0;
+  } else {
+    auto inverse = [&](double* v) { solve_with_factor(v, v, 1); };
+    const double inverse_norm = estimate_norm1(m_sym.n, inverse, inverse);
+    m_rcond = inverse_norm > 0 ? 1.0 / (anorm * inverse_norm) : 0.0;
+  }
+  return m_rcond;
+}
+
+template <class T, class Space>
+std::vector<double> LevelCholesky<T, Space>::factor_values_host() const {
+  if (!m_analyzed) throw sparse_error("factor_values_host: no analyze() before it");
+  return m_num.factor_values();
+}
+
+}  // namespace tessera::sparse::detail
+
+#if TESSERA_ENABLE_CUDA
+namespace tessera::sparse {
+
+// Cholesky on the GPU: the host's analysis, the level-set numeric
+// factorization and solves with cuBLAS and cuSOLVER. Code that uses it is
+// compiled by nvcc (its assembly kernels are Tessera parallel_for lambdas).
+template <class T>
+class Cholesky<T, Cuda> : public detail::LevelCholesky<T, Cuda> {
+ public:
+  using detail::LevelCholesky<T, Cuda>::LevelCholesky;
+};
+
+}  // namespace tessera::sparse
+#endif

@@ -1,0 +1,276 @@
+// The level-set Cholesky, the code path of Cholesky<double, Cuda>: typed
+// over the host back-ends (LevelCholesky<double, Space>: the same driver and
+// assembly kernels with OpenBLAS/LAPACKE as the dense backend) and Cuda
+// (Cholesky<double, Cuda>: cuBLAS and cuSOLVER; skipped without a GPU).
+// Every expected value comes from elsewhere: a textbook dense Cholesky of
+// P A P^T, dense LU determinants, the brute-force backward error, matrices
+// whose failing column is known by construction.
+#include "sparse_test_util.hpp"
+
+#include <sstream>
+#include <type_traits>
+
+using namespace sparse_test;
+
+namespace {
+
+// Cholesky<double, Cuda> on Cuda; on a host space the level-set driver
+// itself (Cholesky<double, Host> is the task-DAG solver there).
+template <class Space>
+using LevelSolver = std::conditional_t<tessera::is_host_execution_space<Space>::value,
+                                       ts::detail::LevelCholesky<double, Space>, ts::Cholesky<double, Space>>;
+
+// A copy of A (its own arrays) with f(row, col, value) as its values.
+template <class F>
+ts::CrsMatrix<double> with_values(const ts::CrsMatrix<double>& A, F f) {
+  const std::int64_t n = A.num_rows(), nnz = A.nnz();
+  ts::CrsMatrix<double>::row_map_view rm("rm", std::size_t(n + 1));
+  ts::CrsMatrix<double>::index_view ci("ci", std::size_t(nnz));
+  ts::CrsMatrix<double>::values_view v("v", std::size_t(nnz));
+  for (std::int64_t i = 0; i <= n; ++i) rm(i) = A.row_map()[i];
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k) {
+      ci(k) = A.col_idx()[k];
+      v(k) = f(i, std::int64_t(ci(k)), A.values()[k]);
+    }
+  return ts::CrsMatrix<double>(n, rm, ci, v, A.origin() + " (modified)");
+}
+
+double solve_backward_error(auto& chol, const ts::CrsMatrix<double>& A) {
+  const auto b = rhs_of_ones(A);
+  tessera::View<double*, tessera::HostSpace> x("x", A.num_rows());
+  tessera::View<const double*, tessera::HostSpace> bv(b.data(), b.size());
+  chol.solve(x, bv);
+  return backward_error(A, x.data(), b.data());
+}
+
+}  // namespace
+
+template <class Space>
+class LevelCholeskyTest : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(LevelCholeskyTest, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
+
+TYPED_TEST(LevelCholeskyTest, FactorMatchesDenseCholesky) {
+  using Space = TypeParam;
+  const ts::CrsMatrix<double> mats[] = {ts::laplacian_2d<double>(9), ts::laplacian_3d<double>(5),
+                                        ts::laplacian_3d_27pt<double>(4), random_spd(150, 6, 7)};
+  for (const auto& A : mats)
+    for (auto ord : {ts::Ordering::Metis, ts::Ordering::Amd, ts::Ordering::Natural}) {
+      ts::Options opt;
+      opt.ordering = ord;
+      LevelSolver<Space> chol(opt);
+      chol.factorize(A);
+      const std::int64_t n = A.num_rows();
+      auto ref = permuted_dense(A, chol.permutation());
+      ASSERT_TRUE(dense_cholesky(ref, n));
+      const auto lx = chol.factor_values_host();
+      const auto l = factor_as_dense(chol.symbolic(), lx.data());
+      double err = 0, scale = 0;
+      for (std::size_t k = 0; k < l.size(); ++k) {
+        err = max_nan(err, std::abs(l[k] - ref[k]));
+        scale = std::max(scale, std::abs(ref[k]));
+      }
+      EXPECT_LE(err, 1e-12 * scale) << A.origin() << " ordering " << ts::to_string(ord);
+      EXPECT_GT(chol.stats().levels, 1) << A.origin();
+    }
+}
+
+TYPED_TEST(LevelCholeskyTest, SharedSpdMatricesSolveToBackwardError1e12) {
+  using Space = TypeParam;
+  for (const char* file : {"matrices/LFAT5.mtx", "matrices/494_bus.mtx", "matrices/bcsstk13.mtx",
+                           "matrices/can___24.mtx", "matrices/dwt_992.mtx"}) {
+    const auto A = ts::read_matrix_market<double>(data_file(file));
+    LevelSolver<Space> chol;
+    chol.analyze(A);
+    chol.factorize(A);
+    EXPECT_LE(solve_backward_error(chol, A), 1e-12) << file;
+  }
+}
+
+TYPED_TEST(LevelCholeskyTest, LaplaciansSolveToBackwardError1e12) {
+  using Space = TypeParam;
+  for (const auto& A : {ts::laplacian_2d<double>(60), ts::laplacian_3d<double>(14)}) {
+    LevelSolver<Space> chol;
+    chol.factorize(A);
+    EXPECT_LE(solve_backward_error(chol, A), 1e-12) << A.origin();
+    EXPECT_GT(chol.stats().peak_update_bytes, 0u);
+  }
+}
+
+TYPED_TEST(LevelCholeskyTest, ManyRightHandSidesAndInPlace) {
+  using Space = TypeParam;
+  const auto A = ts::laplacian_3d<double>(9);
+  const std::int64_t n = A.num_rows(), nrhs = 5;
+  LevelSolver<Space> chol;
+  chol.factorize(A);
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  tessera::View<double**, tessera::LayoutLeft, tessera::HostSpace> b("b", n, nrhs), x("x", n, nrhs);
+  for (std::int64_t c = 0; c < nrhs; ++c)
+    for (std::int64_t i = 0; i < n; ++i) b(i, c) = val(gen);
+  chol.solve(x, tessera::View<const double**, tessera::LayoutLeft, tessera::HostSpace>(b));
+  for (std::int64_t c = 0; c < nrhs; ++c) EXPECT_LE(backward_error(A, &x(0, c), &b(0, c)), 1e-12) << "column " << c;
+  // In place: x := A^-1 x, column by column the same answer as above.
+  std::vector<double> inplace(b.data(), b.data() + n * nrhs);
+  chol.solve(inplace.data(), inplace.data(), nrhs);
+  double diff = 0;
+  for (std::int64_t k = 0; k < n * nrhs; ++k) diff = max_nan(diff, std::abs(inplace[k] - x.data()[k]));
+  EXPECT_LE(diff, 1e-13);
+}
+
+TYPED_TEST(LevelCholeskyTest, RefactorizationReusesTheAnalysis) {
+  using Space = TypeParam;
+  const auto A = ts::laplacian_3d<double>(8);
+  LevelSolver<Space> chol;
+  chol.analyze(A);
+  const auto perm = chol.permutation();
+  chol.factorize(A);
+  EXPECT_LE(solve_backward_error(chol, A), 1e-12);
+  // Same pattern, other values: no new analysis.
+  const auto A2 = with_values(A, [](std::int64_t i, std::int64_t j, double v) { return i == j ? 3 * v + 1 : 2 * v; });
+  chol.factorize(A2);
+  EXPECT_FALSE(chol.stats().reanalyzed);
+  EXPECT_EQ(chol.permutation(), perm);
+  EXPECT_LE(solve_backward_error(chol, A2), 1e-12);
+  // Another pattern is refused, and the factor of A2 stays usable.
+  const auto other = ts::laplacian_3d<double>(7);
+  EXPECT_THROW(chol.factorize(other), ts::analysis_mismatch);
+  EXPECT_LE(solve_backward_error(chol, A2), 1e-12);
+}
+
+TYPED_TEST(LevelCholeskyTest, LogDeterminantMatchesDenseLu) {
+  using Space = TypeParam;
+  const auto A = random_spd(120, 6, 3);
+  LevelSolver<Space> chol;
+  chol.factorize(A);
+  const auto ref = dense_log_determinant(A);
+  EXPECT_EQ(chol.log_determinant().sign, 1);
+  EXPECT_NEAR(chol.log_determinant().log_abs, ref.log_abs, 1e-10 * std::abs(ref.log_abs));
+  EXPECT_EQ(chol.inertia().positive, A.num_rows());
+}
+
+// A diagonal matrix with one negative entry: the pivot of that column is
+// the entry itself, whatever the ordering.
+TYPED_TEST(LevelCholeskyTest, NegativeDiagonalNamesItsColumnAndValue) {
+  using Space = TypeParam;
+  const std::int64_t n = 40, bad = 17;
+  std::vector<std::int64_t> r, c;
+  std::vector<double> v;
+  for (std::int64_t i = 0; i < n; ++i) {
+    r.push_back(i);
+    c.push_back(i);
+    v.push_back(i == bad ? -3.0 : 1.0 + double(i));
+  }
+  const auto A = ts::CrsMatrix<double>::from_triplets(n, r, c, v, ts::Storage::Lower, "diagonal");
+  LevelSolver<Space> chol;
+  try {
+    chol.factorize(A);
+    FAIL() << "no factorization_error";
+  } catch (const ts::factorization_error& e) {
+    EXPECT_EQ(e.column(), bad);
+    EXPECT_EQ(e.value(), -3.0);
+    EXPECT_NE(std::string(e.what()).find("column 18 "), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(chol.factorized());
+}
+
+// A 2-D Laplacian with a(k, k) = -100: every column eliminated before k has
+// an SPD leading block, and k's pivot is at most -100; no later column is
+// reached (nothing above k's front runs, and its level's other fronts are
+// not below it). Then the solver factors the SPD matrix of the same pattern.
+TYPED_TEST(LevelCholeskyTest, NotPositiveDefiniteThenUsableAgain) {
+  using Space = TypeParam;
+  const auto A = ts::laplacian_2d<double>(20);
+  for (std::int64_t bad : {0, 57, 210, 399}) {
+    const auto B = with_values(A, [&](std::int64_t i, std::int64_t j, double v) { return i == j && i == bad ? -100.0 : v; });
+    LevelSolver<Space> chol;
+    chol.analyze(B);
+    try {
+      chol.factorize(B);
+      FAIL() << "no factorization_error for column " << bad;
+    } catch (const ts::factorization_error& e) {
+      EXPECT_EQ(e.column(), bad);
+      // LAPACK leaves the failed pivot d_k on the diagonal; cuSOLVER's
+      // dpotrf documents only info, so on Cuda the value is whatever it
+      // left there: at least not a positive number.
+      if constexpr (tessera::is_host_execution_space<Space>::value) EXPECT_LE(e.value(), -100.0);
+      else EXPECT_FALSE(e.value() > 0) << e.what();
+      std::ostringstream col;
+      col << "column " << bad + 1 << " ";
+      EXPECT_NE(std::string(e.what()).find(col.str()), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(chol.solve(nullptr, nullptr, 1), ts::sparse_error);
+    chol.factorize(A);
+    EXPECT_LE(solve_backward_error(chol, A), 1e-12) << "after the failure at column " << bad;
+  }
+}
+
+TYPED_TEST(LevelCholeskyTest, PivotBelowToleranceNamesItsColumn) {
+  using Space = TypeParam;
+  // [[1, 1], [1, 1 + d]] with d = 2^-46: whichever column is eliminated
+  // second has the pivot d (exact in binary), far below 1e-10 |a_jj|.
+  const double d = std::ldexp(1.0, -46);
+  const auto A = ts::CrsMatrix<double>::from_triplets(2, {0, 1, 1}, {0, 0, 1}, {1.0, 1.0, 1.0 + d}, ts::Storage::Lower,
+                                                      "nearly singular");
+  ts::Options opt;
+  opt.pivot_tolerance = 1e-10;
+  LevelSolver<Space> chol(opt);
+  chol.analyze(A);
+  try {
+    chol.factorize(A);
+    FAIL() << "no factorization_error";
+  } catch (const ts::factorization_error& e) {
+    EXPECT_EQ(e.column(), chol.permutation()[1]);
+    EXPECT_NEAR(e.value(), d, 1e-3 * d);
+    EXPECT_NE(std::string(e.what()).find("pivot tolerance"), std::string::npos) << e.what();
+  }
+  // Without the tolerance the same matrix factors (its pivots are positive).
+  LevelSolver<Space> plain;
+  EXPECT_NO_THROW(plain.factorize(A));
+}
+
+TYPED_TEST(LevelCholeskyTest, RefinementAndRcond) {
+  using Space = TypeParam;
+  const auto A = ts::read_matrix_market<double>(data_file("matrices/bcsstk13.mtx"));
+  ts::Options opt;
+  opt.refinement_steps = 3;
+  LevelSolver<Space> chol(opt);
+  chol.factorize(A);
+  EXPECT_LE(solve_backward_error(chol, A), 1e-14);
+  EXPECT_GE(chol.stats().backward_error, 0);
+  EXPECT_LE(chol.stats().backward_error, 1e-14);
+  // rcond: the estimate is at least the true value and within a factor of 10.
+  const auto small = random_spd(80, 6, 5);
+  LevelSolver<Space> s;
+  s.factorize(small);
+  const double truth = 1.0 / (small.norm_inf() * dense_inverse_norm1(small));
+  EXPECT_GE(s.rcond(), truth * (1 - 1e-10));
+  EXPECT_LE(s.rcond(), 10 * truth);
+}
+
+TYPED_TEST(LevelCholeskyTest, LdltIsRefusedWithTheReason) {
+  using Space = TypeParam;
+  ts::Options opt;
+  opt.factorization = ts::Factorization::LDLt;
+  try {
+    LevelSolver<Space> chol(opt);
+    FAIL() << "LDLt accepted";
+  } catch (const ts::sparse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("LDL^T"), std::string::npos) << e.what();
+  }
+}
+
+#if TESSERA_ENABLE_CUDA
+// Without a GPU, Cholesky<double, Cuda> says why at its first use of the
+// device (analyze uploads the structure). On a GPU: skipped.
+TEST(LevelCholeskyCuda, WithoutAGpuAnalyzeThrowsTheReason) {
+  if (tessera::Cuda::impl_is_available()) GTEST_SKIP() << "a GPU is present";
+  ts::Cholesky<double, tessera::Cuda> chol;
+  try {
+    chol.analyze(ts::laplacian_2d<double>(5));
+    FAIL() << "no error without a GPU";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(tessera::Cuda::impl_unavailable_reason()), std::string::npos) << e.what();
+  }
+}
+#endif
