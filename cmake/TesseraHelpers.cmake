@@ -361,7 +361,7 @@ endfunction()
 #     [DEPENDS core ...]        Tessera packages linked PUBLIC (Tessera::<dep>)
 #     [PUBLIC_LIBS ...] [PRIVATE_LIBS ...]   other link dependencies
 #     [CONFIG_CODE "..."])      CMake code for the installed Tessera<Pkg>Config.cmake,
-#                               e.g. "find_dependency(BLAS)" for external libraries
+#                               e.g. "find_dependency(MPI)" for external libraries
 # Declares tessera_<pkg> with ALIAS Tessera::<pkg>, installs it with its
 # headers, and writes Tessera<Pkg>Config.cmake (+ version file) both into the
 # install tree and into <build>/lib/cmake/Tessera<Pkg> (build-tree export).
@@ -499,7 +499,7 @@ function(tessera_install_common)
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
   set(_core_cfg ${CMAKE_INSTALL_LIBDIR}/cmake/TesseraCore)
   install(FILES ${TESSERA_HELPERS_DIR}/TesseraHelpers.cmake ${TESSERA_HELPERS_DIR}/lsan-openmpi.supp
-                ${TESSERA_HELPERS_DIR}/TesseraCheckCommand.cmake
+                ${TESSERA_HELPERS_DIR}/TesseraCheckCommand.cmake ${TESSERA_HELPERS_DIR}/TesseraBLAS.cmake
                 ${TESSERA_HELPERS_DIR}/TesseraComponentConfig.cmake.in
                 ${TESSERA_HELPERS_DIR}/TesseraConfig.cmake.in
                 ${TESSERA_HELPERS_DIR}/config.hpp.in

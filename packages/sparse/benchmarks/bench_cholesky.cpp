@@ -37,8 +37,8 @@
 // milliseconds; the dgemm ceiling is a case of its own in GFLOP/s).
 //
 // Threads: Tessera runs on --threads N workers (its tasks call OpenBLAS
-// single-threaded); the peers get their parallelism from OpenBLAS with
-// openblas_set_num_threads(N) (Tacho on Kokkos Serial, sequential MUMPS and
+// single-threaded); the peers get their parallelism from the BLAS with
+// detail::set_blas_threads(N) (Tacho on Kokkos Serial, sequential MUMPS and
 // CHOLMOD have no other on this machine's builds). The thread counts that
 // actually ran are printed.
 //
@@ -83,8 +83,9 @@
 #include <string>
 #include <vector>
 
-extern "C" void openblas_set_num_threads(int);
-extern "C" int openblas_get_num_threads();
+// The BLAS's thread count through the solver's own seam (OpenBLAS, BLIS or
+// MKL, whichever is linked: Tessera::blas_lapack).
+namespace blas = tessera::sparse::detail;
 
 namespace {
 
@@ -229,7 +230,7 @@ class TesseraSolver final : public Solver {
   TesseraSolver(const Matrix& A, const tessera::sparse::Options& o) : A_(A), chol_(o) {}
   void analyze() override { chol_.analyze(A_); }
   void factorize() override {
-    openblas_set_num_threads(1);  // dense block kernels run single-threaded inside tasks
+    blas::set_blas_threads(1);  // dense block kernels run single-threaded inside tasks
     chol_.factorize(A_);
     own_nnz_l = double(chol_.stats().nnz_l);
     own_flops = double(chol_.stats().flops);
@@ -297,7 +298,7 @@ class CholmodSolver final : public Solver {
     own_flops = c_.fl;
   }
   void factorize() override {
-    openblas_set_num_threads(threads_);
+    blas::set_blas_threads(threads_);
     if (!cholmod_l_factorize(A_, L_, &c_) || c_.status != CHOLMOD_OK)
       throw std::runtime_error("cholmod_l_factorize failed, status " + std::to_string(c_.status));
   }
@@ -376,7 +377,7 @@ class MumpsSolver final : public Solver {
     }
   }
   void factorize() override {
-    openblas_set_num_threads(threads_);
+    blas::set_blas_threads(threads_);
     // Delayed pivots (SYM = 2) can outgrow the workspace the analysis
     // estimated (INFOG(1) = -9): raise ICNTL(14), the percentage added to
     // the estimate, and factorize again, as MUMPS's guide advises. The
@@ -443,7 +444,7 @@ class TachoSolver final : public Solver {
         "Kokkos Serial, METIS_NodeND order given; " + std::to_string(tacho_.num_supernodes()) + " supernodes";
   }
   void factorize() override {
-    openblas_set_num_threads(threads_);
+    blas::set_blas_threads(threads_);
     tacho_.factorize();
   }
   void solve(const std::vector<double>& b, std::vector<double>& x) override {
@@ -500,8 +501,8 @@ void dgemm_ceiling(const tessera::bench::Report& report, int n, int threads, int
                   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(),
                               n, 0.0, c.data(), n);
                 },
-                [] { return openblas_get_num_threads(); }, -1,
-                [threads] { openblas_set_num_threads(threads); }});
+                [] { return blas::blas_threads(); }, -1,
+                [threads] { blas::set_blas_threads(threads); }});
   tessera::bench::InterleaveOptions opt;
   opt.repeats = repeats;
   const tessera::bench::Measure rate{"GFLOP/s", 2.0 * double(n) * n * n, 1e-9, false, false};
@@ -610,7 +611,7 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
       cs.push_back({rows[i].name,
                     [s, ran] {
                       s->factorize();
-                      *ran = openblas_get_num_threads();
+                      *ran = blas::blas_threads();
                     },
                     [ran] { return *ran; }});
     who.push_back(i);
@@ -715,8 +716,8 @@ int main(int argc, char* argv[]) {
   tessera::bench::TachoPeer::initialize_kokkos();
 #endif
   const int tessera_threads = Space().concurrency();
-  openblas_set_num_threads(args.threads);
-  const int blas_threads = openblas_get_num_threads();
+  blas::set_blas_threads(args.threads);
+  const int blas_threads = blas::blas_threads();
 
   if (!args.json) {
     std::printf("# sparse %s factorization, %s, contenders interleaved per repeat\n", args.indefinite ? "LDL^T" : "Cholesky",

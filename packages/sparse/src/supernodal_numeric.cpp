@@ -52,6 +52,16 @@ void SupernodalNumeric<T>::analyze(const SymbolicFactor& sym, const std::int64_t
   m_lx_size = std::size_t(sym.lx_ptr[ns]);
   m_lx.reset(new T[m_lx_size]);
   release_all_updates();
+  m_buffers.clear();
+  // The update buffers' arena: twice the most a postorder run keeps live
+  // (parallel runs overlap subtrees; the part never touched costs nothing).
+  std::size_t live = 0, most = 0;
+  for (std::int64_t s = 0; s < ns; ++s) {
+    live += update_count(s);
+    most = std::max(most, live);
+    for (std::int64_t k = sym.child_ptr[s]; k < sym.child_ptr[s + 1]; ++k) live -= update_count(sym.child_list[k]);
+  }
+  m_buffers.reserve(2 * most * doubles_per<T>);  // the arena counts doubles
   m_update.assign(ns, nullptr);
   m_update_size.assign(ns, 0);
   m_ldlt.clear();
@@ -84,6 +94,8 @@ void SupernodalNumeric<T>::begin(const T* a_values, double pivot_tolerance, cons
   m_update_bytes.store(0);
   m_peak_update.store(0);
   release_all_updates();
+  m_buffers.consolidate();
+  m_buffers.reset_peak();
   if (m_tol > 0) {
     std::fill(m_a_diag_scale.begin(), m_a_diag_scale.end(), 0.0);
     for (std::int64_t s = 0; s < m_sym->nsuper; ++s)
@@ -101,6 +113,13 @@ void SupernodalNumeric<T>::release_update(std::int64_t s) {
   release_buffer(m_buffers, m_update[s], m_update_size[s]);
   m_update[s] = nullptr;
   m_update_bytes.fetch_sub(m_update_size[s] * sizeof(T));
+}
+
+template <class T>
+std::size_t SupernodalNumeric<T>::peak_factor_bytes() const {
+  std::size_t bytes = m_lx_size * sizeof(T) + m_buffers.peak_bytes();
+  for (const LdltFront& F : m_ldlt) bytes += F.grown_size * sizeof(T);
+  return bytes;
 }
 
 template <class T>

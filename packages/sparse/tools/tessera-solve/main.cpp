@@ -354,6 +354,10 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
       j["two_by_two_pivots"] = stats.two_by_two_pivots;
       j["static_pivots"] = stats.static_pivots;
     }
+    if (a.ic_level < 0) {
+      j["peak_factor_bytes"] = stats.peak_factor_bytes;
+      j["peak_update_bytes"] = stats.peak_update_bytes;
+    }
     tt::print_line(j);
   } else {
     std::printf("matrix          %s%s\n", a.matrix.c_str(), ts::detail::is_complex_v<T> ? "  (complex Hermitian)" : "");
@@ -372,6 +376,9 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
       std::printf("inertia         %lld positive, %lld negative, %lld zero\n", (long long)inertia.positive,
                   (long long)inertia.negative, (long long)inertia.zero);
       if (rcond >= 0) std::printf("rcond           %.3e  1 / (||A||_1 ||A^-1||_1), estimated\n", rcond);
+      std::printf("peak memory     %.1f MiB factorization (panels, update buffers live or kept), %.1f MiB update "
+                  "matrices\n",
+                  double(stats.peak_factor_bytes) / (1 << 20), double(stats.peak_update_bytes) / (1 << 20));
     }
     if (a.factor == "ldlt") {
       std::printf("delayed pivots  %lld, into %lld fronts (at most %lld in one; largest front %lld rows)\n",

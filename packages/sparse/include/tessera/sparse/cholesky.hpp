@@ -146,6 +146,11 @@ struct Stats {
   std::int64_t supernodes = 0, max_front_rows = 0, levels = 0;
   std::int64_t tasks = 0, generator_runs = 0;  // last factorization (Tasks scheduler)
   std::size_t peak_update_bytes = 0;           // largest total of live update matrices
+  // The most memory the last factorization held at once: the factor's
+  // panels plus the update buffers, live or kept for the next
+  // factorization (the arena they are carved from, as far as it was
+  // touched; LDLt: plus the fronts grown by delayed pivots).
+  std::size_t peak_factor_bytes = 0;
   double analyze_seconds = 0, factorize_seconds = 0, solve_seconds = 0;
   int threads = 1;
   std::int64_t paired_variables = 0;  // LDLt: zero-diagonal variables kept with a neighbour
@@ -243,6 +248,8 @@ class Cholesky {
   // The factor's supernodal panels (see SymbolicFactor for the layout).
   // LDLt: only fronts that received no delayed column are there.
   const T* factor_values() const { return m_num.values(); }
+  // The numeric factorization's state (tests and tools: its memory pools).
+  const detail::SupernodalNumeric<T>& numeric() const { return m_num; }
 
  private:
   struct Plan;
@@ -361,6 +368,7 @@ void Cholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   else run_levels();
   m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m_stats.peak_update_bytes = m_num.peak_update_bytes();
+  m_stats.peak_factor_bytes = m_num.peak_factor_bytes();
   if (m_opt.factorization == Factorization::LDLt && !m_num.failed()) {
     const auto d = m_num.ldlt_summary();
     m_stats.delayed_pivots = d.delayed_pivots;

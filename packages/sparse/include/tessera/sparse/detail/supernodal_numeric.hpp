@@ -149,6 +149,15 @@ class SupernodalNumeric {
   const SymbolicFactor& symbolic() const { return *m_sym; }
   Factorization kind() const { return m_kind; }
   std::size_t peak_update_bytes() const { return m_peak_update.load(); }
+  // The most memory the last factorization held at once: the panels,
+  // LDL^T's grown panels (kept and only grown from one factorization to the
+  // next, so their total at the end is their most), and the update buffers
+  // live or kept for the next factorization (the arena's touched part and
+  // the live small buffers at their peak: see detail/buffer_pool.hpp).
+  // Exact for Cholesky; for LDL^T a bound that counts every grown panel
+  // from the start.
+  std::size_t peak_factor_bytes() const;
+  const BufferPool& update_pool() const { return m_buffers; }
   // The panels, uninitialized until a factorization assembles them.
   const T* values() const { return m_lx.get(); }
   std::size_t values_size() const { return m_lx_size; }
