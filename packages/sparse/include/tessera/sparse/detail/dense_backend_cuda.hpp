@@ -15,6 +15,10 @@
 #include <cstdint>
 #include <memory>
 
+// Empty in a build without the CUDA back-end (there is no Cuda space to
+// specialize for), so that the header still compiles on its own there.
+#if TESSERA_ENABLE_CUDA
+
 namespace tessera::sparse::detail {
 
 template <class Space>
@@ -50,3 +54,5 @@ class DenseBackend<Cuda> {
 };
 
 }  // namespace tessera::sparse::detail
+
+#endif  // TESSERA_ENABLE_CUDA
