@@ -152,13 +152,7 @@ inline double dense_inverse_norm1(const ts::CrsMatrix<cplx>& A) {
   std::vector<lapack_int> ipiv(n);
   EXPECT_EQ(LAPACKE_zgetrf(LAPACK_COL_MAJOR, int(n), int(n), ZPtr{d.data()}, int(n), ipiv.data()), 0);
   EXPECT_EQ(LAPACKE_zgetri(LAPACK_COL_MAJOR, int(n), ZPtr{d.data()}, int(n), ipiv.data()), 0);
-  double best = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
-    double s = 0;
-    for (std::int64_t i = 0; i < n; ++i) s += std::abs(d[i + j * n]);
-    best = std::max(best, s);
-  }
-  return best;
+  return max_column_abs_sum(d, n);
 }
 
 }  // namespace sparse_test

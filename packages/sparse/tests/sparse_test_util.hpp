@@ -135,6 +135,19 @@ inline ts::LogDeterminant dense_log_determinant(const ts::CrsMatrix<double>& A) 
   return ld;
 }
 
+// The 1-norm of a dense n x n column-major matrix (real or complex): the
+// largest column sum of absolute values.
+template <class T>
+double max_column_abs_sum(const std::vector<T>& d, std::int64_t n) {
+  double best = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    double s = 0;
+    for (std::int64_t i = 0; i < n; ++i) s += std::abs(d[std::size_t(i + j * n)]);
+    best = std::max(best, s);
+  }
+  return best;
+}
+
 // ||A^-1||_1, the largest column sum of the dense inverse (dgetrf, dgetri).
 inline double dense_inverse_norm1(const ts::CrsMatrix<double>& A) {
   const std::int64_t n = A.num_rows();
@@ -142,13 +155,7 @@ inline double dense_inverse_norm1(const ts::CrsMatrix<double>& A) {
   std::vector<lapack_int> ipiv(n);
   EXPECT_EQ(LAPACKE_dgetrf(LAPACK_COL_MAJOR, int(n), int(n), d.data(), int(n), ipiv.data()), 0);
   EXPECT_EQ(LAPACKE_dgetri(LAPACK_COL_MAJOR, int(n), d.data(), int(n), ipiv.data()), 0);
-  double best = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
-    double s = 0;
-    for (std::int64_t i = 0; i < n; ++i) s += std::abs(d[i + j * n]);
-    best = std::max(best, s);
-  }
-  return best;
+  return max_column_abs_sum(d, n);
 }
 
 // b = A * ones: the right-hand side whose exact solution is all ones.
