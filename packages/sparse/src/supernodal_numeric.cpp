@@ -110,9 +110,13 @@ void SupernodalNumeric<T>::begin(const T* a_values, double pivot_tolerance, cons
 template <class T>
 void SupernodalNumeric<T>::release_update(std::int64_t s) {
   if (!m_update[s]) return;
+  // The count drops before the buffer goes back, as it rises after the
+  // buffer is taken: the counted update bytes then never exceed what the
+  // arena holds live, so the factorization's peak (panels plus the arena's
+  // peak) is never below the panels plus the update peak, on any schedule.
+  m_update_bytes.fetch_sub(m_update_size[s] * sizeof(T));
   release_buffer(m_buffers, m_update[s], m_update_size[s]);
   m_update[s] = nullptr;
-  m_update_bytes.fetch_sub(m_update_size[s] * sizeof(T));
 }
 
 template <class T>
