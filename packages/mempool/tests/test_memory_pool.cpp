@@ -372,3 +372,52 @@ TYPED_TEST(MemoryPoolTest, HandlesAreCheapReferenceCountedCopies) {
   EXPECT_EQ(a.use_count(), 1);
   EXPECT_TRUE(a.is_empty());
 }
+
+// On the host, memory is paged in on first touch: a pool that took empty
+// superblocks from a random start spread repeated rounds of the same live
+// set over the whole pool (a 512 MiB task pool was paged in whole after four
+// 10^6-task fan-outs). Empty superblocks are taken lowest first there, so
+// rounds of the same live set stay in the superblocks the first round used.
+// (On a GPU the start is random on purpose: device memory is resident, and
+// thousands of warps claiming at once must not all meet at superblock 0.)
+template <class Space>
+class MemoryPoolHostFootprint : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(MemoryPoolHostFootprint, tessera::test::HostExecutionSpaces, tessera::test::SpaceNames);
+
+TYPED_TEST(MemoryPoolHostFootprint, RepeatedRoundsStayInTheLowestSuperblocks) {
+  using Pool = tessera::MemoryPool<TypeParam>;
+  using Mem = typename Pool::memory_space;
+  constexpr std::size_t sb = std::size_t(1) << 16;  // 64 superblocks of 64 KiB
+  for (bool cache : mempool_modes<TypeParam>()) {
+    SCOPED_TRACE(cache ? "thread cache on" : "thread cache off");
+    Pool pool(Mem(), 64 * sb, 64, sb, sb, tessera::test::pool_options(cache));
+    ASSERT_EQ(pool.number_of_superblocks(), 64u);
+    // A whole-superblock block is a superblock's first byte: where the
+    // superblocks begin, to number the others from.
+    void* whole = pool.allocate(sb);
+    ASSERT_NE(whole, nullptr);
+    const auto base = reinterpret_cast<std::uintptr_t>(whole);
+    pool.deallocate(whole, sb);
+    const int live = int(4 * sb / 64);  // four superblocks' worth of 64-byte blocks
+    std::vector<void*> p(std::size_t(live), nullptr);
+    std::set<std::uintptr_t> first;
+    for (int round = 0; round < 6; ++round) {
+      SCOPED_TRACE("round " + std::to_string(round));
+      std::set<std::uintptr_t> used;
+      for (int i = 0; i < live; ++i) {
+        p[std::size_t(i)] = pool.allocate(round % 2 ? 64 : 48);
+        ASSERT_NE(p[std::size_t(i)], nullptr) << "allocation " << i;
+        const auto a = reinterpret_cast<std::uintptr_t>(p[std::size_t(i)]);
+        ASSERT_GE(a, base);
+        used.insert((a - base) / sb);
+      }
+      // Four superblocks hold the live set; the active one is swapped
+      // before it is full, so a few more may serve it, far from all 64.
+      EXPECT_LE(used.size(), 6u);
+      EXPECT_LT(*used.rbegin(), 8u) << "the live set went past the lowest superblocks";
+      if (round == 0) first = used;
+      for (std::uintptr_t s : used) EXPECT_TRUE(first.count(s)) << "superblock " << s << " was not used by round 0";
+      for (void* q : p) pool.deallocate(q, 64);
+    }
+  }
+}
