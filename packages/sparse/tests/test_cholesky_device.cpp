@@ -20,6 +20,13 @@ template <class Space>
 using LevelSolver = std::conditional_t<tessera::is_host_execution_space<Space>::value,
                                        ts::detail::LevelCholesky<double, Space>, ts::Cholesky<double, Space>>;
 
+// The diagonal matrix diag(d) (its diagonal stored, zeros included).
+ts::CrsMatrix<double> diagonal(const std::vector<double>& d) {
+  std::vector<std::int64_t> idx;
+  for (std::int64_t i = 0; i < std::int64_t(d.size()); ++i) idx.push_back(i);
+  return ts::CrsMatrix<double>::from_triplets(std::int64_t(d.size()), idx, idx, d, ts::Storage::Lower, "diagonal");
+}
+
 // A copy of A (its own arrays) with f(row, col, value) as its values.
 template <class F>
 ts::CrsMatrix<double> with_values(const ts::CrsMatrix<double>& A, F f) {
@@ -154,14 +161,9 @@ TYPED_TEST(LevelCholeskyTest, LogDeterminantMatchesDenseLu) {
 TYPED_TEST(LevelCholeskyTest, NegativeDiagonalNamesItsColumnAndValue) {
   using Space = TypeParam;
   const std::int64_t n = 40, bad = 17;
-  std::vector<std::int64_t> r, c;
   std::vector<double> v;
-  for (std::int64_t i = 0; i < n; ++i) {
-    r.push_back(i);
-    c.push_back(i);
-    v.push_back(i == bad ? -3.0 : 1.0 + double(i));
-  }
-  const auto A = ts::CrsMatrix<double>::from_triplets(n, r, c, v, ts::Storage::Lower, "diagonal");
+  for (std::int64_t i = 0; i < n; ++i) v.push_back(i == bad ? -3.0 : 1.0 + double(i));
+  const auto A = diagonal(v);
   LevelSolver<Space> chol;
   try {
     chol.factorize(A);
@@ -261,22 +263,15 @@ ts::Options ldlt_options() {
   return opt;
 }
 
-// The eigenvalues of the Dirichlet Laplacian on a k^dim grid (diagonal
-// 2 dim, neighbours -1): sum over the axes of 2 - 2 cos(i pi / (k + 1)),
-// i = 1..k. Returns how many are below `shift`, and checks that none is
-// within `gap` of it (so that the sign of each eigenvalue of A - shift I
-// is beyond doubt).
+// How many eigenvalues of the k^dim grid Laplacian are below `shift` (their
+// closed form, grid_laplacian_eigenvalues), checking that none is within
+// `gap` of it, so that the sign of each eigenvalue of A - shift I is beyond
+// doubt.
 std::int64_t laplacian_eigenvalues_below(std::int64_t k, int dim, double shift, double gap = 1e-3) {
-  const double pi = std::acos(-1.0);
-  std::vector<double> axis;
-  for (std::int64_t i = 1; i <= k; ++i) axis.push_back(2 - 2 * std::cos(double(i) * pi / double(k + 1)));
   std::int64_t below = 0;
-  const std::int64_t total = dim == 2 ? k * k : k * k * k;
-  for (std::int64_t q = 0; q < total; ++q) {
-    double lambda = axis[std::size_t(q % k)] + axis[std::size_t((q / k) % k)];
-    if (dim == 3) lambda += axis[std::size_t(q / (k * k))];
-    EXPECT_GT(std::abs(lambda - shift), gap) << "shift " << shift << " is too close to an eigenvalue";
-    if (lambda < shift) ++below;
+  for (double w : grid_laplacian_eigenvalues(k, -shift, dim)) {
+    EXPECT_GT(std::abs(w), gap) << "shift " << shift << " is too close to an eigenvalue";
+    if (w < 0) ++below;
   }
   return below;
 }
@@ -380,14 +375,9 @@ TYPED_TEST(LevelCholeskyTest, LdltRefactorizesWithNewValuesAndManyRightHandSides
 TYPED_TEST(LevelCholeskyTest, LdltSingularNamesTheColumnAndStaysUsable) {
   using Space = TypeParam;
   const std::int64_t n = 30, bad = 11;
-  std::vector<std::int64_t> r, c;
   std::vector<double> v;
-  for (std::int64_t i = 0; i < n; ++i) {
-    r.push_back(i);
-    c.push_back(i);
-    v.push_back(i == bad ? 0.0 : (i % 3 == 0 ? -1.0 : 1.0) * double(i + 1));
-  }
-  const auto D = ts::CrsMatrix<double>::from_triplets(n, r, c, v, ts::Storage::Lower, "diagonal");
+  for (std::int64_t i = 0; i < n; ++i) v.push_back(i == bad ? 0.0 : (i % 3 == 0 ? -1.0 : 1.0) * double(i + 1));
+  const auto D = diagonal(v);
   LevelSolver<Space> ldlt(ldlt_options());
   try {
     ldlt.factorize(D);
