@@ -25,7 +25,7 @@
 // fail as on the host. Saddle-point and KKT matrices (zero diagonals)
 // need Options::pair_zero_diagonals here, which the analysis honours as
 // on the host: each zero-diagonal variable shares its neighbour's front,
-// where Bunch-Kaufman finds the 2x2 pivot.
+// where Bunch-Kaufman finds the 2x2 pivot. Real double only (no LDL^H).
 //
 // What the host Cholesky has and this does not (yet): 2D blocks of large
 // fronts (Options::max_block is ignored), the Tasks scheduler

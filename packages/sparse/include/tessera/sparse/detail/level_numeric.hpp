@@ -485,8 +485,8 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
     for (std::int64_t s : (*m_levels)[level]) {
       const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
       double* panel = m_lx.data() + f.lx_ptr[s];
-      const std::int64_t* ipiv = m_ipiv.data() + f.super_ptr[s];
-      m_dense.sytrf_lower(nc, panel, m, m_ipiv.data() + f.super_ptr[s], m_info.data() + s);
+      std::int64_t* ipiv = m_ipiv.data() + f.super_ptr[s];
+      m_dense.sytrf_lower(nc, panel, m, ipiv, m_info.data() + s);
       if (mu == 0) continue;
       // X := F11^-1 F21^T, then F22 -= F21 X (the whole mu x mu block: the
       // extend-add reads its lower triangle). One workspace for the level's
