@@ -1,5 +1,6 @@
 // DenseBackend<Cuda>: cuBLAS and cuSOLVER calls of the level driver
-// (detail/dense_backend_cuda.hpp). Compiled only in CUDA builds (cuda_*.cpp).
+// (detail/dense_backend_cuda.hpp). Compiled only in CUDA builds (cuda_*.cpp),
+// by nvcc: sytrf's interchanges are widened by a Tessera kernel.
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/dense_backend.hpp>
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace tessera::sparse::detail {
 
@@ -37,6 +39,14 @@ struct DenseBackend<Cuda>::Handles {
   // potrf's workspace, from the stream-ordered pool (CudaSpace).
   View<double*, CudaSpace> work;
   int work_count = 0;
+  // sytrf's workspace and its 32-bit interchanges (widened into the
+  // caller's 64-bit ones, which sytrs reads); sytrs's workspaces and info.
+  View<double*, CudaSpace> sytrf_work;
+  int sytrf_work_count = 0;
+  View<int*, CudaSpace> ipiv32;
+  View<unsigned char*, CudaSpace> sytrs_work;
+  std::vector<unsigned char> sytrs_host_work;
+  View<int*, CudaSpace> sytrs_info;
 
   ~Handles() {
     if (solver) cusolverDnDestroy(solver);
@@ -124,6 +134,79 @@ void DenseBackend<Cuda>::gemm_atb(double alpha, std::int64_t m, std::int64_t n, 
   check(cublasDgemm(handles().blas, CUBLAS_OP_T, CUBLAS_OP_N, as_int(m), as_int(n), as_int(k), &alpha, a, as_int(lda),
                     b, as_int(ldb), &one, c, as_int(ldc)),
         "dgemm");
+}
+
+void DenseBackend<Cuda>::gemm_ab_minus(std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
+                                       std::int64_t lda, const double* b, std::int64_t ldb, double* c,
+                                       std::int64_t ldc) {
+  if (m == 0 || n == 0 || k == 0) return;
+  const double minus_one = -1.0, one = 1.0;
+  check(cublasDgemm(handles().blas, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n), as_int(k), &minus_one, a,
+                    as_int(lda), b, as_int(ldb), &one, c, as_int(ldc)),
+        "dgemm");
+}
+
+void DenseBackend<Cuda>::copy(bool transpose, std::int64_t m, std::int64_t n, const double* a, std::int64_t lda,
+                              double* b, std::int64_t ldb) {
+  if (m == 0 || n == 0) return;
+  // geam: b := 1 op(a) + 0 b (b as its own second operand, which cuBLAS
+  // allows for an untransposed b).
+  const double one = 1.0, zero = 0.0;
+  check(cublasDgeam(handles().blas, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n), &one, a,
+                    as_int(lda), &zero, b, as_int(ldb), b, as_int(ldb)),
+        "dgeam");
+}
+
+void DenseBackend<Cuda>::reserve_sytrf(std::int64_t n, std::int64_t lda) {
+  m_sytrf_n = std::max(m_sytrf_n, n);
+  m_sytrf_lda = std::max(m_sytrf_lda, lda);
+}
+
+void DenseBackend<Cuda>::sytrf_lower(std::int64_t n, double* a, std::int64_t lda, std::int64_t* ipiv, int* info) {
+  if (n == 0) return;  // the level driver never factors an empty block
+  Handles& h = handles();
+  int lwork = 0;
+  if (h.sytrf_work_count == 0 && m_sytrf_n > 0)
+    check(cusolverDnDsytrf_bufferSize(h.solver, as_int(m_sytrf_n), a, as_int(m_sytrf_lda), &lwork),
+          "dsytrf_bufferSize");
+  int need = 0;
+  check(cusolverDnDsytrf_bufferSize(h.solver, as_int(n), a, as_int(lda), &need), "dsytrf_bufferSize");
+  lwork = std::max({lwork, need, 1});
+  if (lwork > h.sytrf_work_count) {
+    h.sytrf_work =
+        View<double*, CudaSpace>(view_alloc("sparse::sytrf_workspace", WithoutInitializing), std::size_t(lwork));
+    h.sytrf_work_count = lwork;
+  }
+  const std::int64_t piv_need = std::max(n, m_sytrf_n);
+  if (std::int64_t(h.ipiv32.extent(0)) < n)
+    h.ipiv32 = View<int*, CudaSpace>(view_alloc("sparse::sytrf_ipiv", WithoutInitializing), std::size_t(piv_need));
+  check(cusolverDnDsytrf(h.solver, CUBLAS_FILL_MODE_LOWER, as_int(n), a, as_int(lda), h.ipiv32.data(),
+                         h.sytrf_work.data(), h.sytrf_work_count, info),
+        "dsytrf");
+  auto piv = h.ipiv32;
+  parallel_for(
+      "sparse::sytrf_widen_ipiv", RangePolicy<Cuda>(m_exec, 0, n),
+      TESSERA_LAMBDA(std::int64_t k) { ipiv[k] = std::int64_t(piv(k)); });
+}
+
+void DenseBackend<Cuda>::sytrs_lower(std::int64_t n, std::int64_t nrhs, const double* a, std::int64_t lda,
+                                     const std::int64_t* ipiv, double* x, std::int64_t ldx) {
+  if (n == 0 || nrhs == 0) return;
+  Handles& h = handles();
+  std::size_t device_bytes = 0, host_bytes = 0;
+  check(cusolverDnXsytrs_bufferSize(h.solver, CUBLAS_FILL_MODE_LOWER, n, nrhs, CUDA_R_64F, a, lda, ipiv, CUDA_R_64F, x,
+                                    ldx, &device_bytes, &host_bytes),
+        "Xsytrs_bufferSize");
+  if (device_bytes > h.sytrs_work.extent(0))
+    h.sytrs_work = View<unsigned char*, CudaSpace>(view_alloc("sparse::sytrs_workspace", WithoutInitializing),
+                                                   device_bytes);
+  if (host_bytes > h.sytrs_host_work.size()) h.sytrs_host_work.resize(host_bytes);
+  if (h.sytrs_info.extent(0) == 0) h.sytrs_info = View<int*, CudaSpace>("sparse::sytrs_info", 1);
+  // info < 0 only for an invalid argument, which the status reports.
+  check(cusolverDnXsytrs(h.solver, CUBLAS_FILL_MODE_LOWER, n, nrhs, CUDA_R_64F, a, lda, ipiv, CUDA_R_64F, x, ldx,
+                         h.sytrs_work.data(), device_bytes, h.sytrs_host_work.data(), host_bytes,
+                         h.sytrs_info.data()),
+        "Xsytrs");
 }
 
 }  // namespace tessera::sparse::detail

@@ -133,18 +133,6 @@ inline ts::LogDeterminant log_det_of(const std::vector<double>& w) {
   return ld;
 }
 
-// The eigenvalues of the 2-D Dirichlet Laplacian on the nx^2 grid plus a
-// shift, in closed form: 4 - 2 cos(j pi / (nx + 1)) - 2 cos(k pi / (nx + 1)) + shift.
-inline std::vector<double> grid_laplacian_eigenvalues(std::int64_t nx, double shift) {
-  const double pi = std::acos(-1.0);
-  std::vector<double> w;
-  for (std::int64_t j = 1; j <= nx; ++j)
-    for (std::int64_t k = 1; k <= nx; ++k)
-      w.push_back(4.0 - 2.0 * std::cos(double(j) * pi / double(nx + 1)) -
-                  2.0 * std::cos(double(k) * pi / double(nx + 1)) + shift);
-  return w;
-}
-
 // ||A^-1||_1 from the dense inverse (zgetrf, zgetri).
 inline double dense_inverse_norm1(const ts::CrsMatrix<cplx>& A) {
   const std::int64_t n = A.num_rows();

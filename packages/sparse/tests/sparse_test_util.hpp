@@ -96,6 +96,23 @@ inline double backward_error(const ts::CrsMatrix<double>& A, const double* x, co
 // The references below are LAPACK's dense routines on the dense copy of A:
 // they share nothing with the supernodal code but the BLAS.
 
+// The eigenvalues of the Dirichlet Laplacian on the nx^dim grid (dim 2 or
+// 3; diagonal 2 dim, neighbours -1) plus a shift, in closed form: the sum
+// over the axes of 2 - 2 cos(j pi / (nx + 1)), j = 1..nx, plus shift.
+inline std::vector<double> grid_laplacian_eigenvalues(std::int64_t nx, double shift, int dim = 2) {
+  const double pi = std::acos(-1.0);
+  std::vector<double> axis;
+  for (std::int64_t j = 1; j <= nx; ++j) axis.push_back(2.0 - 2.0 * std::cos(double(j) * pi / double(nx + 1)));
+  std::vector<double> w;
+  for (double a : axis)
+    for (double b : axis) {
+      if (dim == 2) w.push_back(a + b + shift);
+      else
+        for (double c : axis) w.push_back(a + b + c + shift);
+    }
+  return w;
+}
+
 // x = A^-1 b by dense LU with partial pivoting (dgesv).
 inline std::vector<double> dense_solve(const ts::CrsMatrix<double>& A, std::vector<double> b) {
   const std::int64_t n = A.num_rows();

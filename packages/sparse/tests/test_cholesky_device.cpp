@@ -20,6 +20,13 @@ template <class Space>
 using LevelSolver = std::conditional_t<tessera::is_host_execution_space<Space>::value,
                                        ts::detail::LevelCholesky<double, Space>, ts::Cholesky<double, Space>>;
 
+// The diagonal matrix diag(d) (its diagonal stored, zeros included).
+ts::CrsMatrix<double> diagonal(const std::vector<double>& d) {
+  std::vector<std::int64_t> idx;
+  for (std::int64_t i = 0; i < std::int64_t(d.size()); ++i) idx.push_back(i);
+  return ts::CrsMatrix<double>::from_triplets(std::int64_t(d.size()), idx, idx, d, ts::Storage::Lower, "diagonal");
+}
+
 // A copy of A (its own arrays) with f(row, col, value) as its values.
 template <class F>
 ts::CrsMatrix<double> with_values(const ts::CrsMatrix<double>& A, F f) {
@@ -154,14 +161,9 @@ TYPED_TEST(LevelCholeskyTest, LogDeterminantMatchesDenseLu) {
 TYPED_TEST(LevelCholeskyTest, NegativeDiagonalNamesItsColumnAndValue) {
   using Space = TypeParam;
   const std::int64_t n = 40, bad = 17;
-  std::vector<std::int64_t> r, c;
   std::vector<double> v;
-  for (std::int64_t i = 0; i < n; ++i) {
-    r.push_back(i);
-    c.push_back(i);
-    v.push_back(i == bad ? -3.0 : 1.0 + double(i));
-  }
-  const auto A = ts::CrsMatrix<double>::from_triplets(n, r, c, v, ts::Storage::Lower, "diagonal");
+  for (std::int64_t i = 0; i < n; ++i) v.push_back(i == bad ? -3.0 : 1.0 + double(i));
+  const auto A = diagonal(v);
   LevelSolver<Space> chol;
   try {
     chol.factorize(A);
@@ -248,16 +250,213 @@ TYPED_TEST(LevelCholeskyTest, RefinementAndRcond) {
   EXPECT_LE(s.rcond(), 10 * truth);
 }
 
-TYPED_TEST(LevelCholeskyTest, LdltIsRefusedWithTheReason) {
-  using Space = TypeParam;
+// ---------------------------------------------------------------------------
+// LDL^T on the level-set path (Bunch-Kaufman inside each front). The
+// references: the closed-form eigenvalues of the Laplacians, dense LAPACK
+// (dgesv, dgetrf, dsyev) on the same matrix, the brute-force backward error.
+
+namespace {
+
+ts::Options ldlt_options() {
   ts::Options opt;
   opt.factorization = ts::Factorization::LDLt;
-  try {
-    LevelSolver<Space> chol(opt);
-    FAIL() << "LDLt accepted";
-  } catch (const ts::sparse_error& e) {
-    EXPECT_NE(std::string(e.what()).find("LDL^T"), std::string::npos) << e.what();
+  return opt;
+}
+
+// How many eigenvalues of the k^dim grid Laplacian are below `shift` (their
+// closed form, grid_laplacian_eigenvalues), checking that none is within
+// `gap` of it, so that the sign of each eigenvalue of A - shift I is beyond
+// doubt.
+std::int64_t laplacian_eigenvalues_below(std::int64_t k, int dim, double shift, double gap = 1e-3) {
+  std::int64_t below = 0;
+  for (double w : grid_laplacian_eigenvalues(k, -shift, dim)) {
+    EXPECT_GT(std::abs(w), gap) << "shift " << shift << " is too close to an eigenvalue";
+    if (w < 0) ++below;
   }
+  return below;
+}
+
+// A - shift I on A's pattern (the Laplacians store their diagonal).
+ts::CrsMatrix<double> shifted(const ts::CrsMatrix<double>& A, double shift) {
+  return with_values(A, [&](std::int64_t i, std::int64_t j, double v) { return i == j ? v - shift : v; });
+}
+
+}  // namespace
+
+TYPED_TEST(LevelCholeskyTest, LdltInertiaOfShiftedLaplaciansIsTheClosedFormCount) {
+  using Space = TypeParam;
+  struct Case {
+    std::int64_t k;
+    int dim;
+    double shift;
+  };
+  for (const Case& c : {Case{20, 2, 1.3}, Case{30, 2, 4.01}, Case{9, 3, 2.2}, Case{12, 3, 6.5}})
+    for (auto ord : {ts::Ordering::Metis, ts::Ordering::Amd}) {
+      const auto L = c.dim == 2 ? ts::laplacian_2d<double>(c.k) : ts::laplacian_3d<double>(c.k);
+      const auto A = shifted(L, c.shift);
+      const std::int64_t negative = laplacian_eigenvalues_below(c.k, c.dim, c.shift);
+      ASSERT_GT(negative, 0);
+      auto opt = ldlt_options();
+      opt.ordering = ord;
+      LevelSolver<Space> ldlt(opt);
+      ldlt.factorize(A);
+      const auto where = A.origin() + " - " + std::to_string(c.shift) + " I, " + ts::to_string(ord);
+      EXPECT_EQ(ldlt.inertia().negative, negative) << where;
+      EXPECT_EQ(ldlt.inertia().positive, A.num_rows() - negative) << where;
+      EXPECT_EQ(ldlt.inertia().zero, 0) << where;
+      EXPECT_EQ(ldlt.log_determinant().sign, negative % 2 == 0 ? 1 : -1) << where;
+      EXPECT_EQ(ldlt.stats().delayed_pivots, 0);
+      EXPECT_LE(solve_backward_error(ldlt, A), 1e-12) << where;
+    }
+}
+
+TYPED_TEST(LevelCholeskyTest, LdltSolutionMatchesDenseLuAndLogDeterminant) {
+  using Space = TypeParam;
+  for (std::uint64_t seed : {21u, 22u}) {
+    const auto A = random_indefinite(160, seed);
+    LevelSolver<Space> ldlt(ldlt_options());
+    ldlt.factorize(A);
+    const auto b = rhs_of_ones(A);
+    std::vector<double> x(b.size());
+    ldlt.solve(x.data(), b.data(), 1);
+    const auto ref = dense_solve(A, b);
+    double err = 0, scale = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      err = max_nan(err, std::abs(x[i] - ref[i]));
+      scale = std::max(scale, std::abs(ref[i]));
+    }
+    EXPECT_LE(err, 1e-9 * scale) << "seed " << seed;
+    EXPECT_LE(backward_error(A, x.data(), b.data()), 1e-12) << "seed " << seed;
+    const auto det = dense_log_determinant(A);
+    EXPECT_EQ(ldlt.log_determinant().sign, det.sign) << "seed " << seed;
+    EXPECT_NEAR(ldlt.log_determinant().log_abs, det.log_abs, 1e-10 * std::max(1.0, std::abs(det.log_abs)));
+    const auto in = dense_inertia(A);
+    EXPECT_EQ(ldlt.inertia().positive, in.positive) << "seed " << seed;
+    EXPECT_EQ(ldlt.inertia().negative, in.negative) << "seed " << seed;
+  }
+}
+
+TYPED_TEST(LevelCholeskyTest, LdltRefactorizesWithNewValuesAndManyRightHandSides) {
+  using Space = TypeParam;
+  const std::int64_t k = 10;
+  const auto L = ts::laplacian_3d<double>(k);
+  LevelSolver<Space> ldlt(ldlt_options());
+  ldlt.analyze(L);
+  const auto perm = ldlt.permutation();
+  for (double shift : {0.5, 3.1, 7.3}) {
+    const auto A = shifted(L, shift);
+    ldlt.factorize(A);
+    EXPECT_FALSE(ldlt.stats().reanalyzed);
+    EXPECT_EQ(ldlt.permutation(), perm);
+    EXPECT_EQ(ldlt.inertia().negative, laplacian_eigenvalues_below(k, 3, shift)) << "shift " << shift;
+    const std::int64_t n = A.num_rows(), nrhs = 4;
+    std::mt19937_64 gen(std::uint64_t(shift * 10));
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    tessera::View<double**, tessera::LayoutLeft, tessera::HostSpace> b("b", n, nrhs), x("x", n, nrhs);
+    for (std::int64_t c = 0; c < nrhs; ++c)
+      for (std::int64_t i = 0; i < n; ++i) b(i, c) = val(gen);
+    ldlt.solve(x, tessera::View<const double**, tessera::LayoutLeft, tessera::HostSpace>(b));
+    for (std::int64_t c = 0; c < nrhs; ++c)
+      EXPECT_LE(backward_error(A, &x(0, c), &b(0, c)), 1e-12) << "shift " << shift << " column " << c;
+    // One at a time: the same columns.
+    std::vector<double> one(static_cast<std::size_t>(n));
+    ldlt.solve(one.data(), &b(0, 2), 1);
+    double diff = 0, scale = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      diff = max_nan(diff, std::abs(one[std::size_t(i)] - x(i, 2)));
+      scale = std::max(scale, std::abs(x(i, 2)));
+    }
+    EXPECT_LE(diff, 1e-12 * scale) << "shift " << shift;
+  }
+}
+
+// A diagonal matrix with a zero at `bad`: that column's pivot is exactly
+// zero whatever the ordering; then the same pattern with good values.
+TYPED_TEST(LevelCholeskyTest, LdltSingularNamesTheColumnAndStaysUsable) {
+  using Space = TypeParam;
+  const std::int64_t n = 30, bad = 11;
+  std::vector<double> v;
+  for (std::int64_t i = 0; i < n; ++i) v.push_back(i == bad ? 0.0 : (i % 3 == 0 ? -1.0 : 1.0) * double(i + 1));
+  const auto D = diagonal(v);
+  LevelSolver<Space> ldlt(ldlt_options());
+  try {
+    ldlt.factorize(D);
+    FAIL() << "no factorization_error";
+  } catch (const ts::factorization_error& e) {
+    EXPECT_EQ(e.column(), bad);
+    EXPECT_NE(std::string(e.what()).find("column 12 "), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(ldlt.factorized());
+  EXPECT_THROW(ldlt.solve(nullptr, nullptr, 1), ts::sparse_error);
+  const auto good = with_values(D, [&](std::int64_t i, std::int64_t, double x) { return i == bad ? -5.0 : x; });
+  ldlt.factorize(good);
+  EXPECT_EQ(ldlt.inertia().negative, 11);  // i % 3 == 0 (10 of them) and `bad`
+  EXPECT_EQ(ldlt.inertia().positive, n - 11);
+  EXPECT_LE(solve_backward_error(ldlt, good), 1e-14);
+
+  // Two equal rows and columns: whichever of columns 1 and 2 is eliminated
+  // second has a zero pivot.
+  const auto S =
+      ts::CrsMatrix<double>::from_triplets(3, {0, 1, 1, 2}, {0, 0, 1, 2}, {1.0, 1.0, 1.0, 5.0}, ts::Storage::Lower);
+  LevelSolver<Space> sing(ldlt_options());
+  try {
+    sing.factorize(S);
+    FAIL() << "no factorization_error";
+  } catch (const ts::factorization_error& e) {
+    EXPECT_TRUE(e.column() == 0 || e.column() == 1) << e.what();
+    EXPECT_NE(std::string(e.what()).find("column " + std::to_string(e.column() + 1)), std::string::npos) << e.what();
+  }
+}
+
+// The host LDL^T (Cholesky<double, Serial>, delayed pivoting) on the
+// matrices its tests use: the same inertia. A comparison of two
+// implementations, beside the independent references above. hangGlider_2
+// has zero diagonals: the level path needs them paired (it has no delayed
+// pivots), and without the pairing names a zero pivot.
+TYPED_TEST(LevelCholeskyTest, LdltInertiaMatchesTheHostLdlt) {
+  using Space = TypeParam;
+  const auto H = ts::read_matrix_market<double>(data_file("matrices/hangGlider_2.mtx"));
+  std::vector<ts::CrsMatrix<double>> mats = {random_indefinite(200, 11), random_indefinite(200, 12),
+                                             ts::read_matrix_market<double>(data_file("matrices/bcsstk13.mtx")), H};
+  for (const auto& A : mats) {
+    auto opt = ldlt_options();
+    opt.pair_zero_diagonals = &A == &mats.back();
+    ts::Cholesky<double, tessera::Serial> host(ldlt_options());
+    host.factorize(A);
+    LevelSolver<Space> ldlt(opt);
+    ldlt.factorize(A);
+    EXPECT_EQ(ldlt.inertia().positive, host.inertia().positive) << A.origin();
+    EXPECT_EQ(ldlt.inertia().negative, host.inertia().negative) << A.origin();
+    EXPECT_EQ(ldlt.inertia().zero, host.inertia().zero) << A.origin();
+    EXPECT_EQ(ldlt.log_determinant().sign, host.log_determinant().sign) << A.origin();
+    EXPECT_NEAR(ldlt.log_determinant().log_abs, host.log_determinant().log_abs,
+                1e-9 * std::abs(host.log_determinant().log_abs))
+        << A.origin();
+    EXPECT_LE(solve_backward_error(ldlt, A), 1e-12) << A.origin();
+  }
+  // The independent reference for hangGlider_2: its eigenvalues (dsyev).
+  const auto expect = dense_inertia(H);
+  auto opt = ldlt_options();
+  opt.pair_zero_diagonals = true;
+  LevelSolver<Space> paired(opt);
+  paired.factorize(H);
+  EXPECT_EQ(paired.inertia().positive, expect.positive);
+  EXPECT_EQ(paired.inertia().negative, expect.negative);
+  EXPECT_GT(paired.stats().paired_variables, 0);
+  LevelSolver<Space> unpaired(ldlt_options());
+  try {
+    unpaired.factorize(H);
+    FAIL() << "hangGlider_2 factored without pairing or delayed pivots";
+  } catch (const ts::factorization_error& e) {
+    EXPECT_NE(std::string(e.what()).find("column "), std::string::npos) << e.what();
+  }
+}
+
+TYPED_TEST(LevelCholeskyTest, LdltRefusesWhatOnlyTheHostDoes) {
+  using Space = TypeParam;
+  auto opt = ldlt_options();
+  opt.static_pivot = 1e-8;
+  EXPECT_THROW(LevelSolver<Space>{opt}, ts::sparse_error);
 }
 
 #if TESSERA_ENABLE_CUDA

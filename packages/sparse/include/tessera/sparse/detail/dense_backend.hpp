@@ -12,12 +12,20 @@
 // for the device. potrf_lower does not report its result to the host: it
 // writes LAPACK's info (0, or the 1-based column whose pivot is not
 // positive) to `info`, an int in Space's memory, which the driver reads
-// back once per level.
+// back once per level. sytrf_lower does the same with the 1-based position
+// of an exactly zero pivot of D.
+//
+// LDL^T (Bunch-Kaufman, the classic dsytrf of LAPACK and cuSOLVER): the
+// interchanges are kept as std::int64_t in Space's memory, LAPACK's
+// convention (k >= 0 at entry k: a 1x1 pivot, rows k and ipiv[k]-1 swapped;
+// ipiv[k] = ipiv[k+1] < 0: a 2x2 pivot at k, k+1), because cuSOLVER's
+// sytrs reads 64-bit ones while its sytrf writes 32-bit ones.
 #include <tessera/core.hpp>
 #include <tessera/sparse/detail/dense_kernels.hpp>
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 namespace tessera::sparse::detail {
 
@@ -33,6 +41,8 @@ class DenseBackend {
   // Workspace hint for a potrf of order n (Cuda sizes cuSOLVER's workspace
   // from these; nothing to do on the host).
   void reserve_potrf(std::int64_t /*n*/, std::int64_t /*lda*/) {}
+
+  void reserve_sytrf(std::int64_t /*n*/, std::int64_t /*lda*/) {}
 
   // a := L with L L^T = a (lower triangle, order n); *info := LAPACK's info.
   void potrf_lower(std::int64_t n, double* a, std::int64_t lda, int* info) { *info = potrf({a, n, n, lda}); }
@@ -60,6 +70,44 @@ class DenseBackend {
   void gemm_atb(double alpha, std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
                 const double* b, std::int64_t ldb, double* c, std::int64_t ldc) {
     detail::gemm_atb(alpha, {a, k, m, lda}, {b, k, n, ldb}, {c, m, n, ldc});
+  }
+  // c := c - a b; a is m x k, b k x n.
+  void gemm_ab_minus(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
+                     const double* b, std::int64_t ldb, double* c, std::int64_t ldc) {
+    if (m == 0 || n == 0 || k == 0) return;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), -1.0, a, int(lda), b, int(ldb), 1.0,
+                c, int(ldc));
+  }
+  // b := a (transpose: a^T); b is m x n.
+  void copy(bool transpose, std::int64_t m, std::int64_t n, const double* a, std::int64_t lda, double* b,
+            std::int64_t ldb) {
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < m; ++i) b[i + j * ldb] = transpose ? a[j + i * lda] : a[i + j * lda];
+  }
+  // a := the L and D of a = P L D L^T P^T (lower triangle, order n), the
+  // interchanges into ipiv[0, n); *info := LAPACK's info.
+  void sytrf_lower(std::int64_t n, double* a, std::int64_t lda, std::int64_t* ipiv, int* info) {
+    if (n == 0) {
+      *info = 0;
+      return;
+    }
+    std::vector<lapack_int> piv(static_cast<std::size_t>(n));
+    double query = 0;
+    lapack_int r = LAPACKE_dsytrf_work(LAPACK_COL_MAJOR, 'L', lapack_int(n), a, lapack_int(lda), piv.data(), &query, -1);
+    std::vector<double> work(static_cast<std::size_t>(std::max(1.0, query)));
+    if (r == 0)
+      r = LAPACKE_dsytrf_work(LAPACK_COL_MAJOR, 'L', lapack_int(n), a, lapack_int(lda), piv.data(), work.data(),
+                              lapack_int(work.size()));
+    for (std::int64_t k = 0; k < n; ++k) ipiv[k] = piv[std::size_t(k)];
+    *info = int(r);
+  }
+  // x := A^-1 x with A's factor from sytrf_lower; x is n x nrhs.
+  void sytrs_lower(std::int64_t n, std::int64_t nrhs, const double* a, std::int64_t lda, const std::int64_t* ipiv,
+                   double* x, std::int64_t ldx) {
+    if (n == 0 || nrhs == 0) return;
+    std::vector<lapack_int> piv(ipiv, ipiv + n);
+    LAPACKE_dsytrs_work(LAPACK_COL_MAJOR, 'L', lapack_int(n), lapack_int(nrhs), a, lapack_int(lda), piv.data(), x,
+                        lapack_int(ldx));
   }
 };
 

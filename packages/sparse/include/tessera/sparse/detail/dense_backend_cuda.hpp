@@ -1,7 +1,7 @@
 #pragma once
 // DenseBackend<Cuda>: the level driver's dense kernels through cuBLAS
-// (dtrsm, dsyrk, dgemm) and cuSOLVER (dpotrf) with handles bound to the
-// instance's stream (see detail/dense_backend.hpp for the contract). The
+// (dtrsm, dsyrk, dgemm, dgeam) and cuSOLVER (dpotrf, dsytrf, Xsytrs) with
+// handles bound to the instance's stream (see detail/dense_backend.hpp for the contract). The
 // definitions are in src/cuda_dense_backend.cpp, the only file that sees
 // the cuBLAS and cuSOLVER headers: the handles hide behind a pointer, so
 // code that includes the sparse headers needs neither header nor library
@@ -44,12 +44,21 @@ class DenseBackend<Cuda> {
                std::int64_t ldb, double beta, double* c, std::int64_t ldc);
   void gemm_atb(double alpha, std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
                 const double* b, std::int64_t ldb, double* c, std::int64_t ldc);
+  void gemm_ab_minus(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
+                     const double* b, std::int64_t ldb, double* c, std::int64_t ldc);
+  void copy(bool transpose, std::int64_t m, std::int64_t n, const double* a, std::int64_t lda, double* b,
+            std::int64_t ldb);
+  void reserve_sytrf(std::int64_t n, std::int64_t lda);
+  void sytrf_lower(std::int64_t n, double* a, std::int64_t lda, std::int64_t* ipiv, int* info);
+  void sytrs_lower(std::int64_t n, std::int64_t nrhs, const double* a, std::int64_t lda, const std::int64_t* ipiv,
+                   double* x, std::int64_t ldx);
 
  private:
   struct Handles;  // cuBLAS and cuSOLVER handles, potrf's workspace
   Handles& handles();
   Cuda m_exec;
   std::int64_t m_potrf_n = 0, m_potrf_lda = 0;  // the largest potrf reserved
+  std::int64_t m_sytrf_n = 0, m_sytrf_lda = 0;  // the largest sytrf reserved
   std::unique_ptr<Handles> m_handles;
 };
 

@@ -11,15 +11,34 @@
 // (Threads, OpenMP) is how the host tests run the Cuda code path with a
 // host dense backend.
 //
-// What the host Cholesky has and this does not (yet): LDL^T, 2D blocks of
-// large fronts (Options::max_block is ignored), the Tasks scheduler
+// Factorization::LDLt factors P A P^T = L D L^T with Bunch-Kaufman pivoting
+// (LAPACK's dsytrf on a host space, cuSOLVER's dsytrf on Cuda) inside each
+// front's fully-summed block, and reports the inertia, log|det| and its
+// sign from D as the host LDL^T does. What it cannot do that the host LDL^T
+// can: no pivot leaves its front (no delayed pivots, so Stats::
+// delayed_pivots is 0 and a front whose fully-summed block is singular
+// fails, e.g. a zero-diagonal variable alone in its supernode: the host
+// delays it to its parent); Options::pivot_threshold has no effect (the
+// pivot test is Bunch-Kaufman's own, within the block, and L's entries are
+// not bounded by 1/u: the rows below are not looked at); static pivoting
+// (Options::static_pivot) is refused. Zero pivots (|d| <= eps max|a_ij|)
+// fail as on the host. Saddle-point and KKT matrices (zero diagonals)
+// need Options::pair_zero_diagonals here, which the analysis honours as
+// on the host: each zero-diagonal variable shares its neighbour's front,
+// where Bunch-Kaufman finds the 2x2 pivot. Real double only (no LDL^H).
+//
+// What the host Cholesky has and this does not (yet): 2D blocks of large
+// fronts (Options::max_block is ignored), the Tasks scheduler
 // (Options::scheduler is ignored: this is a level-set schedule). Iterative
 // refinement and rcond() work, with the SpMV on the host.
 #include <tessera/sparse/cholesky.hpp>
 #include <tessera/sparse/detail/level_numeric.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -34,10 +53,10 @@ class LevelCholesky {
   using execution_space = Space;
 
   explicit LevelCholesky(Options options = {}) : m_opt(options) {
-    if (m_opt.factorization != Factorization::Cholesky)
+    if (m_opt.factorization == Factorization::LDLt && m_opt.static_pivot != 0)
       throw sparse_error(std::string("Cholesky on ") + Space::name() +
-                         ": only Factorization::Cholesky is implemented on the level-set device path (LDL^T on "
-                         "the device is pending, issue 25); factor indefinite matrices on a host space");
+                         ": Options::static_pivot is not implemented by the level-set LDL^T (no pivot leaves its "
+                         "front, and none is replaced); set it to 0, or factor on a host space");
     if (!(m_opt.pivot_tolerance >= 0))
       throw sparse_error("Cholesky: pivot_tolerance must be >= 0, got " + std::to_string(m_opt.pivot_tolerance));
   }
@@ -62,7 +81,8 @@ class LevelCholesky {
   LogDeterminant log_determinant() const;
   double rcond();
   // The factor's supernodal panels, copied from Space's memory (the layout
-  // of SymbolicFactor::lx_ptr).
+  // of SymbolicFactor::lx_ptr). LDLt: each panel holds sytrf's L and D of
+  // F11 (lower) and F21 as assembled (not L21).
   std::vector<double> factor_values_host() const;
 
  private:
@@ -72,6 +92,7 @@ class LevelCholesky {
     return m_norm_a;
   }
   [[noreturn]] void throw_failure(const typename LevelNumeric<Space>::PivotFailure& f) const;
+  [[noreturn]] void throw_zero_pivots(const std::vector<std::int64_t>& columns, double zero_pivot) const;
 
   Options m_opt;
   bool m_analyzed = false, m_factorized = false;
@@ -92,11 +113,26 @@ void LevelCholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
   m_analyzed = m_factorized = false;
   A.check_symmetric_pattern();
   const std::int64_t n = A.num_rows();
+  AmalgamationOptions relax = m_opt.amalgamation;
+  std::int64_t paired_variables = 0;
   m_input.record_pattern(A);
-  m_ordering = compute_ordering(m_opt.ordering, n, A.row_map(), A.col_idx());
-  m_sym = symbolic_factorization(n, A.row_map(), A.col_idx(), m_ordering, m_opt.amalgamation);
+  if (m_opt.factorization == Factorization::LDLt && m_opt.pair_zero_diagonals) {
+    // As the host's analysis (Cholesky<T, Host>::analyze): each zero-diagonal
+    // variable right after its mate, in one supernode.
+    PairedOrdering paired = compute_paired_ordering(m_opt.ordering, n, A.row_map(), A.col_idx(), A.values());
+    m_ordering = std::move(paired.ordering);
+    std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+    for (std::int64_t k = 0; k + 1 < n; ++k)
+      if (paired.pair_next[k]) pairs.push_back({m_ordering.perm[k + 1], m_ordering.perm[k]});
+    m_input.record_zero_diagonals(A, pairs);
+    relax.keep_with_next = std::move(paired.pair_next);
+    paired_variables = paired.pairs;
+  } else {
+    m_ordering = compute_ordering(m_opt.ordering, n, A.row_map(), A.col_idx());
+  }
+  m_sym = symbolic_factorization(n, A.row_map(), A.col_idx(), m_ordering, relax);
   m_levels = assembly_tree_levels(m_sym);
-  m_num.analyze(m_sym, m_levels, A.row_map(), A.col_idx());
+  m_num.analyze(m_sym, m_levels, A.row_map(), A.col_idx(), m_opt.factorization == Factorization::LDLt);
   m_stats = Stats{};
   m_stats.n = n;
   m_stats.nnz_a = A.nnz();
@@ -107,6 +143,7 @@ void LevelCholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
   for (std::int64_t s = 0; s < m_sym.nsuper; ++s) m_stats.max_front_rows = std::max(m_stats.max_front_rows, m_sym.nrows(s));
   m_stats.levels = std::int64_t(m_levels.size());
   m_stats.threads = Space().concurrency();
+  m_stats.paired_variables = paired_variables;
   m_stats.analyze_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m_analyzed = true;
 }
@@ -130,12 +167,33 @@ void LevelCholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   const auto t0 = std::chrono::steady_clock::now();
   m_factorized = false;
   m_A = A;
-  const auto failure = m_num.factorize(A.values(), A.nnz(), m_opt.pivot_tolerance);
-  m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const bool ldlt = m_opt.factorization == Factorization::LDLt;
+  // pivot_tolerance is Cholesky's (the host's LDLt ignores it too).
+  const auto failure = m_num.factorize(A.values(), A.nnz(), ldlt ? 0.0 : m_opt.pivot_tolerance);
   m_stats.peak_update_bytes = m_num.peak_update_bytes();
-  if (failure) throw_failure(*failure);
-  m_stats.inertia = Inertia{m_sym.n, 0, 0};
-  m_log_det = LogDeterminant{1, m_num.log_determinant()};
+  if (failure) {
+    m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    throw_failure(*failure);
+  }
+  if (ldlt) {
+    // The host's zero-pivot test: |d| <= eps max|a_ij|.
+    double a_max = 0;
+    for (std::int64_t k = 0; k < A.nnz(); ++k) a_max = std::max(a_max, std::abs(A.values()[k]));
+    const auto d = m_num.ldlt_summary(std::numeric_limits<double>::epsilon() * a_max);
+    m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m_stats.two_by_two_pivots = d.two_by_two;
+    m_stats.delayed_pivots = m_stats.delayed_fronts = m_stats.max_front_growth = 0;
+    m_stats.max_delayed_front_rows = m_stats.max_front_rows;
+    m_stats.factor_entries = m_stats.stored_l;
+    m_stats.static_pivots = 0;
+    if (!d.zero_columns.empty()) throw_zero_pivots(d.zero_columns, std::numeric_limits<double>::epsilon() * a_max);
+    m_stats.inertia = Inertia{d.positive, d.negative, d.zero};
+    m_log_det = LogDeterminant{d.sign, d.log_abs};
+  } else {
+    m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m_stats.inertia = Inertia{m_sym.n, 0, 0};
+    m_log_det = LogDeterminant{1, m_num.log_determinant()};
+  }
   m_norm_a = m_rcond = -1;
   m_factorized = true;
 }
@@ -157,6 +215,25 @@ void LevelCholesky<T, Space>::throw_failure(const typename LevelNumeric<Space>::
   throw factorization_error(std::string("factorize on ") + Space::name() + ": " + what +
                                 " (1-based, in the matrix's own numbering)",
                             original, f.value);
+}
+
+// The wording of the host LDL^T's zero pivots (SupernodalNumeric::throw_if_failed).
+template <class T, class Space>
+void LevelCholesky<T, Space>::throw_zero_pivots(const std::vector<std::int64_t>& columns, double zero_pivot) const {
+  std::vector<std::int64_t> cols;
+  for (std::int64_t c : columns) cols.push_back(m_sym.perm[c]);
+  std::sort(cols.begin(), cols.end());
+  std::string list;
+  for (std::size_t i = 0; i < cols.size() && i < 20; ++i) list += (i ? ", " : "") + std::to_string(cols[i] + 1);
+  if (cols.size() > 20) list += " and " + std::to_string(cols.size() - 20) + " more";
+  char tol[64];
+  std::snprintf(tol, sizeof tol, "%.3g", zero_pivot);
+  throw factorization_error(std::string("factorize on ") + Space::name() +
+                                ": the matrix is singular to working precision: LDL^T found " +
+                                std::to_string(cols.size()) + " zero pivot" + (cols.size() == 1 ? "" : "s") +
+                                " (|pivot| <= eps max|a_ij| = " + tol + ", pivoting inside each front), columns " +
+                                list + " (1-based, in the matrix's own numbering)",
+                            cols.front(), 0.0, cols);
 }
 
 template <class T, class Space>

@@ -36,6 +36,18 @@
 // (one kernel gathers the ancestor rows of x, then per front a gemm and a
 // trsm). Fronts of one level write disjoint rows of their own.
 //
+// LDL^T (analyze(..., ldlt = true)): front s = [F11 F21^T; F21 F22], F11
+// its nc x nc fully-summed block. Step 2 is then sytrf of F11 (Bunch-Kaufman
+// inside F11 only: no pivot leaves its front, there are no delayed
+// columns), X := F11^-1 F21^T by sytrs into a workspace, and F22 -= F21 X
+// into the update matrix. F21 stays as assembled, so L21 = F21 F11^-1 is
+// never formed and the solves use F11's factor and F21 directly:
+//   forward (leaves first):   t := F11^-1 b1, b2 -= F21 t (b1 kept);
+//   backward (root first):    x1 := F11^-1 (b1 - F21^T x2),
+// since with S = F22 - F21 F11^-1 F21^T, A x = b is S x2 = b2 - F21 F11^-1 b1
+// and F11 x1 = b1 - F21^T x2. Step 3 reads sytrf's info (an exactly zero
+// pivot); the inertia and determinant come from D (ldlt_summary).
+//
 // Not yet done (see the sparse manual, "Cholesky on Cuda"): the dense calls
 // of a level are a loop, one front after another on one stream (batched
 // calls for the many small fronts, and several streams, are the next step);
@@ -69,7 +81,8 @@ class LevelNumeric {
   // row_map / col_idx) to the panels. `sym` and `levels` must outlive this
   // object's use (the owning solver keeps them).
   void analyze(const SymbolicFactor& sym, const std::vector<std::vector<std::int64_t>>& levels,
-               const std::int64_t* row_map, const std::int32_t* col_idx);
+               const std::int64_t* row_map, const std::int32_t* col_idx, bool ldlt = false);
+  bool ldlt() const { return m_ldlt; }
 
   // The first failed pivot: its column in the final order, its value, and
   // whether it failed the tolerance test (a positive pivot too small)
@@ -87,8 +100,22 @@ class LevelNumeric {
   // matrix's own numbering); x may be b.
   void solve(const double* b, double* x, std::int64_t nrhs);
 
-  // 2 sum log L(j, j) of the last factorization.
+  // 2 sum log L(j, j) of the last factorization (Cholesky).
   double log_determinant() const;
+
+  // LDL^T: what D of the last factorization says. Its 1x1 pivots d with
+  // |d| <= zero_pivot give `zero_columns` (final order, ascending) and
+  // count as zero eigenvalues.
+  struct LdltSummary {
+    std::int64_t positive = 0, negative = 0, zero = 0, two_by_two = 0;
+    int sign = 1;
+    double log_abs = 0;
+    std::vector<std::int64_t> zero_columns;
+  };
+  LdltSummary ldlt_summary(double zero_pivot) const;
+  // LDL^T: the column of front s (final order) that sytrf moved to the
+  // 1-based position `position` of F11 (its interchanges undone).
+  std::int64_t ldlt_column_at(std::int64_t s, std::int64_t position) const;
   // The panels, copied to the host (the layout of SymbolicFactor::lx_ptr).
   std::vector<double> factor_values() const;
   // The most bytes of update matrices alive at once in the last factorization.
@@ -142,6 +169,10 @@ class LevelNumeric {
   Array<std::int64_t> m_level_of, m_update_off, m_solve_off;
   std::vector<std::int64_t> m_level_of_host, m_update_off_host, m_solve_off_host;
   std::vector<std::int64_t> m_arena_size, m_level_rows_below;
+  // LDL^T: the largest F11 order and nc x mu block of a front (the
+  // workspaces of the update X and of the solve's t).
+  bool m_ldlt = false;
+  std::int64_t m_max_ncols = 0, m_max_ldlt_work = 0;
   std::vector<std::vector<std::int64_t>> m_free_after;
   // The most children a front of each level has: the extend-add rounds.
   std::vector<std::int64_t> m_level_max_children;
@@ -160,7 +191,9 @@ class LevelNumeric {
   Array<double> m_lx;        // the panels
   Array<double> m_a_values;  // A's values of the current factorization
   Array<double> m_diag_scale;  // |a_jj| in the final order (tolerance test)
-  Array<int> m_info;         // potrf's info per front
+  Array<int> m_info;         // potrf's (sytrf's) info per front
+  Array<std::int64_t> m_ipiv;  // LDL^T: sytrf's interchanges, front s's at super_ptr[s]
+  Array<double> m_ldlt_work;   // LDL^T: X = F11^-1 F21^T of one front at a time (factorize only)
   std::vector<Array<double>> m_arena;  // the update matrices of each level, while alive
   Array<std::uintptr_t> m_arena_table;  // their addresses, read by the kernels
   std::size_t m_live_update_bytes = 0, m_peak_update_bytes = 0;
@@ -179,9 +212,11 @@ typename LevelNumeric<Space>::template Array<T> LevelNumeric<Space>::upload(cons
 
 template <class Space>
 void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std::vector<std::int64_t>>& levels,
-                                  const std::int64_t* rm, const std::int32_t* ci) {
+                                  const std::int64_t* rm, const std::int32_t* ci, bool ldlt) {
   m_sym = &f;
   m_levels = &levels;
+  m_ldlt = ldlt;
+  m_max_ncols = m_max_ldlt_work = 0;
   const std::int64_t n = f.n, ns = f.nsuper, nl = std::int64_t(levels.size());
 
   // A's lower triangle in the final order, grouped by the front whose panel
@@ -229,7 +264,10 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
       m_arena_size[l] += mu * mu;
       m_solve_off_host[s] = m_level_rows_below[l];
       m_level_rows_below[l] += mu;
-      m_dense.reserve_potrf(f.ncols(s), f.nrows(s));
+      if (ldlt) m_dense.reserve_sytrf(f.ncols(s), f.nrows(s));
+      else m_dense.reserve_potrf(f.ncols(s), f.nrows(s));
+      m_max_ncols = std::max(m_max_ncols, f.ncols(s));
+      m_max_ldlt_work = std::max(m_max_ldlt_work, f.ncols(s) * mu);
     }
     m_level_ptr.push_back(std::int64_t(fronts.size()));
   }
@@ -276,6 +314,7 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
                            "(Options::amalgamation) lowers it");
   }
   m_info = Array<int>("sparse::potrf_info", std::size_t(ns));
+  m_ipiv = ldlt ? Array<std::int64_t>("sparse::sytrf_ipiv", std::size_t(n)) : Array<std::int64_t>();
   m_arena.assign(std::size_t(nl), Array<double>());
   m_arena_address.assign(std::size_t(nl), 0);
   m_arena_table = Array<std::uintptr_t>("sparse::arena_table", std::size_t(nl));
@@ -304,6 +343,9 @@ std::optional<typename LevelNumeric<Space>::PivotFailure> LevelNumeric<Space>::f
   m_live_update_bytes = m_peak_update_bytes = 0;
   std::optional<PivotFailure> failure;
   try {
+    if (m_ldlt)
+      m_ldlt_work = Array<double>(view_alloc("sparse::ldlt_update_work", WithoutInitializing),
+                                  std::size_t(std::max<std::int64_t>(m_max_ldlt_work, 1)));
     failure = factor_levels(pivot_tolerance);
   } catch (const allocation_error& e) {
     const std::string advice = memory_advice();  // before the release: it counts what was alive
@@ -321,6 +363,7 @@ std::optional<typename LevelNumeric<Space>::PivotFailure> LevelNumeric<Space>::f
 template <class Space>
 void LevelNumeric<Space>::release_updates() {
   for (auto& arena : m_arena) arena = Array<double>();
+  m_ldlt_work = Array<double>();
   m_live_update_bytes = 0;
 }
 
@@ -355,6 +398,12 @@ std::optional<typename LevelNumeric<Space>::PivotFailure> LevelNumeric<Space>::f
     for (std::int64_t done : m_free_after[l]) {
       m_live_update_bytes -= m_arena[done].size() * sizeof(double);
       m_arena[done] = Array<double>();
+    }
+    if (bad < f.n && m_ldlt) {
+      // sytrf's info: D(k, k) is exactly zero at position k of the front,
+      // the column its interchanges moved there.
+      const std::int64_t s = f.col_to_super[bad];
+      return PivotFailure{ldlt_column_at(s, bad - f.super_ptr[s] + 1), 0.0, false};
     }
     if (bad < f.n) {
       // The pivot's value: what potrf left on the diagonal (LAPACK's dpotrf
@@ -432,6 +481,24 @@ template <class Space>
 void LevelNumeric<Space>::factor_level(std::size_t level) {
   const SymbolicFactor& f = *m_sym;
   order_dense_calls();
+  if (m_ldlt) {
+    for (std::int64_t s : (*m_levels)[level]) {
+      const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
+      double* panel = m_lx.data() + f.lx_ptr[s];
+      std::int64_t* ipiv = m_ipiv.data() + f.super_ptr[s];
+      m_dense.sytrf_lower(nc, panel, m, ipiv, m_info.data() + s);
+      if (mu == 0) continue;
+      // X := F11^-1 F21^T, then F22 -= F21 X (the whole mu x mu block: the
+      // extend-add reads its lower triangle). One workspace for the level's
+      // fronts, one after another (Cuda: in stream order).
+      double* x = m_ldlt_work.data();
+      m_dense.copy(true, nc, mu, panel + nc, m, x, nc);
+      m_dense.sytrs_lower(nc, mu, panel, m, ipiv, x, nc);
+      double* update = update_arena(std::size_t(m_level_of_host[s])) + m_update_off_host[s];
+      m_dense.gemm_ab_minus(mu, mu, nc, panel + nc, m, x, nc, update, mu);
+    }
+    return;
+  }
   for (std::int64_t s : (*m_levels)[level]) {
     const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
     double* panel = m_lx.data() + f.lx_ptr[s];
@@ -488,6 +555,9 @@ void LevelNumeric<Space>::solve(const double* b, double* x, std::int64_t nrhs) {
   Array<double> in, xd, w;
   std::int64_t widest = 0;
   for (std::int64_t rows : m_level_rows_below) widest = std::max(widest, rows);
+  // LDL^T: t of one front at a time beside the rows below.
+  const std::int64_t t_rows = m_ldlt ? m_max_ncols : 0;
+  widest += t_rows;
   try {
     in = Array<double>(view_alloc("sparse::solve_b", WithoutInitializing), std::size_t(total));
     xd = Array<double>(view_alloc("sparse::solve_x", WithoutInitializing), std::size_t(total));
@@ -518,14 +588,28 @@ template <class Space>
 void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<double> w, std::int64_t nrhs) {
   const SymbolicFactor& f = *m_sym;
   const std::int64_t n = f.n, below = m_level_rows_below[level];
-  // Per front: x1 := L11^-1 x1 on its own rows, w_s := L21 x1.
   order_dense_calls();
-  for (std::int64_t s : (*m_levels)[level]) {
+  if (m_ldlt) {
+    // Per front: t := F11^-1 x1 (x1 kept), w_s := F21 t. t sits after the
+    // widest level's rows below in w.
+    double* t = w.data() + (w.size() - std::size_t(m_max_ncols * nrhs));
+    for (std::int64_t s : (*m_levels)[level]) {
+      const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
+      if (mu == 0) continue;
+      const double* panel = m_lx.data() + f.lx_ptr[s];
+      m_dense.copy(false, nc, nrhs, x + f.super_ptr[s], n, t, nc);
+      m_dense.sytrs_lower(nc, nrhs, panel, m, m_ipiv.data() + f.super_ptr[s], t, nc);
+      m_dense.gemm_ab(mu, nrhs, nc, panel + nc, m, t, nc, 0.0, w.data() + m_solve_off_host[s] * nrhs, mu);
+    }
+  } else {
+    // Per front: x1 := L11^-1 x1 on its own rows, w_s := L21 x1.
+    for (std::int64_t s : (*m_levels)[level]) {
     const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
     const double* panel = m_lx.data() + f.lx_ptr[s];
     double* x1 = x + f.super_ptr[s];
     m_dense.trsm_left_lower(false, nc, nrhs, panel, m, x1, n);
     if (mu > 0) m_dense.gemm_ab(mu, nrhs, nc, panel + nc, m, x1, n, 0.0, w.data() + m_solve_off_host[s] * nrhs, mu);
+    }
   }
   if (below == 0) return;
   // x(rows below) -= w: fronts of a level may share ancestor rows.
@@ -562,14 +646,15 @@ void LevelNumeric<Space>::backward_level(std::size_t level, double* x, Array<dou
   const std::int64_t n = f.n, below = m_level_rows_below[level];
   // w_s := x(rows below s), final already (they belong to higher levels).
   if (below > 0) for_rows_below(level, nrhs, TESSERA_LAMBDA(std::int64_t xi, std::int64_t wi) { w(wi) = x[xi]; });
-  // Per front: x1 := L11^-T (x1 - L21^T w_s).
+  // Per front: x1 := L11^-T (x1 - L21^T w_s); LDL^T: F11^-1 (x1 - F21^T w_s).
   order_dense_calls();
   for (std::int64_t s : (*m_levels)[level]) {
     const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
     const double* panel = m_lx.data() + f.lx_ptr[s];
     double* x1 = x + f.super_ptr[s];
     if (mu > 0) m_dense.gemm_atb(-1.0, nc, nrhs, mu, panel + nc, m, w.data() + m_solve_off_host[s] * nrhs, mu, x1, n);
-    m_dense.trsm_left_lower(true, nc, nrhs, panel, m, x1, n);
+    if (m_ldlt) m_dense.sytrs_lower(nc, nrhs, panel, m, m_ipiv.data() + f.super_ptr[s], x1, n);
+    else m_dense.trsm_left_lower(true, nc, nrhs, panel, m, x1, n);
   }
 }
 
@@ -588,6 +673,88 @@ double LevelNumeric<Space>::log_determinant() const {
       },
       Sum<double>(sum));
   return 2 * sum;
+}
+
+template <class Space>
+typename LevelNumeric<Space>::LdltSummary LevelNumeric<Space>::ldlt_summary(double zero_pivot) const {
+  const std::int64_t n = m_sym->n;
+  LdltSummary out;
+  if (n == 0) return out;
+  // D's diagonal and subdiagonal, gathered on the device and read back with
+  // the interchanges: 3n numbers, against the factor's many more.
+  Array<double> dd(view_alloc("sparse::ldlt_d", WithoutInitializing), std::size_t(n)),
+      ee(view_alloc("sparse::ldlt_e", WithoutInitializing), std::size_t(n));
+  auto super_ptr = m_super_ptr;
+  auto rows_ptr = m_rows_ptr;
+  auto lx_ptr = m_lx_ptr;
+  auto lx = m_lx;
+  parallel_for(
+      "sparse::level_ldlt_d", RangePolicy<Space>(m_exec, 0, m_sym->nsuper), TESSERA_LAMBDA(std::int64_t s) {
+        const std::int64_t m = rows_ptr(s + 1) - rows_ptr(s), c0 = super_ptr(s), nc = super_ptr(s + 1) - c0;
+        for (std::int64_t c = 0; c < nc; ++c) {
+          dd(c0 + c) = lx(lx_ptr(s) + c * m + c);
+          ee(c0 + c) = c + 1 < nc ? lx(lx_ptr(s) + c * m + c + 1) : 0.0;
+        }
+      });
+  std::vector<double> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> ipiv(static_cast<std::size_t>(n));
+  deep_copy(m_exec, View<double*, LayoutLeft, HostSpace>(d.data(), d.size()), dd);
+  deep_copy(m_exec, View<double*, LayoutLeft, HostSpace>(e.data(), e.size()), ee);
+  deep_copy(m_exec, View<std::int64_t*, LayoutLeft, HostSpace>(ipiv.data(), ipiv.size()), m_ipiv);
+  m_exec.fence("sparse::LevelNumeric::ldlt_summary");
+  const SymbolicFactor& f = *m_sym;
+  for (std::int64_t s = 0; s < f.nsuper; ++s) {
+    const std::int64_t c0 = f.super_ptr[s], c1 = f.super_ptr[s + 1];
+    for (std::int64_t k = c0; k < c1; ++k) {
+      if (ipiv[k] < 0 && k + 1 < c1) {
+        // A 2x2 block [a b; b c]: its eigenvalues have the signs of det and
+        // trace (det < 0: one of each).
+        const double a = d[k], b = e[k], c = d[k + 1];
+        const double det = a * c - b * b;
+        if (det < 0) ++out.positive, ++out.negative;
+        else if (det > 0) (a + c > 0 ? out.positive : out.negative) += 2;
+        else out.zero += 2;  // Bunch-Kaufman never takes a singular 2x2 block
+        out.sign *= det > 0 ? 1 : det < 0 ? -1 : 0;
+        out.log_abs += std::log(std::abs(det));
+        ++out.two_by_two;
+        ++k;
+        continue;
+      }
+      const double p = d[k];
+      if (std::abs(p) <= zero_pivot) {
+        ++out.zero;
+        out.zero_columns.push_back(ldlt_column_at(s, k - c0 + 1));
+      } else {
+        ++(p > 0 ? out.positive : out.negative);
+      }
+      out.sign *= p > 0 ? 1 : p < 0 ? -1 : 0;
+      out.log_abs += std::log(std::abs(p));
+    }
+  }
+  std::sort(out.zero_columns.begin(), out.zero_columns.end());
+  return out;
+}
+
+template <class Space>
+std::int64_t LevelNumeric<Space>::ldlt_column_at(std::int64_t s, std::int64_t position) const {
+  // Replays sytrf's interchanges (lower: k = 1, 2, ...; a 1x1 pivot swaps
+  // k with ipiv(k), a 2x2 one k + 1 with -ipiv(k + 1)) on the identity.
+  const SymbolicFactor& f = *m_sym;
+  const std::int64_t c0 = f.super_ptr[s], nc = f.ncols(s);
+  std::vector<std::int64_t> ipiv(static_cast<std::size_t>(nc)), col(static_cast<std::size_t>(nc));
+  deep_copy(m_exec, View<std::int64_t*, LayoutLeft, HostSpace>(ipiv.data(), ipiv.size()),
+            subview(m_ipiv, std::make_pair(c0, c0 + nc)));
+  m_exec.fence("sparse::LevelNumeric::ldlt_column_at");
+  for (std::int64_t k = 0; k < nc; ++k) col[std::size_t(k)] = k;
+  for (std::int64_t k = 0; k < nc; ++k) {
+    if (ipiv[k] > 0) {
+      std::swap(col[std::size_t(k)], col[std::size_t(ipiv[k] - 1)]);
+    } else if (k + 1 < nc) {
+      std::swap(col[std::size_t(k + 1)], col[std::size_t(-ipiv[k + 1] - 1)]);
+      ++k;
+    }
+  }
+  return c0 + col[std::size_t(position - 1)];
 }
 
 template <class Space>
