@@ -244,7 +244,8 @@ TYPED_TEST(CholeskyTest, TinyTaskPoolStillFactorsAnyMatrix) {
 
 TYPED_TEST(CholeskyTest, SmallestTaskPoolStillFactorsAndSolves) {
   using Space = TypeParam;
-  // 256 bytes asked: the pool is one 4 KiB superblock, a dozen records. The
+  // 256 bytes asked: the pool is the scheduler's least, four 4 KiB superblocks
+  // (one per record size at once), a few dozen records of each size. The
   // generators fill it over and over, stall with nothing to wait for while
   // workers still cache freed records, and are restarted by the host
   // (detail/task_room.hpp); the result must not depend on any of that.

@@ -157,3 +157,37 @@ TYPED_TEST(TaskMemory, TaskLargerThanLargestBlockIsRejectedByName) {
   tessera::wait(big);
   EXPECT_EQ(f.get(), 0);
 }
+
+// A scheduler's own pool has at least TaskScheduler::kMinSuperblocks
+// superblocks, whatever capacity was asked: a superblock serves one block
+// size at a time, so a pool of one superblock (256 bytes asked used to give
+// one 4 KiB superblock) could hold records of a single size, and a DAG of
+// two record sizes stopped with the pool nearly empty.
+TYPED_TEST(TaskMemory, TinyPoolStillHoldsRecordsOfSeveralSizes) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using Member = typename Sched::member_type;
+  Sched sched(typename Sched::memory_space(), 256);
+  EXPECT_GE(sched.memory().capacity(), Sched::kMinSuperblocks * sched.memory().max_block_size());
+  static_assert(Sched::kMinSuperblocks >= 3);
+  std::atomic<long> sum{0};
+  std::atomic<long>* s = &sum;
+  for (int i = 0; i < 200; ++i) {
+    // Three record sizes alive at once: a void task holding one pointer
+    // (64 bytes), one holding five words (128) and one with a 200-byte
+    // closure (256).
+    struct Wide {
+      std::atomic<long>* s;
+      long pad[24];
+      void operator()(Member&) { s->fetch_add(pad[0] + 100, std::memory_order_relaxed); }
+    };
+    auto a = tessera::host_spawn(tessera::TaskSingle(sched), [s](Member&) { s->fetch_add(1, std::memory_order_relaxed); });
+    auto b = tessera::host_spawn(tessera::TaskSingle(sched), [s, x = long(i), y = 2L, z = 3L, w = 4L](Member&) {
+      s->fetch_add(10 + (x + y + z + w) * 0, std::memory_order_relaxed);
+    });
+    auto c = tessera::host_spawn(tessera::TaskSingle(sched), Wide{s, {}});
+    tessera::wait(sched);
+    ASSERT_TRUE(a.is_ready() && b.is_ready() && c.is_ready()) << "round " << i;
+  }
+  EXPECT_EQ(sum.load(), 200L * 111);
+  EXPECT_EQ(sched.statistics().pool_in_use_bytes, 0u);
+}

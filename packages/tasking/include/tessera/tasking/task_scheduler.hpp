@@ -16,6 +16,7 @@
 // future is ready.
 #include <tessera/tasking/future.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
@@ -88,13 +89,18 @@ class TaskScheduler {
   // node (larger when_alls become a tree of nodes).
   TaskScheduler(const memory_space& space, std::size_t pool_capacity_bytes, std::size_t min_block_bytes = 0,
                 std::size_t max_block_bytes = 0, std::size_t superblock_bytes = 0)
-      : TaskScheduler(memory_pool(space, pool_capacity_bytes, min_block_bytes, max_block_bytes,
-                                  superblock_bytes ? superblock_bytes
-                                                   : default_superblock(pool_capacity_bytes, max_block_bytes))) {}
+      : TaskScheduler(space, pool_capacity_bytes, min_block_bytes, max_block_bytes,
+                      superblock_bytes ? superblock_bytes : default_superblock(pool_capacity_bytes, max_block_bytes),
+                      0) {}
 
   // A superblock serves one block size at a time, and task records, when_all
   // nodes and results come in several sizes: by default the pool gets at
-  // least 32 superblocks (at most 1 MiB each, at least one largest block).
+  // least 32 superblocks (at most 1 MiB each, at least one largest block),
+  // and never fewer than kMinSuperblocks, whatever capacity was asked: a
+  // pool of one superblock holds records of one size only, and a DAG whose
+  // tasks need two sizes (a 64-byte one-pointer task beside a 128-byte one)
+  // could then never run its next task, though the pool looked empty.
+  static constexpr std::size_t kMinSuperblocks = 4;
   static std::size_t default_superblock(std::size_t capacity, std::size_t max_block) {
     const std::size_t largest = max_block ? max_block : 4096;
     std::size_t sb = std::size_t(1) << 20;
@@ -102,7 +108,18 @@ class TaskScheduler {
     return sb;
   }
 
+ private:
+  // The own-pool constructor's body: the capacity raised to at least
+  // kMinSuperblocks superblocks (0 stays 0: the pool refuses it by name).
+  TaskScheduler(const memory_space& space, std::size_t capacity, std::size_t min_block, std::size_t max_block,
+                std::size_t superblock, int)
+      : TaskScheduler(memory_pool(space, capacity == 0 ? 0 : std::max(capacity, kMinSuperblocks * superblock),
+                                  min_block, max_block, superblock)) {}
+
+ public:
+
   // A scheduler on an existing pool (shared with whoever else holds it).
+  // (Such a pool is the caller's: its geometry is taken as it is.)
   explicit TaskScheduler(const memory_pool& pool) {
     if (pool.capacity() == 0)
       detail::tasking::throw_bad_policy("tessera::TaskScheduler: the memory pool is empty (default-constructed)");
