@@ -3,6 +3,9 @@
 // atomics, results are trivially copyable, and failures go through
 // tessera::task_fail. Expected values come from closed forms. Without a GPU
 // the Cuda cases skip with the driver's reason; the host cases always run.
+// One concept per file beside it: test_task_portable_dag.cpp (when_all,
+// dependences, null futures, short waits), _memory.cpp, _team.cpp and
+// _errors.cpp (see portable_task_test_util.hpp).
 #include "portable_task_test_util.hpp"
 
 #include <string>
