@@ -21,6 +21,9 @@
 //    future, as inside host tasks; respawn and retry. A DAG that can never
 //    fit ends with the watchdog's error instead of spinning.
 #include <tessera/tasking/detail/cuda_driver.hpp>
+// The host API this specializes. task_scheduler.hpp includes this file at
+// its end, so either order of inclusion sees the primary templates first.
+#include <tessera/tasking/task_scheduler.hpp>
 
 #include <string>
 #include <type_traits>
