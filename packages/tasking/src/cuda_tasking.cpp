@@ -49,7 +49,7 @@ void throw_cuda_task_error(int kind, const std::string& name, const std::string&
       break;
     case CudaError::WhenAllTooLarge:
       m += "when_all in device code: " + message + " (" + std::to_string(value) +
-           "); split it into nested when_alls or raise the pool's max_block_bytes";
+           " bytes); give the scheduler's pool a larger max_block_bytes";
       break;
     case CudaError::BadRespawn:
       m += task + ": " + message;

@@ -1,5 +1,11 @@
 // The task DAG on every host back-end: Fibonacci by spawn + respawn +
 // when_all, large when_alls, priorities, results, futures and statistics.
+// The cases device code can run are also in test_task_portable_dag.cpp (for
+// every back-end, Cuda included): when_all of 10,000 futures, dependences
+// ordering tasks. These stay host-only: their closures hold host objects
+// (std::vector of futures, std::atomic, shared_ptr, references to the test's
+// locals), and they read host-only API (reference_count, the statistics of
+// respawns and executions, the exact order of one Serial worker).
 #include "tasking_test_util.hpp"
 
 #include <atomic>

@@ -1,6 +1,15 @@
 // Misuse and failures: exceptions thrown by tasks, null futures, get() too
 // early, self-dependence (directly and through when_all), dependence cycles,
 // spawn and respawn called from the wrong place, bad policies.
+// test_task_portable_errors.cpp (and test_task_portable_dag.cpp for null
+// futures) has self-dependence and the dependence cycle for every back-end,
+// Cuda included. Host-only: exceptions thrown by tasks and nested in
+// TaskFailure (device code cannot throw: tessera::task_fail is the portable
+// way, in test_task_portable.cpp), get() before completion naming the
+// functor type, a respawn through another functor's pointer, wait or
+// host_spawn inside a task (host checks with run-time type information), the
+// reuse of a scheduler after a cycle (a Cuda scheduler refuses it), and the
+// host's std::invalid_argument for bad policies.
 #include "tasking_test_util.hpp"
 
 #include <atomic>

@@ -1,6 +1,12 @@
 // Memory behaviour of the task DAG: long respawn chains in bounded memory,
 // a million tasks through a 1 MiB pool by a throttling driver task, pool
 // exhaustion on the host, records freed with their last future.
+// The first two are also in test_task_portable_memory.cpp, for every
+// back-end (Cuda included); here they count through std::atomic and check
+// host-only statistics (respawns, the pool's high water on one thread).
+// Host-only: host_spawn on a full pool throws (on Cuda host spawns go to a
+// staging arena of their own), and the std::length_error naming a functor
+// larger than the largest block (device code reports it through the wait).
 #include "tasking_test_util.hpp"
 
 #include <atomic>

@@ -3,37 +3,23 @@
 // atomics, results are trivially copyable, and failures go through
 // tessera::task_fail. Expected values come from closed forms. Without a GPU
 // the Cuda cases skip with the driver's reason; the host cases always run.
-#include "tasking_test_util.hpp"
-
-// The functors are __host__ __device__ and call the host back-ends' API in
-// their host instantiations, which nvcc reports (warning 20014) although
-// those instantiations never run on the device.
-#if defined(__NVCC__)
-#pragma nv_diag_suppress 20014
-#endif
+// One concept per file beside it: test_task_portable_dag.cpp (when_all,
+// dependences, null futures, short waits), _memory.cpp, _team.cpp and
+// _errors.cpp (see portable_task_test_util.hpp).
+#include "portable_task_test_util.hpp"
 
 #include <string>
 #include <vector>
 
 namespace {
 
-// Every enabled back-end, Cuda included: the spaces every typed test runs on.
-using PortableTaskSpaces = tessera::test::ExecutionSpaces;
+using tessera::test::portable::CountView;
+using tessera::test::portable::PortableTaskSpaces;
+using tessera::test::portable::to_host;
 
 template <class Space>
 class TaskPortable : public SpaceTest<Space> {};
 TYPED_TEST_SUITE(TaskPortable, PortableTaskSpaces, tessera::test::SpaceNames);
-
-template <class Space>
-using CountView = tessera::View<long long*, typename Space::memory_space>;
-
-template <class Space>
-std::vector<long long> to_host(const CountView<Space>& v) {
-  auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), v);
-  std::vector<long long> out(std::size_t(v.extent(0)));
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = h(i);
-  return out;
-}
 
 // ---- Fibonacci by spawn + when_all + respawn ----------------------------------------
 

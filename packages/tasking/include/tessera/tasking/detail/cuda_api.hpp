@@ -21,6 +21,9 @@
 //    future, as inside host tasks; respawn and retry. A DAG that can never
 //    fit ends with the watchdog's error instead of spinning.
 #include <tessera/tasking/detail/cuda_driver.hpp>
+// The host API this specializes. task_scheduler.hpp includes this file at
+// its end, so either order of inclusion sees the primary templates first.
+#include <tessera/tasking/task_scheduler.hpp>
 
 #include <string>
 #include <type_traits>
@@ -70,6 +73,16 @@ TESSERA_INLINE_FUNCTION int cuda_team_members(int n) {
                    "so the team size must be 1, 2, 4, 8, 16 or 32 (larger requests get 32); ask for the power of two "
                    "below it, or 32");
 }
+// The inputs of a device when_all, read one by one (no copy into an array).
+template <class Future>
+struct CudaFutureInputs {
+  const Future* futures;
+  TESSERA_INLINE_FUNCTION CudaTaskRecord* operator()(int i) const { return futures[i].impl_record(); }
+};
+struct CudaRecordInputs {
+  CudaTaskRecord* const* records;
+  TESSERA_INLINE_FUNCTION CudaTaskRecord* operator()(int i) const { return records[i]; }
+};
 inline const void* cuda_host_module() {
   static const void* m = [] {
     void* p = nullptr;
@@ -330,22 +343,16 @@ class TaskScheduler<Cuda> {
   }
   void reset_statistics() { queue("reset_statistics").reset_statistics(); }
 
-  // ---- when_all: in device code a node from the pool (null future when the
-  // pool is full: respawn and retry), on the host a staged node ----
+  // ---- when_all: in device code nodes from the pool (a tree of nodes of at
+  // most 32 inputs for larger ones; a null future when the pool cannot
+  // supply them all: respawn and retry), on the host a staged node ----
   template <class T>
   TESSERA_INLINE_FUNCTION future_type<void> when_all(const future_type<T>* futures, int n) const {
+#if TESSERA_IMPL_ON_DEVICE
+    return when_all_device(detail::tasking::CudaFutureInputs<future_type<T>>{futures}, n);
+#else
     constexpr int kChunk = 32;
     Record* recs[kChunk];
-#if TESSERA_IMPL_ON_DEVICE
-    if (n > kChunk) {
-      detail::tasking::cuda_record_error(m_dev, detail::tasking::CudaError::WhenAllTooLarge,
-                                         "when_all in device code takes at most 32 futures per call (nest them)",
-                                         nullptr, n);
-      return future_type<void>();
-    }
-    for (int i = 0; i < n; ++i) recs[i] = futures[i].impl_record();
-    return when_all_records(recs, n);
-#else
     if (n <= kChunk) {
       for (int i = 0; i < n; ++i) recs[i] = futures[i].impl_record();
       return when_all_records(recs, n);
@@ -395,36 +402,129 @@ class TaskScheduler<Cuda> {
     o.m_counted = c;
   }
 
-  TESSERA_INLINE_FUNCTION future_type<void> when_all_records(Record* const* recs, int n) const {
+#if defined(__CUDA_ARCH__)
+  // when_all in device code over input(0), ..., input(n - 1) (records, null
+  // for null futures), with the host's semantics: null inputs are ignored
+  // and nothing but null inputs gives a null future; a node keeps only the
+  // inputs still incomplete. The pending inputs that fit one node (32, or
+  // what the pool's largest block holds) take one node; more take a tree.
+  template <class Input>
+  __device__ future_type<void> when_all_device(const Input& input, int n) const {
     using namespace detail::tasking;
-#if TESSERA_IMPL_ON_DEVICE
-    int pending = 0;
+    int live = 0, pending = 0;
     for (int i = 0; i < n; ++i)
-      if (recs[i] && !recs[i]->is_complete()) ++pending;
-    const std::size_t bytes = sizeof(Record) + std::size_t(pending) * sizeof(Record*);
-    if (bytes > m_dev->pool().max_block_size()) {
-      cuda_record_error(m_dev, CudaError::WhenAllTooLarge, "a when_all node larger than the pool's largest block",
-                        nullptr, (long long)bytes);
+      if (Record* r = input(i)) {
+        ++live;
+        if (!r->is_complete()) ++pending;
+      }
+    if (live == 0) return future_type<void>();
+    const int fan = cuda_when_all_fan_in(m_dev->pool().max_block_size());
+    if (fan < 2) {
+      cuda_record_error(m_dev, CudaError::WhenAllTooLarge,
+                        "the pool's largest block cannot hold a when_all node of two inputs", nullptr,
+                        (long long)m_dev->pool().max_block_size());
       return future_type<void>();
     }
+    if (pending > fan) return when_all_tree(input, n, pending, fan);
+    // The common case: one node.
+    const std::size_t bytes = cuda_when_all_node_bytes(pending);
     void* mem = cuda_allocate_record(m_dev, bytes);
     if (mem == nullptr) return future_type<void>();
     Record* a = new (mem) Record;
     int k = 0;
+    // Completion is monotonic: an input incomplete now was incomplete in
+    // the count above, so at most `pending` are kept.
     for (int i = 0; i < n && k < pending; ++i)
-      if (recs[i] && !recs[i]->is_complete()) {
-        cuda_retain(recs[i]);
-        a->deps()[k++] = recs[i];
+      if (Record* r = input(i); r && !r->is_complete()) {
+        cuda_retain(r);
+        a->deps()[k++] = r;
       }
-    a->kind = std::uint8_t(TaskKind::Aggregate);
-    a->queue = m_dev;
-    a->module = &cuda_module_marker;
-    a->alloc_bytes = std::uint32_t(bytes);
-    a->refs = 1;  // the future
-    a->count = std::uint32_t(k);
+    init_node(a, bytes, k);
     cuda_add(m_dev->counters[cuda_warp_index()].spawned, 1ull);
     cuda_continue_aggregate(m_dev, a);
     return future_type<void>(a, static_cast<HostQueue*>(m_dev->host_queue), adopt_t{});
+  }
+
+  // More pending inputs than one node holds: a tree, leaves first, each node
+  // of at most `fan` inputs (the host's make_when_all, without a vector).
+  // Every block is taken before anything is built, so a full pool leaves
+  // nothing behind (the blocks taken so far go back) and the caller gets a
+  // null future. Until they are scheduled, the nodes are chained through
+  // `next` in creation order: level by level, the root last. An inner node's
+  // inputs are the nodes of the level below, in that order, so one cursor
+  // walking the chain from the first leaf hands each node to its parent.
+  template <class Input>
+  __device__ __noinline__ future_type<void> when_all_tree(const Input& input, int n, int pending, int fan) const {
+    using namespace detail::tasking;
+    Record* head = nullptr;
+    Record* tail = nullptr;
+    int nodes = 0, leaves = 0;
+    for (int width = pending;;) {
+      const int level = (width + fan - 1) / fan;
+      for (int k = 0; k < level; ++k) {
+        const int inputs = width - k * fan < fan ? width - k * fan : fan;
+        const std::size_t bytes = cuda_when_all_node_bytes(inputs);
+        void* mem = cuda_allocate_record(m_dev, bytes);
+        if (mem == nullptr) {
+          while (head != nullptr) {
+            Record* next = head->next;
+            m_dev->pool().deallocate(head, head->alloc_bytes);
+            head = next;
+          }
+          return future_type<void>();
+        }
+        Record* a = new (mem) Record;
+        init_node(a, bytes, inputs);  // count: the room for now
+        if (tail) tail->next = a;
+        else head = a;
+        tail = a;
+        ++nodes;
+      }
+      if (leaves == 0) leaves = level;
+      if (level == 1) break;
+      width = level;
+    }
+    // The leaves take the inputs still incomplete (no more than counted).
+    Record* node = head;
+    int i = 0;
+    for (int l = 0; l < leaves; ++l, node = node->next) {
+      std::uint32_t k = 0;
+      for (; i < n && k < node->count; ++i)
+        if (Record* r = input(i); r && !r->is_complete()) {
+          cuda_retain(r);
+          node->deps()[k++] = r;
+        }
+      node->count = k;
+    }
+    // Inner nodes adopt their children's reference (refs = 1 each).
+    Record* child = head;
+    for (; node != nullptr; node = node->next)
+      for (std::uint32_t k = 0; k < node->count; ++k, child = child->next) node->deps()[k] = child;
+    // Children before parents: a parent finds each child complete or waitable.
+    cuda_add(m_dev->counters[cuda_warp_index()].spawned, (unsigned long long)nodes);
+    for (Record* a = head; a != nullptr;) {
+      Record* next = a->next;  // continuing a node may queue it (its `next` becomes a wait-queue link)
+      a->next = nullptr;
+      cuda_continue_aggregate(m_dev, a);
+      a = next;
+    }
+    return future_type<void>(tail, static_cast<HostQueue*>(m_dev->host_queue), adopt_t{});
+  }
+
+  __device__ void init_node(Record* a, std::size_t bytes, int count) const {
+    a->kind = std::uint8_t(detail::tasking::TaskKind::Aggregate);
+    a->queue = m_dev;
+    a->module = &detail::tasking::cuda_module_marker;
+    a->alloc_bytes = std::uint32_t(bytes);
+    a->refs = 1;  // the future, or the parent node
+    a->count = std::uint32_t(count);
+  }
+#endif
+
+  TESSERA_INLINE_FUNCTION future_type<void> when_all_records(Record* const* recs, int n) const {
+    using namespace detail::tasking;
+#if TESSERA_IMPL_ON_DEVICE
+    return when_all_device(CudaRecordInputs{recs}, n);
 #else
     HostQueue& q = queue("when_all");
     int live = 0;
@@ -657,12 +757,12 @@ TESSERA_INLINE_FUNCTION void cuda_respawn(F* self, CudaTaskRecord* dep, TaskPrio
   CudaTaskRecord* t = &TaskT::of_functor(self)->rec;
   CudaQueueState* s = t->queue;
   if (t->kind == std::uint8_t(TaskKind::Team) && cuda_lane() != 0) return;  // rank 0's call counts
-  if (dep == t || (dep && dep->is_aggregate() && [&] {
-        for (std::uint32_t i = 0; i < dep->count; ++i)
-          if (dep->deps()[i] == t) return true;
-        return false;
-      }())) {
-    cuda_record_error(s, CudaError::BadRespawn, "respawn: a task would depend on itself (a cycle that never completes)",
+  if (cuda_depends_on(dep, t)) {
+    cuda_record_error(s, CudaError::BadRespawn,
+                      dep == t ? "respawn: the task would depend on itself (its own future as dependence): a cycle "
+                                 "that never completes"
+                               : "respawn: the task would depend on itself through the when_all it waits on: a "
+                                 "cycle that never completes",
                       t);
     return;
   }

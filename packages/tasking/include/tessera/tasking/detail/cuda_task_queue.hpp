@@ -44,7 +44,7 @@ enum class CudaError : int {
   Stalled = 3,           // the watchdog: no task completed for stall_ns
   Cycle = 4,             // tasks left waiting when nothing could run
   ForeignModule = 5,     // a record made by another translation unit's code
-  WhenAllTooLarge = 6,   // a device when_all larger than one pool block
+  WhenAllTooLarge = 6,   // the pool's largest block holds no when_all node of two inputs
   BadRespawn = 7,        // respawn on itself, or from outside the running task
   BadTeamSize = 8,       // set_team_size in device code: not a power of two up to 32, or on a TaskSingle
 };
@@ -265,6 +265,52 @@ __device__ inline void cuda_continue_aggregate(CudaQueueState* s, CudaTaskRecord
     a->next_dep += 1;
   }
   cuda_complete(s, a);
+}
+
+// A when_all node: its bytes for `inputs` inputs, and the inputs one node
+// takes (the fan-in of a when_all tree): 32, or what the pool's largest
+// block holds when that is less (below 2: no when_all fits the pool).
+TESSERA_INLINE_FUNCTION std::size_t cuda_when_all_node_bytes(int inputs) {
+  return sizeof(CudaTaskRecord) + std::size_t(inputs) * sizeof(CudaTaskRecord*);
+}
+TESSERA_INLINE_FUNCTION int cuda_when_all_fan_in(std::size_t max_block) {
+  if (max_block < sizeof(CudaTaskRecord)) return 0;
+  const std::size_t fit = (max_block - sizeof(CudaTaskRecord)) / sizeof(CudaTaskRecord*);
+  return fit < 32 ? int(fit) : 32;
+}
+
+// Whether waiting on d would make t wait on itself: d is t, or a when_all
+// with t among its inputs, through its tree of nodes or when_alls nested by
+// the caller. The caller's future keeps d alive, and every node its inputs,
+// and a node's inputs never change once built, so the walk reads nothing
+// that moves. A complete node cannot hold t (t is running), so it is not
+// entered. Depth first with a fixed stack (a tree of 32-input nodes is 7
+// levels deep at 2^31 inputs): a t nested deeper than kDepth when_alls is
+// not found here, and the wait then reports the cycle when nothing can run.
+__device__ inline bool cuda_depends_on(CudaTaskRecord* d, const CudaTaskRecord* t) {
+  constexpr int kDepth = 16;
+  if (d == t) return true;
+  if (d == nullptr || !d->is_aggregate() || d->is_complete()) return false;
+  CudaTaskRecord* node[kDepth];
+  std::uint32_t next[kDepth];
+  int top = 0;
+  node[0] = d;
+  next[0] = 0;
+  while (top >= 0) {
+    CudaTaskRecord* a = node[top];
+    if (next[top] == a->count) {
+      --top;
+      continue;
+    }
+    CudaTaskRecord* x = a->deps()[next[top]++];
+    if (x == t) return true;
+    if (x->is_aggregate() && top + 1 < kDepth && !x->is_complete()) {
+      ++top;
+      node[top] = x;
+      next[top] = 0;
+    }
+  }
+  return false;
 }
 
 // After a task's functor returned: again later if it asked to respawn (and
