@@ -55,6 +55,17 @@ struct AddTo {
   TESSERA_FUNCTION void operator()(typename Sched::member_type&) { tessera::atomic_add(&count(slot), value); }
 };
 
+// order(i) := the ticket task i drew from the counter order(counter): the
+// order in which tasks ran.
+template <class Sched, class View>
+struct Ticket {
+  View order;
+  int i, counter;
+  TESSERA_FUNCTION void operator()(typename Sched::member_type&) {
+    order(i) = tessera::atomic_fetch_add(&order(counter), 1ll);
+  }
+};
+
 template <class Sched>
 struct Noop {
   TESSERA_FUNCTION void operator()(typename Sched::member_type&) {}

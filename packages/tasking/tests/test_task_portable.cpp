@@ -15,6 +15,7 @@ namespace {
 
 using tessera::test::portable::CountView;
 using tessera::test::portable::PortableTaskSpaces;
+using tessera::test::portable::Ticket;
 using tessera::test::portable::to_host;
 
 template <class Space>
@@ -105,15 +106,6 @@ TYPED_TEST(TaskPortable, FanOutRunsEveryTaskOnce) {
 }
 
 // ---- priorities ---------------------------------------------------------------------
-
-template <class Sched, class View>
-struct Ticket {
-  View order;  // order(i): when task i ran; order(n): the ticket counter
-  int i, n;
-  TESSERA_FUNCTION void operator()(typename Sched::member_type&) {
-    order(i) = tessera::atomic_fetch_add(&order(n), 1ll);
-  }
-};
 
 TYPED_TEST(TaskPortable, PrioritiesRunEveryTaskHighFirstOnOneWorker) {
   using Sched = tessera::TaskScheduler<TypeParam>;

@@ -15,6 +15,7 @@ using tessera::test::portable::AddTo;
 using tessera::test::portable::CountView;
 using tessera::test::portable::Noop;
 using tessera::test::portable::PortableTaskSpaces;
+using tessera::test::portable::Ticket;
 using tessera::test::portable::to_host;
 
 template <class Space>
@@ -129,20 +130,10 @@ TYPED_TEST(TaskPortableDag, WhenAllOfManyFuturesInsideATask) {
 
 // ---- dependences order tasks ---------------------------------------------------------
 
-// order(i): the ticket task i drew; order(counter): the ticket counter.
-template <class Sched, class View>
-struct Stamp {
-  View order;
-  int i, counter;
-  TESSERA_FUNCTION void operator()(typename Sched::member_type&) {
-    order(i) = tessera::atomic_fetch_add(&order(counter), 1ll);
-  }
-};
-
 TYPED_TEST(TaskPortableDag, DependencesOrderTasks) {
   using Sched = tessera::TaskScheduler<TypeParam>;
   using View = CountView<TypeParam>;
-  using S = Stamp<Sched, View>;
+  using S = Ticket<Sched, View>;
   Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
   // A chain of 2000 tasks, each spawned with the previous one as dependence;
   // then 100 independent tasks, a join on their when_all, and a task after
