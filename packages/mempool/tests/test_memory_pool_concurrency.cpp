@@ -612,3 +612,63 @@ TEST(MemoryPoolThreadCacheConcurrency, OversubscribedThreadsReclaimFromEachOther
               failures);
   EXPECT_GT(freezes.load(), 0u) << "the pool never reclaimed from the caches: make it smaller";
 }
+
+// Batches (allocate_batch / deallocate_batch) racing single calls and the
+// caches' reclaims, more threads than cores, on a pool far smaller than the
+// threads could hold: each thread takes a batch of random size and length,
+// frees some of it one by one and the rest as a shuffled batch. Every block
+// carries its owner's pattern; the run must end with the pool empty and no
+// bad deallocation.
+TEST(MemoryPoolThreadCacheConcurrency, BatchesRaceSingleCallsAndReclaims) {
+  using Pool = tessera::MemoryPool<tessera::Serial>;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int nthreads = static_cast<int>(std::clamp(2 * cores, 4u, 32u));
+  constexpr int kRounds = 6, kOps = 3000;
+  for (bool cache : {true, false}) {
+    SCOPED_TRACE(cache ? "thread cache on" : "thread cache off");
+    for (int round = 0; round < kRounds; ++round) {
+      // 16 superblocks of 8 KiB, blocks 64 .. 1024 bytes.
+      Pool pool(tessera::HostSpace(), 16 * 8192, 64, 1024, 8192, tessera::test::pool_options(cache));
+      std::atomic<int> ready{0};
+      std::atomic<unsigned long long> blocks{0}, corrupted{0};
+      std::vector<std::thread> threads;
+      for (int t = 0; t < nthreads; ++t) {
+        threads.emplace_back([&, t] {
+          ready.fetch_add(1);
+          while (ready.load() < nthreads) std::this_thread::yield();
+          std::uint64_t rng = 0x2545f4914f6cdd1dull * std::uint64_t(round * 977 + t + 1);
+          void* p[40];
+          unsigned long long got_total = 0, bad = 0;
+          for (int op = 0; op < kOps; ++op) {
+            const std::size_t bytes = std::size_t(64) << (next_random(rng) % 5);
+            const std::size_t want = 1 + next_random(rng) % 40;
+            const std::size_t got = pool.allocate_batch(bytes, p, want);
+            got_total += got;
+            for (std::size_t i = 0; i < got; ++i) fill(p[i], bytes, (std::uint64_t(t) << 40) | (std::uint64_t(op) << 8) | i);
+            std::this_thread::yield();  // let other threads touch the pool while these blocks are live
+            for (std::size_t i = 0; i < got; ++i)
+              if (!intact(p[i], bytes, (std::uint64_t(t) << 40) | (std::uint64_t(op) << 8) | i)) ++bad;
+            const std::size_t singles = got / 3;
+            for (std::size_t i = 0; i < singles; ++i) pool.deallocate(p[i], bytes);
+            for (std::size_t i = got; i > singles + 1; --i)  // shuffle the rest
+              std::swap(p[i - 1], p[singles + next_random(rng) % (i - singles)]);
+            pool.deallocate_batch(p + singles, got - singles, bytes);
+            if (op % 7 == 0) {  // single calls too, so that caches fill and get reclaimed
+              void* q = pool.allocate(bytes);
+              if (q) pool.deallocate(q, bytes);
+            }
+          }
+          blocks.fetch_add(got_total);
+          corrupted.fetch_add(bad);
+        });
+      }
+      for (auto& th : threads) th.join();
+      EXPECT_EQ(corrupted.load(), 0u) << "round " << round << ": a block was handed to two owners at once";
+      EXPECT_GT(blocks.load(), 0u);
+      typename Pool::usage_statistics st;
+      pool.get_usage_statistics(st);
+      EXPECT_EQ(st.consumed_blocks, 0u) << "round " << round;
+      EXPECT_EQ(st.bad_deallocations, 0u) << "round " << round;
+    }
+  }
+}

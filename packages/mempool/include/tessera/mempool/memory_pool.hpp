@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -311,6 +312,96 @@ class MemoryPool {
 #else
       if (freed) release(sb, 1);
 #endif
+    }
+  }
+
+  // ---- batches (host only) ----------------------------------------------------------
+
+  // Up to n blocks of allocate_block_size(bytes) bytes, written to out[0..);
+  // returns how many (fewer than n, possibly 0, when the pool runs short or
+  // bytes > max_block_size(); a short batch is not counted as a failed
+  // allocation). One reservation and one bitset word serve up to 32 blocks,
+  // so a batch costs a few instructions per block where allocate() costs a
+  // thread-cache round trip each: for callers that keep their own free
+  // lists (the task scheduler refills its per-worker record cache this
+  // way). The blocks bypass the thread caches. Host code only, on a pool
+  // whose memory is host-accessible (elsewhere it returns 0).
+  std::size_t allocate_batch(std::size_t bytes, void** out, std::size_t n) const {
+    if constexpr (!detail::host_accessible<memory_space>::value) {
+      (void)bytes, (void)out, (void)n;
+      return 0;
+    } else {
+      namespace mp = detail::mempool;
+      if (m_meta == nullptr || n == 0 || bytes > max_block_size()) return 0;
+      const std::uint32_t lg = block_lg(bytes);
+      std::size_t got = 0;
+      bool flushed = false;
+      while (got < n) {
+        const std::size_t want = std::min<std::size_t>(n - got, 1u << 20);
+        const std::uint32_t k = allocate_blocks(lg, static_cast<std::uint32_t>(want), out + got, 1, mp::scatter_value());
+        if (k == 0) {
+          // Free blocks may sit in threads' caches: return them once, retry.
+          if (flushed || !m_cache || !m_cache->any_cached()) break;
+          flush_all_caches();
+          flushed = true;
+          continue;
+        }
+        got += k;
+      }
+      if (m_cache)
+        for (std::size_t i = 0; i < got; ++i) hand_out(out[i]);
+      return got;
+    }
+  }
+
+  // Returns n blocks of one block size (bytes as given to allocate), with
+  // the checks of deallocate(): a foreign pointer, a wrong size, a block
+  // already free or parked in a cache changes nothing and is counted in
+  // bad_deallocations. One atomic per bitset word touched rather than per
+  // block when the blocks lie close together (blocks in address order need
+  // no sorting). nullptr entries are skipped. Host code only.
+  void deallocate_batch(void* const* blocks, std::size_t n, std::size_t bytes) const {
+    if constexpr (!detail::host_accessible<memory_space>::value) {
+      (void)blocks, (void)n, (void)bytes;
+    } else {
+      namespace mp = detail::mempool;
+      if (m_meta == nullptr) return;
+      constexpr std::uint32_t kChunk = 64;
+      const std::size_t report_bytes = bytes != 0 ? bytes : 1;  // nonzero: free_batch checks
+      void* chunk[kChunk];
+      std::uint32_t k = 0, chunk_lg = 0;
+      // A superblock found valid for this size stays so while the batch
+      // holds blocks of it (their reservations pin its size): blocks after
+      // the first in it need only the range and alignment checks.
+      std::uint32_t known_sb = kNone;
+      const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(m_data);
+      for (std::size_t i = 0; i < n; ++i) {
+        void* p = blocks[i];
+        if (p == nullptr) continue;
+        const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(p) - base;
+        if (known_sb == kNone || (off >> m_sb_lg) != known_sb || (off & ((std::uintptr_t(1) << chunk_lg) - 1)) != 0) {
+          std::uint32_t sb = 0, lg = 0, idx = 0;
+          const int why = locate(p, bytes, sb, lg, idx);
+          if (TESSERA_IMPL_UNLIKELY(why != mp::kDeallocOk)) {
+            count_bad_deallocation(p, bytes, why);
+            continue;
+          }
+          known_sb = sb;
+          chunk_lg = lg;
+        }
+        // A block carrying the cache key may be parked in a cache: the exact
+        // (slow) check of deallocate() decides.
+        if (m_cache && TESSERA_IMPL_UNLIKELY(static_cast<std::uint64_t*>(p)[1] == m_cache_key)) {
+          deallocate(p, bytes);
+          continue;
+        }
+        chunk[k++] = p;
+        if (k == kChunk) {
+          free_batch(class_info(chunk_lg), chunk, k, report_bytes);
+          k = 0;
+        }
+      }
+      if (k != 0) free_batch(class_info(chunk_lg), chunk, k, report_bytes);
     }
   }
 
@@ -1020,29 +1111,51 @@ class MemoryPool {
   }
 
   // Returns blocks of one size to the bitsets, one atomic per page touched
-  // and one per superblock run rather than two per block.
-  void free_batch(const ClassInfo& ci, void** blocks, std::uint32_t n) const {
-    std::sort(blocks, blocks + n);
+  // and one per superblock run rather than two per block. With
+  // checked_bytes != 0 the blocks come from a caller (deallocate_batch), not
+  // from a cache: a block listed twice or already free is counted as a bad
+  // deallocation of that many bytes and gives back no reservation.
+  void free_batch(const ClassInfo& ci, void** blocks, std::uint32_t n, std::size_t checked_bytes = 0) const {
+    namespace mp = detail::mempool;
+    // Batches usually come in address order or its reverse (a LIFO list of
+    // blocks freed in order): neither needs a sort.
+    if (!std::is_sorted(blocks, blocks + n)) {
+      if (std::is_sorted(blocks, blocks + n, std::greater<>())) std::reverse(blocks, blocks + n);
+      else std::sort(blocks, blocks + n);
+    }
     const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(m_data);
     std::uint32_t cur_sb = kNone, cur_w = 0, mask = 0, run = 0;
+    const auto free_word = [&] {
+      if (mask == 0) return;
+      const std::uint32_t freed = free_bits(cur_sb, ci, cur_w, mask);
+      for (std::uint32_t bad = mask & ~freed; bad != 0; bad &= bad - 1) {
+        const std::size_t idx = std::size_t(cur_w) * 32 + static_cast<std::uint32_t>(mp::ctz32(bad));
+        count_bad_deallocation(m_data + (std::size_t(cur_sb) << m_sb_lg) + (idx << ci.lg), checked_bytes,
+                               mp::kAlreadyFree);
+      }
+      run += static_cast<std::uint32_t>(mp::popcount32(freed));
+      mask = 0;
+    };
     for (std::uint32_t i = 0; i < n; ++i) {
+      if (i != 0 && blocks[i] == blocks[i - 1]) {  // only a caller's batch can list a block twice
+        count_bad_deallocation(blocks[i], checked_bytes, mp::kAlreadyFree);
+        continue;
+      }
       const std::size_t off = reinterpret_cast<std::uintptr_t>(blocks[i]) - base;
       const std::uint32_t sb = static_cast<std::uint32_t>(off >> m_sb_lg);
       const std::uint32_t idx = static_cast<std::uint32_t>((off & ((std::size_t(1) << m_sb_lg) - 1)) >> ci.lg);
       if (sb != cur_sb || (idx >> 5) != cur_w) {
-        if (mask) free_bits(cur_sb, ci, cur_w, mask);
+        free_word();
         if (sb != cur_sb && run) {
           release(cur_sb, run);
           run = 0;
         }
         cur_sb = sb;
         cur_w = idx >> 5;
-        mask = 0;
       }
       mask |= 1u << (idx & 31u);
-      ++run;
     }
-    if (mask) free_bits(cur_sb, ci, cur_w, mask);
+    free_word();
     if (run) release(cur_sb, run);
   }
 

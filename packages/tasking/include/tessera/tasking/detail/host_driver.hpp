@@ -52,12 +52,20 @@ class TaskQueue final : public TaskQueueBase {
   using member_type = TaskMember<Exec>;
 
   TaskQueue(const pool_type& pool, int nqueues, int team_size)
-      : TaskQueueBase(nqueues, team_size), m_pool(pool) {}
+      : TaskQueueBase(nqueues, team_size), m_pool(pool) {
+    m_record_batch_bytes = pool.capacity() / 256;
+  }
 
   const pool_type& pool() const noexcept { return m_pool; }
 
   void* pool_allocate(std::size_t bytes) override { return m_pool.allocate(bytes); }
   void pool_deallocate(void* p, std::size_t bytes) override { m_pool.deallocate(p, bytes); }
+  std::uint32_t pool_allocate_batch(std::size_t bytes, void** out, std::uint32_t n) override {
+    return static_cast<std::uint32_t>(m_pool.allocate_batch(bytes, out, n));
+  }
+  void pool_deallocate_batch(void* const* blocks, std::uint32_t n, std::size_t bytes) override {
+    m_pool.deallocate_batch(blocks, n, bytes);
+  }
   std::size_t pool_capacity() const override { return m_pool.capacity(); }
   std::size_t pool_max_block() const override { return m_pool.max_block_size(); }
   void pool_usage(std::size_t& high_water, std::size_t& in_use) const override {

@@ -30,8 +30,31 @@ namespace detail::tasking {
   return allocate_record_slow(w, bytes);
 }
 
+inline std::uint32_t TaskQueueBase::record_batch(int c) const noexcept {
+  const std::size_t fit = m_record_batch_bytes >> c;
+  return fit >= kRecordBatch ? kRecordBatch : fit == 0 ? 1u : std::uint32_t(fit);
+}
+
 [[gnu::noinline]] inline void* TaskQueueBase::allocate_record_slow(WorkerState* w, std::size_t bytes) {
   if (w != nullptr) {
+    const int c = record_class(bytes);
+    if (c < kRecordCacheClasses) {
+      // The cache of this class is empty: one batch from the pool, the
+      // first block for this record and the rest cached in address order
+      // (so that they go back to the pool sorted, see free_batch).
+      void* batch[kRecordBatch];
+      const std::uint32_t want = record_batch(c);
+      const std::uint32_t k = want > 1 ? pool_allocate_batch(std::size_t(1) << c, batch, want) : 0;
+      if (k != 0) {
+        for (std::uint32_t i = k - 1; i >= 1; --i) {
+          *static_cast<void**>(batch[i]) = w->cached[c];
+          w->cached[c] = batch[i];
+        }
+        w->cached_count[c] += k - 1;
+        ++w->live_delta;
+        return batch[0];
+      }
+    }
     void* p = pool_allocate(bytes);
     if (!p && w->has_cached()) {  // blocks of other sizes may be parked here
       flush_record_cache(*w);
@@ -46,17 +69,34 @@ namespace detail::tasking {
 }
 
 inline void TaskQueueBase::flush_record_cache(WorkerState& w) {
+  void* batch[kRecordBatch];
   for (int c = 0; c < kRecordCacheClasses; ++c) {
-    void* p = w.cached[c];
     const std::size_t bytes = std::size_t(1) << c;  // same block size as the requests cached here
-    while (p != nullptr) {
-      void* next = *static_cast<void**>(p);
-      pool_deallocate(p, bytes);
-      p = next;
+    std::uint32_t k = 0;
+    for (void* p = w.cached[c]; p != nullptr; p = *static_cast<void**>(p)) {
+      batch[k++] = p;
+      if (k == kRecordBatch) {
+        pool_deallocate_batch(batch, k, bytes);
+        k = 0;
+      }
     }
+    if (k != 0) pool_deallocate_batch(batch, k, bytes);
     w.cached[c] = nullptr;
     w.cached_count[c] = 0;
   }
+}
+
+[[gnu::noinline]] inline void TaskQueueBase::trim_record_cache(WorkerState& w, int c) {
+  void* batch[kRecordBatch];
+  const std::uint32_t n = std::min(kRecordBatch, kRecordCacheLimit[std::size_t(c)] / 2);
+  void* p = w.cached[c];
+  for (std::uint32_t i = 0; i < n; ++i) {
+    batch[i] = p;
+    p = *static_cast<void**>(p);
+  }
+  w.cached[c] = p;
+  w.cached_count[c] -= n;
+  pool_deallocate_batch(batch, n, std::size_t(1) << c);
 }
 
 [[gnu::always_inline]] inline void TaskQueueBase::free_record(TaskBase* t) {
@@ -80,11 +120,12 @@ inline void TaskQueueBase::flush_record_cache(WorkerState& w) {
 [[gnu::always_inline]] inline void TaskQueueBase::free_raw(void* p, std::size_t bytes) {
   if (WorkerState* w = local()) {
     const int c = record_class(bytes);
-    if (c < kRecordCacheClasses && w->cached_count[c] < kRecordCacheLimit[c]) [[likely]] {
+    if (c < kRecordCacheClasses) [[likely]] {
       *static_cast<void**>(p) = w->cached[c];
       w->cached[c] = p;
-      ++w->cached_count[c];
       --w->live_delta;
+      if (++w->cached_count[c] > kRecordCacheLimit[std::size_t(c)]) [[unlikely]]
+        trim_record_cache(*w, c);
       return;
     }
   }

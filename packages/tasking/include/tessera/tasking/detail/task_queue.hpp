@@ -115,6 +115,10 @@ class TaskQueueBase {
 
   virtual void* pool_allocate(std::size_t bytes) = 0;
   virtual void pool_deallocate(void* p, std::size_t bytes) = 0;
+  // Batches of blocks of one size (MemoryPool::allocate_batch /
+  // deallocate_batch): how a worker's record cache refills and drains.
+  virtual std::uint32_t pool_allocate_batch(std::size_t bytes, void** out, std::uint32_t n) = 0;
+  virtual void pool_deallocate_batch(void* const* blocks, std::uint32_t n, std::size_t bytes) = 0;
   virtual std::size_t pool_capacity() const = 0;
   virtual std::size_t pool_max_block() const = 0;
   virtual void pool_usage(std::size_t& high_water, std::size_t& in_use) const = 0;
@@ -155,6 +159,14 @@ class TaskQueueBase {
 
   // Returns a worker's cached records to the pool.
   void flush_record_cache(WorkerState& w);
+  // The record cache of class c holds more than its limit: a batch of its
+  // most recent records goes back to the pool.
+  void trim_record_cache(WorkerState& w, int c);  // [[gnu::noinline]] at its definition
+  // Records of class c taken from the pool at once when the cache of that
+  // class is empty: up to kRecordBatch, fewer in a small pool (so that one
+  // worker's cache cannot hold much of it while another worker's spawn
+  // finds the pool full).
+  std::uint32_t record_batch(int c) const noexcept;
 
   // Frees a record whose last reference went away (destroys its result, or
   // drops an aggregate's dependences first).
@@ -324,6 +336,8 @@ class TaskQueueBase {
   void wake_waiters_of(TaskBase* d);
 
   bool m_traced;
+  // pool capacity / 256: the most a refill takes from the pool at once.
+  std::size_t m_record_batch_bytes = 0;
   int m_nqueues;
   std::unique_ptr<ReadyQueues[]> m_queues;
   AggregateTask m_ready;  // see ready_record()

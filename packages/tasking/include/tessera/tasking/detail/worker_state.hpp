@@ -69,6 +69,9 @@ inline constexpr std::size_t kRecordCacheBytes = std::size_t(32) << 10;
 // ceil(log2(bytes)) for bytes >= 1: two requests with the same value get
 // the same pool block size.
 inline int record_class(std::size_t bytes) noexcept { return bytes <= 1 ? 0 : int(std::bit_width(bytes - 1)); }
+// Records taken from or returned to the pool at once by a worker's cache:
+// one bitset word of the pool serves 32 blocks.
+inline constexpr std::uint32_t kRecordBatch = 32;
 // Records a worker keeps per class: kRecordCacheBytes' worth, at least 4.
 inline constexpr auto kRecordCacheLimit = [] {
   std::array<std::uint32_t, kRecordCacheClasses> n{};
@@ -103,10 +106,13 @@ struct alignas(64) WorkerState {
   // pool block serves every request of the same rounded size, so a record
   // freed here is handed to the next spawn of that size without the pool's
   // bookkeeping (locating the block, its bitset or thread-cache handshake).
-  // Linked through their first word; bounded (kRecordCacheBytes per size)
-  // and returned to the pool whenever the worker finds no work, when an
-  // allocation fails and when the wait ends, so the pool's statistics
-  // between waits count only live records.
+  // Linked through their first word. An empty class refills with a batch
+  // from the pool and a class over its bound (kRecordCacheBytes) gives a
+  // batch back (MemoryPool::allocate_batch / deallocate_batch: one bitset
+  // word a batch instead of a pool call a record). Returned to the pool
+  // whenever the worker finds no work, when an allocation fails and when
+  // the wait ends, so the pool's statistics between waits count only live
+  // records.
   void* cached[kRecordCacheClasses] = {};
   std::uint32_t cached_count[kRecordCacheClasses] = {};
   // Tasks in this worker's deques (owner only): at most that many (reads
