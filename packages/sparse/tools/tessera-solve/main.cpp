@@ -12,6 +12,13 @@
 // gives it. Exit status: 0 solved, 1 numerical failure (the message
 // names the column), 2 bad usage or input. Phases longer than a second
 // (loading, analyzing, factorizing, solving) show progress on stderr.
+//
+// --space picks where a real Cholesky or LDL^T factorization runs: the
+// build's default space (Cuda in a CUDA build, the host with a one-line
+// notice when no GPU is usable), the default host space, or Cuda. IC(k)
+// and complex matrices run on the host. On Cuda the output adds the device's
+// name and the device memory the factorization held at its peak.
+#include <tessera/core/host_fallback.hpp>
 #include <tessera/sparse.hpp>
 #include <tessera/tools/cli.hpp>
 #include <tessera/tools/json.hpp>
@@ -28,7 +35,7 @@
 #include <vector>
 
 namespace ts = tessera::sparse;
-using Space = tessera::DefaultHostExecutionSpace;
+using HostExec = tessera::DefaultHostExecutionSpace;
 
 namespace {
 
@@ -44,12 +51,16 @@ const char* kDescription =
     "1 / (||A||_1 ||A^-1||_1) (Hager-Higham, as LAPACK's dlacon); --json keys log_abs_det, det_sign, rcond,\n"
     "inertia, and for ldlt delayed_pivots, delayed_fronts, max_front_growth, factor_entries,\n"
     "two_by_two_pivots, static_pivots.\n"
+    "--space: a real cholesky or ldlt runs on the build's default space (Cuda in a CUDA build; the host, with a\n"
+    "notice, when no GPU is usable), on the host, or on Cuda; on Cuda the output adds device and\n"
+    "device_memory_peak_bytes (factor panels + update matrices at their peak).\n"
     "Exit status: 0 solved, 1 numerical failure (the message names the column), 2 bad usage or input.";
 
 using tessera::tools::usage_error;
 
 struct Args {
-  std::string matrix, rhs, spy, factor = "cholesky", scheduler_name = "tasks";
+  std::string matrix, rhs, spy, factor = "cholesky", scheduler_name;  // scheduler: empty = the space's default
+  std::string space = "default";
   std::string ordering;  // empty: the factor's default
   ts::Scheduler scheduler = ts::Scheduler::Tasks;
   int block = 256, threads = 0, repeat = 1, refine = -1, ic_level = -1;  // refine -1: not given
@@ -74,8 +85,13 @@ void declare(tessera::tools::Command& cmd, Args& a) {
                  "degree, or none (default metis; natural for ic:K)")
       ->check(tt::one_of({"metis", "scotch", "amd", "natural"}));
   app.add_option("--factor", a.factor, "complete Cholesky, LDL^T (symmetric indefinite) or IC(k) + PCG: cholesky|ldlt|ic:K");
-  app.add_option("--scheduler", a.scheduler_name, "task DAG (default) or bulk-synchronous level sets")
+  app.add_option("--scheduler", a.scheduler_name,
+                 "task DAG (the host's default) or bulk-synchronous level sets (what Cuda runs)")
       ->check(tt::one_of({"tasks", "levelset"}));
+  app.add_option("--space", a.space,
+                 "where a real cholesky or ldlt runs: the build's default space (Cuda in a CUDA build), the host, "
+                 "or cuda (default: default)")
+      ->check(tt::one_of({"default", "host", "cuda"}));
   app.add_option("--block", a.block, "largest 2D block of a front (default 256)")->check(tt::integer(8, 1 << 20));
   app.add_option("--threads", a.threads, "threads of the host back-end (as --tessera-num-threads)")
       ->check(tt::integer(1, 4096));
@@ -102,7 +118,7 @@ void declare(tessera::tools::Command& cmd, Args& a) {
 }
 
 void check(Args& a) {
-  a.scheduler = ts::parse_scheduler(a.scheduler_name);
+  a.scheduler = ts::parse_scheduler(a.scheduler_name.empty() ? "tasks" : a.scheduler_name);
   if (a.factor.rfind("ic:", 0) == 0) {
     const auto k = tessera::tools::to_integer(a.factor.substr(3));
     if (!k || *k < 0 || *k > 1000) throw usage_error("--factor: the level K of ic:K must be in 0..1000, got '" + a.factor + "'");
@@ -114,6 +130,16 @@ void check(Args& a) {
   if (a.factor != "ldlt" && (a.static_pivot > 0 || a.pairing == "on"))
     throw usage_error("--static-pivot and --pairing apply to --factor ldlt");
   if (a.ic_level >= 0 && a.pivot_tolerance >= 0) throw usage_error("--pivot-tolerance applies to --factor cholesky or ldlt");
+  if (a.space == "cuda") {
+#if !TESSERA_ENABLE_CUDA
+    throw usage_error("--space cuda: this tessera-solve was built without CUDA (configure with -DTessera_ENABLE_CUDA=ON)");
+#endif
+    if (a.ic_level >= 0) throw usage_error("--space cuda factors with --factor cholesky or ldlt; ic:K runs on the host");
+    if (a.complex) throw usage_error("--space cuda factors real matrices; a complex one runs on the host");
+    if (a.scheduler_name == "tasks")
+      throw usage_error("--scheduler tasks runs on the host; Cuda factors level by level (--scheduler levelset)");
+    if (a.static_pivot > 0) throw usage_error("--static-pivot is not implemented on Cuda: use --space host");
+  }
   // Static pivoting solves a nearby matrix: refinement brings the solution back.
   if (a.refine < 0) a.refine = a.static_pivot > 0 ? 10 : 0;
 }
@@ -164,7 +190,7 @@ bool complex_input(const std::string& matrix) {
   return banner.rfind("%%matrixmarket", 0) == 0 && banner.find(" complex ") != std::string::npos;
 }
 
-template <class T>
+template <class T, class Space>
 int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads);
 
 }  // namespace
@@ -181,17 +207,32 @@ int main(int argc, char** argv) {
   }
   if (a.threads > 0) cmd.settings().set_num_threads(a.threads);
   tessera::ScopeGuard guard(cmd.settings());
-  const int threads = Space().concurrency();
+  const int threads = HostExec().concurrency();
   tessera::tools::Progress progress("tessera-solve");
   const bool complex = a.complex || complex_input(a.matrix);
   if (complex && a.ic_level >= 0) return cmd.fail("--factor ic:K is real only: use cholesky or ldlt for a complex matrix");
-  return complex ? solve_matrix<std::complex<double>>(a, progress, threads) : solve_matrix<double>(a, progress, threads);
+  if (complex && a.space == "cuda") return cmd.fail(a.matrix + " is complex: --space cuda factors real matrices");
+  if (complex) return solve_matrix<std::complex<double>, HostExec>(a, progress, threads);
+  // Real Cholesky and LDL^T run where --space says; IC(k) runs on the host.
+  if (a.space == "host" || a.ic_level >= 0 || (a.space == "default" && a.scheduler_name == "tasks") ||
+      (a.space == "default" && a.static_pivot > 0))
+    return solve_matrix<double, HostExec>(a, progress, threads);
+#if TESSERA_ENABLE_CUDA
+  if (a.space == "cuda" && !tessera::default_execution_space_usable()) {
+    std::fprintf(stderr, "tessera-solve: --space cuda: no CUDA device (%s)\n",
+                 tessera::default_execution_space_unusable_reason().c_str());
+    return 2;
+  }
+#endif
+  return tessera::run_on_usable_default_space(
+      "tessera-solve", [&]<class Space>() { return solve_matrix<double, Space>(a, progress, threads); });
 }
 
 namespace {
 
-template <class T>
+template <class T, class Space>
 int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads) {
+  constexpr bool on_host = tessera::is_host_execution_space<Space>::value;
   ts::CrsMatrix<T> A;
   std::vector<T> b;
   std::int64_t nrhs = 1;
@@ -231,7 +272,7 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
   ts::Stats stats;
   std::string ordering_name;
   try {
-    if constexpr (std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<T, double> && on_host) {
       if (a.ic_level >= 0) {
         ts::IncompleteOptions io;
         io.level = a.ic_level;
@@ -265,7 +306,7 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
       ts::Options opt;
       opt.factorization = a.factor == "ldlt" ? ts::Factorization::LDLt : ts::Factorization::Cholesky;
       opt.ordering = a.ordering.empty() ? ts::Ordering::Metis : ts::parse_ordering(a.ordering);
-      opt.scheduler = a.scheduler;
+      opt.scheduler = on_host ? a.scheduler : ts::Scheduler::LevelSet;
       opt.max_block = a.block;
       opt.refinement_steps = a.refine;
       if (a.pivot_tolerance >= 0) {
@@ -317,7 +358,7 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
   }
   const Accuracy acc = accuracy(A, x, b, nrhs);
   const double gflops = factorize_s > 0 ? flops / factorize_s * 1e-9 : 0;
-  const char* scheduler = a.ic_level >= 0 ? "levelset" : ts::to_string(a.scheduler);
+  const char* scheduler = a.ic_level >= 0 || !on_host ? "levelset" : ts::to_string(a.scheduler);
   if (a.json) {
     namespace tt = tessera::tools;
     tt::json j = {{"matrix", a.matrix},
@@ -358,6 +399,12 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
       j["peak_factor_bytes"] = stats.peak_factor_bytes;
       j["peak_update_bytes"] = stats.peak_update_bytes;
     }
+#if TESSERA_ENABLE_CUDA
+    if constexpr (!on_host) {
+      j["device"] = tessera::detail::cuda_device_info().name;
+      j["device_memory_peak_bytes"] = stats.peak_factor_bytes;
+    }
+#endif
     tt::print_line(j);
   } else {
     std::printf("matrix          %s%s\n", a.matrix.c_str(), ts::detail::is_complex_v<T> ? "  (complex Hermitian)" : "");
@@ -365,6 +412,12 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
                 (long long)A.nnz(), nnz_l, flops);
     std::printf("ordering        %s\nfactor          %s\nscheduler       %s\nthreads         %d\n", ordering_name.c_str(),
                 a.factor.c_str(), scheduler, threads);
+    std::printf("space           %s\n", Space::name());
+#if TESSERA_ENABLE_CUDA
+    if constexpr (!on_host)
+      std::printf("device          %s, %.1f MiB device memory at the factorization's peak\n",
+                  tessera::detail::cuda_device_info().name.c_str(), double(stats.peak_factor_bytes) / (1 << 20));
+#endif
     std::printf("analyze         %.4f s\nfactorize       %.4f s%s\nsolve           %.4f s\n", analyze_s, factorize_s,
                 a.repeat > 1 ? " (median)" : "", solve_s);
     std::printf("GFLOP/s         %.2f\nresidual        %.3e  ||b - Ax|| / ||b||\nbackward error  %.3e  ||b - Ax|| / (||A|| ||x|| + ||b||)\n",

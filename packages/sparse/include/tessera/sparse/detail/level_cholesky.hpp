@@ -171,6 +171,9 @@ void LevelCholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   // pivot_tolerance is Cholesky's (the host's LDLt ignores it too).
   const auto failure = m_num.factorize(A.values(), A.nnz(), ldlt ? 0.0 : m_opt.pivot_tolerance);
   m_stats.peak_update_bytes = m_num.peak_update_bytes();
+  // Panels and update matrices at their peak, as the host's figure (on Cuda:
+  // device memory; the symbolic structure and the level tables add a little).
+  m_stats.peak_factor_bytes = m_num.factor_bytes() + m_num.peak_update_bytes();
   if (failure) {
     m_stats.factorize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     throw_failure(*failure);

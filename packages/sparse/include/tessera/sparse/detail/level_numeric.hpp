@@ -120,6 +120,8 @@ class LevelNumeric {
   std::vector<double> factor_values() const;
   // The most bytes of update matrices alive at once in the last factorization.
   std::size_t peak_update_bytes() const { return m_peak_update_bytes; }
+  // The panels' bytes (in Space's memory for the whole factorization).
+  std::size_t factor_bytes() const { return m_lx.size() * sizeof(double); }
 
   // The steps of one level. Public only because nvcc requires the function
   // around an extended __host__ __device__ lambda to be.
