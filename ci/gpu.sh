@@ -23,7 +23,8 @@
 # Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph analytics sparse kokkos_compat"),
 # CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
 # Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS,
-# CUDA_BENCH=0 / TASK_BENCH=0 / GRAPH_BENCH=0 (leave out one benchmark), TASK_BENCH_ARGS,
+# CUDA_BENCH=0 / TASK_BENCH=0 / GRAPH_BENCH=0 / SOLVE=0 (leave out one benchmark, or tessera-solve
+# factoring lap3d:100 and stokes:30 on Cuda), TASK_BENCH_ARGS,
 # GRAPH_BENCH_ARGS (e.g. --quick).
 # The graph benchmark alone, before any test: CUDA_BENCH=0 BENCH=first bash .gpu/run.sh '^$' 
 # packages/core/docs/cuda.md ("Running the GPU check") says what a run has found so far.

@@ -5,7 +5,9 @@
 # runs them before the tests. The benchmarks: tessera_bench_cuda (CUDA_BENCH=0
 # leaves it out), tessera_bench_task_cuda (TASK_BENCH=0 leaves it out; its
 # arguments in TASK_BENCH_ARGS), then tessera_bench_graph_cuda (GRAPH_BENCH=0
-# leaves it out; its arguments in GRAPH_BENCH_ARGS, e.g. --quick). Each one's
+# leaves it out; its arguments in GRAPH_BENCH_ARGS, e.g. --quick), then
+# tessera-solve factoring lap3d:100 and stokes:30 (LDL^T) on Cuda (SOLVE=0
+# leaves it out; output in solve_cuda.txt). Each one's
 # exit status is in the summary: a nonzero one means an answer check failed or
 # it crashed.
 set -u
@@ -63,6 +65,15 @@ bench() {
     timeout 300 ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-} 2>&1 | tee "$R/bench_graph_cuda.txt"
     echo "tessera_bench_graph_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
+  # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
+  # on Cuda, backward error <= 1e-12 in the JSON), and LDL^T's inertia.
+  if [ "${SOLVE:-1}" != 0 ] && [ -x ./tessera-solve ]; then
+    for args in "lap3d:100 --space cuda --json" "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
+      echo "== tessera-solve $args"
+      timeout 300 ./tessera-solve $args 2>&1 | tee -a "$R/solve_cuda.txt"
+      echo "tessera-solve $args: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
+    done
+  fi
   return 0
 }
 [ "${BENCH:-1}" = first ] && bench "$@"
@@ -90,7 +101,8 @@ xargs -r -P "$jobs" -L 1 bash -c 'run_case "$0" "$1"' < "$L/cases.txt" > "$R/res
 [ "$R" = "$L" ] || cp "$R/results.txt" "$R/bench_cuda.txt" "$L/" 2>/dev/null
 echo "cases ran in $((SECONDS - s)) s"
 [ "${BENCH:-1}" = 1 ] && bench "$@"
-[ "$R" = "$L" ] || cp "$R/bench_status.txt" "$R/bench_cuda.txt" "$R/bench_task_cuda.txt" "$R/bench_graph_cuda.txt" "$L/" 2>/dev/null
+[ "$R" = "$L" ] || cp "$R/bench_status.txt" "$R/bench_cuda.txt" "$R/bench_task_cuda.txt" "$R/bench_graph_cuda.txt" \
+  "$R/solve_cuda.txt" "$L/" 2>/dev/null
 
 out=${OUT:-$PWD/..}
 tar czf "$out/gpu-logs.tar.gz" -C "$L" . && echo "logs: $out/gpu-logs.tar.gz"
