@@ -347,3 +347,16 @@ TYPED_TEST(GraphLoadBalance, Adapters) {
     EXPECT_EQ(tg::detail::read_one(cnt, 0), 3 * want_adv);
   }
 }
+
+// Host spaces keep the vertex loop unless asked (their measured figures are
+// the vertex loop's); devices balance; graphs without random access never do.
+TYPED_TEST(GraphLoadBalance, AutomaticScheduleBySpace) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using B = tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam>;
+  using S = tg::edge_schedule;
+  const bool host = tessera::is_host_execution_space<typename G::execution_space>::value;
+  EXPECT_EQ(tg::detail::resolve_schedule<G>({}), host ? S::vertex_loop : S::edge_balanced);
+  EXPECT_EQ(tg::detail::resolve_schedule<tg::transpose_adapter<B>>({}), host ? S::vertex_loop : S::edge_balanced);
+  EXPECT_EQ(tg::detail::resolve_schedule<G>({.schedule = S::by_degree}), S::by_degree);
+  EXPECT_EQ(tg::detail::resolve_schedule<tg::subgraph_adapter<B>>({.schedule = S::edge_balanced}), S::vertex_loop);
+}
