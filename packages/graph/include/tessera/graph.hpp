@@ -8,6 +8,7 @@
 #include <tessera/graph/csr_graph.hpp>
 #include <tessera/graph/property_map.hpp>
 #include <tessera/graph/primitives.hpp>
+#include <tessera/graph/advance.hpp>
 #include <tessera/graph/adapters.hpp>
 #include <tessera/graph/io.hpp>
 #include <tessera/graph/generators.hpp>

@@ -2,9 +2,10 @@
 // Parallel iteration over a graph, on the graph's execution space:
 //
 //   forall_vertices(g, TESSERA_LAMBDA(vertex v) {...});
-//   forall_edges(g, TESSERA_LAMBDA(const edge& e) {...});        // each edge once
+//   forall_edges(g, TESSERA_LAMBDA(const edge& e) {...} [, traversal_options]);   // each edge once
 //   reduce_vertices(g, TESSERA_LAMBDA(vertex v, T& acc) {...}, result | reducer...);
-//   reduce_edges(g, TESSERA_LAMBDA(const edge& e, T& acc) {...}, result | reducer...);
+//   reduce_edges(g, TESSERA_LAMBDA(const edge& e, T& acc) {...} [, traversal_options], result | reducer...);
+//   advance(g, frontier, TESSERA_LAMBDA(vertex u, const edge& e) {...} [, traversal_options]);  // advance.hpp
 //   linear_recurrence_v(g, pm, op);  // pm[v] = op(pm[v-1], pm[v]) for v = 1..n-1 (inclusive prefix)
 //   linear_recurrence_e(g, pm, op);  // the same over edge indices
 //   fill_v(g, pm, x); fill_e(g, pm, x);
@@ -12,8 +13,18 @@
 // "Each edge once": directed graphs visit every out-edge; undirected graphs
 // visit each edge from its lower endpoint (source(e) <= target(e)).
 // Functors work as well as lambdas; reductions take any core reducer.
+//
+// Schedules (traversal_options.hpp): on graphs with random-access adjacency
+// (CSR, its transpose) the edge loops run edge_balanced on device spaces, so
+// a hub is shared by many threads, and keep the vertex loop on host spaces,
+// whose figures it gives; any schedule can be asked for on any space.
+// reduce_edges takes vertex_loop or edge_balanced (by_degree runs as
+// edge_balanced there: its three kernels would need three partial results).
+#include <tessera/graph/detail/degree_bins.hpp>
+#include <tessera/graph/detail/merge_path.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/property_map.hpp>
+#include <tessera/graph/traversal_options.hpp>
 
 #include <string>
 
@@ -41,18 +52,77 @@ void forall_vertices(const G& g, const F& f) {
   forall_vertices("graph::forall_vertices", g, f);
 }
 
+namespace detail {
+// The schedule a traversal of G on its space runs (see traversal_options.hpp).
+// Host or device is the execution space's question, not the memory's: a
+// graph in UVM memory is traversed by the GPU.
+template <class G>
+edge_schedule resolve_schedule(const traversal_options& opts) {
+  if constexpr (!graph_traits<G>::random_access_adjacency) {
+    return edge_schedule::vertex_loop;  // the balanced schedules index into rows
+  } else {
+    if (opts.schedule != edge_schedule::automatic) return opts.schedule;
+    return tessera::is_host_execution_space<typename G::execution_space>::value ? edge_schedule::vertex_loop
+                                                                               : edge_schedule::edge_balanced;
+  }
+}
+
+// A CSR graph's row map is the offsets of all its rows; other graphs get a
+// scan of their degrees.
+template <class G>
+concept has_row_map = requires(const G& g) { g.row_map(); };
+
+// forall_edges' visit: each undirected edge from its lower endpoint.
 template <class G, class F>
-void forall_edges(const std::string& label, const G& g, const F& f) {
+struct forall_edges_sink {
+  G g;
+  F f;
+  template <class V, class E>
+  TESSERA_INLINE_FUNCTION void operator()(const V&, const E& e) const {
+    if (!is_undirected_graph_v<G> || source(e, g) <= target(e, g)) f(e);
+  }
+};
+
+// sink(u, e) for every out-edge of every vertex, balanced (random access only).
+template <class G, class Sink>
+void all_edges_balanced(const std::string& label, const G& g, const Sink& sink, edge_schedule schedule,
+                        const traversal_options& opts) {
+  using Exec = typename G::execution_space;
+  using V = typename graph_traits<G>::vertex_descriptor;
+  const std::int64_t n = num_vertices(g);
+  if (schedule == edge_schedule::by_degree) {
+    by_degree_for<Exec>(label, g, all_rows<V>{}, n, sink, opts);
+  } else if constexpr (has_row_map<G>) {
+    const std::int64_t m = n > 0 ? std::int64_t(g.num_stored_edges()) : 0;
+    edge_balanced_for<Exec>(label, g, g.row_map(), all_rows<V>{}, n, m, sink, opts);
+  } else {
+    std::int64_t m = 0;
+    auto offs = row_edge_offsets<Exec, typename G::memory_space>(g, all_rows<V>{}, n, m);
+    edge_balanced_for<Exec>(label, g, offs, all_rows<V>{}, n, m, sink, opts);
+  }
+}
+}  // namespace detail
+
+template <class G, class F>
+void forall_edges(const std::string& label, const G& g, const F& f, const traversal_options& opts = {}) {
   using V = typename graph_traits<G>::vertex_descriptor;
   constexpr bool undirected = is_undirected_graph_v<G>;
+  const edge_schedule schedule = detail::resolve_schedule<G>(opts);
+  if constexpr (graph_traits<G>::random_access_adjacency) {
+    if (schedule != edge_schedule::vertex_loop) {
+      detail::all_edges_balanced(label, g, detail::forall_edges_sink<G, F>{g, f}, schedule, opts);
+      return;
+    }
+  }
   tessera::parallel_for(label, detail::make_vertex_policy(g), TESSERA_LAMBDA(std::int64_t i) {
     for (const auto& e : out_edges(V(i), g))
       if (!undirected || source(e, g) <= target(e, g)) f(e);
   });
 }
 template <class G, class F>
-void forall_edges(const G& g, const F& f) {
-  forall_edges("graph::forall_edges", g, f);
+  requires(!std::is_convertible_v<G, std::string>)
+void forall_edges(const G& g, const F& f, const traversal_options& opts = {}) {
+  forall_edges("graph::forall_edges", g, f, opts);
 }
 
 namespace detail {
@@ -94,6 +164,30 @@ struct edge_reduce_functor : reduce_functor_traits_base<F> {
   }
 };
 
+// Work item c of an edge-balanced reduce_edges (steps [c * per, (c + 1) * per)).
+template <class G, class Off, class F>
+struct edge_balanced_reduce_functor : reduce_functor_traits_base<F> {
+  G g;
+  Off offs;
+  std::int64_t n, m, per;
+  edge_balanced_reduce_functor(const G& g_, const F& f_, const Off& o, std::int64_t n_, std::int64_t m_,
+                               std::int64_t per_)
+      : reduce_functor_traits_base<F>{f_}, g(g_), offs(o), n(n_), m(m_), per(per_) {}
+  template <class... A>
+  TESSERA_INLINE_FUNCTION void operator()(std::int64_t c, A&... acc) const {
+    using V = typename graph_traits<G>::vertex_descriptor;
+    const std::int64_t d0 = c * per, d1 = d0 + per < n + m ? d0 + per : n + m;
+    merge_path_walk(g, offs, all_rows<V>{}, n, m, d0, d1, [&](const V&, const auto& e) {
+      if (!is_undirected_graph_v<G> || source(e, g) <= target(e, g)) this->f(e, acc...);
+    });
+  }
+};
+
+template <class... R>
+inline constexpr bool first_is_options_v = false;
+template <class R0, class... R>
+inline constexpr bool first_is_options_v<R0, R...> = std::is_same_v<std::remove_cvref_t<R0>, traversal_options>;
+
 template <class G, class F>
 struct vertex_reduce_functor : reduce_functor_traits_base<F> {
   explicit vertex_reduce_functor(const F& f_) : reduce_functor_traits_base<F>{f_} {}
@@ -116,9 +210,38 @@ void reduce_vertices(const G& g, const F& f, R0&& r0, R&&... results) {
 }
 
 template <class G, class F, class... R>
-void reduce_edges(const std::string& label, const G& g, const F& f, R&&... results) {
+void reduce_edges(const std::string& label, const G& g, const F& f, const traversal_options& opts,
+                  R&&... results) {
+  using Exec = typename G::execution_space;
+  if constexpr (graph_traits<G>::random_access_adjacency) {
+    if (detail::resolve_schedule<G>(opts) != edge_schedule::vertex_loop) {
+      using V = typename graph_traits<G>::vertex_descriptor;
+      const std::int64_t n = num_vertices(g);
+      const std::int64_t per = detail::merge_path_steps(opts.steps_per_item, tessera::is_host_execution_space<Exec>::value);
+      auto run = [&](const auto& offs, std::int64_t m) {
+        using Off = std::decay_t<decltype(offs)>;
+        tessera::parallel_reduce(label,
+                                 tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, (n + m + per - 1) / per, 1),
+                                 detail::edge_balanced_reduce_functor<G, Off, F>(g, f, offs, n, m, per),
+                                 std::forward<R>(results)...);
+      };
+      if constexpr (detail::has_row_map<G>) {
+        run(g.row_map(), n > 0 ? std::int64_t(g.num_stored_edges()) : 0);
+      } else {
+        std::int64_t m = 0;
+        auto offs = detail::row_edge_offsets<Exec, typename G::memory_space>(g, detail::all_rows<V>{}, n, m);
+        run(offs, m);
+      }
+      return;
+    }
+  }
   tessera::parallel_reduce(label, detail::make_vertex_policy(g), detail::edge_reduce_functor<G, F>(g, f),
                            std::forward<R>(results)...);
+}
+template <class G, class F, class... R>
+  requires(!detail::first_is_options_v<R...>)
+void reduce_edges(const std::string& label, const G& g, const F& f, R&&... results) {
+  reduce_edges(label, g, f, traversal_options{}, std::forward<R>(results)...);
 }
 template <class G, class F, class R0, class... R>
   requires(!std::is_convertible_v<G, std::string>)
