@@ -118,25 +118,27 @@ TESSERA_FUNCTION inline void block_potrf(const M& m, double* S, double* A, std::
 }
 
 // B(rows x 32) := B * L^-T, L the lower triangle of a 32 x 32 block: each
-// lane solves whole rows (x L^T = b by forward substitution) in registers.
+// lane solves whole rows (x L^T = b by forward substitution). The rows sit
+// in the second half of S, a column of 32 per lane, not in registers: fully
+// unrolled over a register array, the substitution's 528 multipliers were
+// hoisted into registers and spilled (255 registers, 4.7 KB of spills by
+// ptxas -v), and each lane touches only its own column, so no barrier.
 template <class M>
 TESSERA_FUNCTION inline void block_trsm(const M& m, double* S, double* B, int rows, const double* L,
                                         std::size_t ld) {
   const int lane = m.team_rank();
+  double* X = S + kBs * kBs;  // X[c * 32 + lane]: column c of this lane's row
   for (int c = 0; c < kBs; ++c) S[c * kBs + lane] = L[std::size_t(c) * ld + std::size_t(lane)];
   m.team_barrier();
   for (int r = lane; r < rows; r += kBs) {
-    double x[kBs];
-TESSERA_BENCH_TILE_UNROLL
-    for (int c = 0; c < kBs; ++c) x[c] = B[std::size_t(c) * ld + std::size_t(r)];
-TESSERA_BENCH_TILE_UNROLL
+    for (int c = 0; c < kBs; ++c) X[c * kBs + lane] = B[std::size_t(c) * ld + std::size_t(r)];
     for (int c = 0; c < kBs; ++c) {
-      x[c] /= S[c * kBs + c];
-TESSERA_BENCH_TILE_UNROLL
-      for (int q = c + 1; q < kBs; ++q) x[q] = fma(-S[c * kBs + q], x[c], x[q]);
+      const double xc = X[c * kBs + lane] / S[c * kBs + c];
+      X[c * kBs + lane] = xc;
+TESSERA_BENCH_TILE_UNROLL_4
+      for (int q = c + 1; q < kBs; ++q) X[q * kBs + lane] = fma(-S[c * kBs + q], xc, X[q * kBs + lane]);
     }
-TESSERA_BENCH_TILE_UNROLL
-    for (int c = 0; c < kBs; ++c) B[std::size_t(c) * ld + std::size_t(r)] = x[c];
+    for (int c = 0; c < kBs; ++c) B[std::size_t(c) * ld + std::size_t(r)] = X[c * kBs + lane];
   }
   m.team_barrier();
 }
