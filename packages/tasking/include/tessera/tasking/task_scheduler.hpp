@@ -168,6 +168,25 @@ class TaskScheduler {
   }
   int team_size() const { return queue("team_size").default_team_size(); }
 
+  // Level-0 scratch of every TaskTeam task: `bytes` per team, reached
+  // through member.team_scratch(0) (or team_shmem()), as a kernel team's
+  // is. Set between waits; it applies from the next wait on. On host spaces
+  // each worker keeps a buffer for the teams it leads; on Cuda it is shared
+  // memory, one slice per warp of the persistent kernel. Single tasks get
+  // none (on Cuda 32 of them share a warp). Refused above what a kernel
+  // team may have, TeamPolicy<Exec>::scratch_size_max(0).
+  void set_team_scratch_size(std::size_t bytes) {
+    const std::size_t max = TeamPolicy<ExecSpace>::scratch_size_max(0);
+    if (bytes > max)
+      detail::tasking::throw_bad_policy(
+          "tessera::TaskScheduler::set_team_scratch_size: requested " + std::to_string(bytes) +
+          " bytes of level-0 team scratch per team task, but " + std::string(ExecSpace::name()) +
+          " allows at most " + std::to_string(max) +
+          " (TeamPolicy::scratch_size_max(0)); ask for less, e.g. by staging smaller tiles");
+    queue("set_team_scratch_size").set_team_scratch_bytes(bytes);
+  }
+  std::size_t team_scratch_size() const { return queue("team_scratch_size").team_scratch_bytes(); }
+
   // Bytes one task of functor type F takes from the pool (a block size;
   // 8 bytes more are asked for when the scheduler is traced).
   template <class F>

@@ -319,6 +319,15 @@ class TaskScheduler<Cuda> {
     return queue("team_size").default_team_size();
 #endif
   }
+  // Level-0 scratch of every TaskTeam task (member.team_scratch(0)): a
+  // slice of the persistent kernel's shared memory per warp. Set between
+  // waits; refused, with the sizes, above what a block of the driver may
+  // have; a larger size may launch fewer blocks (workers() says how many
+  // warps). See the host TaskScheduler for the portable contract.
+  void set_team_scratch_size(std::size_t bytes) {
+    queue("set_team_scratch_size").set_team_scratch_bytes(bytes);
+  }
+  std::size_t team_scratch_size() const { return queue("team_scratch_size").team_scratch_bytes(); }
   // The watchdog: a wait in which no task completes for this long fails
   // (default 30 s).
   void set_watchdog_seconds(double seconds) { queue("set_watchdog_seconds").set_stall_seconds(seconds); }

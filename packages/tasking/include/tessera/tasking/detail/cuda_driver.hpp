@@ -10,7 +10,9 @@
 // deques (High, Regular, Low; at each priority up to 32 single tasks in one
 // batch pop, else one team task), then the overflow stacks, then one task
 // stolen from the top of a random other warp's deques. A batch of single
-// tasks runs one per lane; a team task runs on the 32 lanes. The lanes then
+// tasks runs one per lane; a team task runs on the 32 lanes, with the warp's
+// slice of the launch's dynamic shared memory as its level-0 scratch (the
+// occupancy API sizes the launch with it). The lanes then
 // finish their tasks (complete, or respawn), which pushes what became ready
 // onto the inbox.
 //
@@ -159,9 +161,9 @@ __device__ inline bool cuda_work_visible(CudaQueueState* s, int wid, CudaWarpSta
 // (a single task: 0 of 1, 0 of 1), unless the wait is cancelling or the
 // record comes from another module.
 __device__ inline void cuda_run_task(CudaQueueState* s, CudaTaskRecord* t, int rank, int size, int vlane, int vlen,
-                                     bool skip) {
+                                     bool skip, void* scratch = nullptr, unsigned scratch_bytes = 0) {
   if (skip) return;
-  CudaTaskMember member(s, t, rank, size, vlane, vlen);
+  CudaTaskMember member(s, t, rank, size, vlane, vlen, scratch, scratch_bytes);
   t->run(t, member);
 }
 
@@ -202,6 +204,9 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
   const int lane = cuda_lane();
   const int wib = int(threadIdx.x >> 5);
   CudaTaskRecord** batch = batch_slots[wib];
+  // Team scratch: the launch's dynamic shared memory, one slice per warp.
+  extern __shared__ __align__(16) unsigned char cuda_task_team_scratch[];
+  unsigned char* const scratch = cuda_task_team_scratch + std::size_t(wib) * s->team_scratch_bytes;
   CudaWarpState& me = s->warps[wid];
   const long long nthreads = (long long)gridDim.x * blockDim.x;
   const long long gtid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -240,7 +245,7 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
         // TeamPolicy<Cuda>. The spawn checked M (a power of two up to 32).
         const int members = t->team_size ? int(t->team_size) : 32;
         const int vlen = 32 / members;
-        cuda_run_task(s, t, lane / vlen, members, lane % vlen, vlen, skip != 0);
+        cuda_run_task(s, t, lane / vlen, members, lane % vlen, vlen, skip != 0, scratch, s->team_scratch_bytes);
         __syncwarp();
         if (lane == 0) cuda_finish(s, t);
       } else if (lane < n) {
@@ -320,15 +325,17 @@ class CudaTaskQueue {
     cuda_check(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device),
                "tessera::TaskScheduler<Cuda>: cooperative launch attribute");
     if (!coop) throw_cuda_tasking("tessera::TaskScheduler<Cuda>: the device does not support cooperative launches");
-    int per_sm = 0;
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cuda_task_driver<0>, kCudaDriverBlock, 0),
-               "tessera::TaskScheduler<Cuda>: occupancy of the task driver");
-    per_sm = std::min(per_sm, kCudaMaxWarpsPerSM / kCudaWarpsPerBlock);
-    if (per_sm < 1)
-      throw_cuda_tasking("tessera::TaskScheduler<Cuda>: the task driver kernel cannot be resident on this device "
-                         "(occupancy 0 blocks of " + std::to_string(kCudaDriverBlock) + " threads per SM)");
-    m_blocks = per_sm * sms;
+    cuda_check(cudaDeviceGetAttribute(&m_shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+               "tessera::TaskScheduler<Cuda>: shared memory per block");
+    cudaFuncAttributes attr{};
+    cuda_check(cudaFuncGetAttributes(&attr, cuda_task_driver<0>), "tessera::TaskScheduler<Cuda>: driver attributes");
+    m_shared_static = int(attr.sharedSizeBytes);
+    m_sms = sms;
+    // The warp arrays are sized for the launch without scratch, the
+    // largest: scratch can only lower the blocks that fit on an SM.
+    m_blocks = resident_blocks(0);
     m_nwarps = m_blocks * kCudaWarpsPerBlock;
+    m_launch_blocks = m_blocks;
 
     // Device state, warps and their deque rings.
     CudaSpace space;
@@ -367,6 +374,7 @@ class CudaTaskQueue {
     m_state.warps = m_warps;
     m_state.counters = m_counters;
     m_state.nwarps = m_nwarps;
+    m_state.team_scratch_bytes = 0;
     m_state.arena_base = m_arena;
     m_state.arena_end = m_arena + m_arena_bytes;
     m_state.host_queue = this;
@@ -400,7 +408,39 @@ class CudaTaskQueue {
 
   const CudaPool& pool() const noexcept { return m_pool; }
   CudaQueueState* device_state() const noexcept { return m_dev; }
-  int warps() const noexcept { return m_nwarps; }
+  // Warps the next wait launches (fewer than the arrays hold when team
+  // scratch lowers the blocks per SM).
+  int warps() const noexcept { return m_state.nwarps; }
+
+  // Level-0 team scratch: `bytes` per team task, a slice of dynamic shared
+  // memory per warp, so a block of kCudaWarpsPerBlock warps needs that many
+  // slices beside the driver's own shared memory. Refused, with the sizes,
+  // when a block cannot have that much; otherwise the next waits launch as
+  // many blocks as stay resident with it (the occupancy API decides).
+  void set_team_scratch_bytes(std::size_t bytes) {
+    const std::size_t slice = (bytes + 15) / 16 * 16;
+    const std::size_t block = slice * kCudaWarpsPerBlock;
+    const std::size_t room = std::size_t(m_shared_optin) - std::size_t(m_shared_static);
+    if (block > room)
+      throw_cuda_tasking("tessera::TaskScheduler<Cuda>::set_team_scratch_size: requested " + std::to_string(bytes) +
+                         " bytes of level-0 team scratch per team task; the task driver runs " +
+                         std::to_string(kCudaWarpsPerBlock) + " warps per block, each with its own slice, so a block "
+                         "would need " + std::to_string(block) + " bytes of shared memory besides the driver's " +
+                         std::to_string(m_shared_static) + ", but this device allows at most " +
+                         std::to_string(m_shared_optin) + " per block: at most " +
+                         std::to_string(room / kCudaWarpsPerBlock / 16 * 16) +
+                         " bytes per team task (stage smaller tiles, or keep part of them in global memory)");
+    if (block > 48 * 1024)
+      cuda_check(cudaFuncSetAttribute(cuda_task_driver<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(block)),
+                 "tessera::TaskScheduler<Cuda>::set_team_scratch_size: raising the driver's shared memory");
+    const int blocks = resident_blocks(block);
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_launch_blocks = blocks;
+    m_state.nwarps = blocks * kCudaWarpsPerBlock;
+    m_state.team_scratch_bytes = unsigned(slice);
+    m_scratch_asked = bytes;
+  }
+  std::size_t team_scratch_bytes() const noexcept { return m_scratch_asked; }
   std::size_t arena_bytes() const noexcept { return m_arena_bytes; }
   void set_stall_seconds(double s) {
     if (!(s > 0.0) || s > 1.0e6)
@@ -546,7 +586,7 @@ class CudaTaskQueue {
     m_state.delta_records = delta_rec_dev;
     m_state.delta_values = delta_val_dev;
     m_state.ndeltas = (long long)delta_records.size();
-    m_state.busy = m_nwarps;
+    m_state.busy = m_state.nwarps;
     m_state.progress = 0;
     m_state.cancel = 0;
     m_state.error_state = 0;
@@ -563,8 +603,9 @@ class CudaTaskQueue {
     // The launch, and a bounded wait for it.
     CudaQueueState* arg = m_dev;
     void* args[] = {&arg};
-    cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&cuda_task_driver<0>), dim3(unsigned(m_blocks)),
-                                           dim3(kCudaDriverBlock), args, 0, nullptr),
+    cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&cuda_task_driver<0>),
+                                           dim3(unsigned(m_launch_blocks)), dim3(kCudaDriverBlock), args,
+                                           std::size_t(m_state.team_scratch_bytes) * kCudaWarpsPerBlock, nullptr),
                "tessera::wait (Cuda): launching the task driver");
     const double limit = stall_seconds() * 2.0 + 10.0;
     const auto start = std::chrono::steady_clock::now();
@@ -645,8 +686,26 @@ class CudaTaskQueue {
   }
 
 
+  // Blocks of the driver resident at once with `dynamic_shared` bytes each
+  // (at most kCudaMaxWarpsPerSM warps per SM), over all SMs.
+  int resident_blocks(std::size_t dynamic_shared) const {
+    int per_sm = 0;
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cuda_task_driver<0>, kCudaDriverBlock,
+                                                             dynamic_shared),
+               "tessera::TaskScheduler<Cuda>: occupancy of the task driver");
+    per_sm = std::min(per_sm, kCudaMaxWarpsPerSM / kCudaWarpsPerBlock);
+    if (per_sm < 1)
+      throw_cuda_tasking("tessera::TaskScheduler<Cuda>: the task driver kernel cannot be resident on this device "
+                         "(occupancy 0 blocks of " + std::to_string(kCudaDriverBlock) + " threads and " +
+                         std::to_string(dynamic_shared) + " bytes of team scratch per SM)");
+    return per_sm * m_sms;
+  }
+
   CudaPool m_pool;
-  int m_blocks = 0, m_nwarps = 0;
+  int m_blocks = 0, m_nwarps = 0;  // what the warp arrays hold
+  int m_launch_blocks = 0;         // what the next wait launches
+  int m_sms = 0, m_shared_optin = 0, m_shared_static = 0;
+  std::size_t m_scratch_asked = 0;
   CudaTaskRecord** m_rings = nullptr;
   CudaWarpState* m_warps = nullptr;
   CudaWarpCounters* m_counters = nullptr;

@@ -22,6 +22,9 @@
 //    a value) must be reached by all 32 lanes, as on every back-end.
 // The butterfly gives every lane the same bits for commutative joins (sums,
 // min, max): each step joins the same two values on both partners.
+// A team task's level-0 scratch is its warp's slice of the driver's dynamic
+// shared memory (TaskScheduler::set_team_scratch_size), behind core's
+// ScratchMemorySpace handle so that scratch Views work as in kernel teams.
 #include <tessera/core.hpp>
 #include <tessera/tasking/detail/cuda_task_queue.hpp>
 
@@ -39,8 +42,19 @@ class CudaTaskMember {
 
   // rank in [0, size), vlane in [0, vlen); size * vlen is 1 (a single task)
   // or 32 (a team task on the whole warp).
-  __device__ CudaTaskMember(CudaQueueState* s, CudaTaskRecord* t, int rank, int size, int vlane = 0, int vlen = 1)
-      : m_state(s), m_task(t), m_rank(rank), m_size(size), m_vlane(vlane), m_vlen(vlen) {}
+  using scratch_memory_space = ScratchMemorySpace<Cuda>;
+
+  // `scratch`: the warp's slice of shared memory for a team task (bytes 0
+  // for a single task: 32 of them share the warp).
+  __device__ CudaTaskMember(CudaQueueState* s, CudaTaskRecord* t, int rank, int size, int vlane = 0, int vlen = 1,
+                            void* scratch = nullptr, unsigned scratch_bytes = 0)
+      : m_state(s),
+        m_task(t),
+        m_rank(rank),
+        m_size(size),
+        m_vlane(vlane),
+        m_vlen(vlen),
+        m_scratch(scratch, scratch_bytes, nullptr, 0, false) {}
 
   TESSERA_INLINE_FUNCTION int team_rank() const { return m_rank; }
   TESSERA_INLINE_FUNCTION int team_size() const { return m_size; }
@@ -54,6 +68,15 @@ class CudaTaskMember {
     if (is_warp()) __syncwarp();
 #endif
   }
+
+  // Level-0 team scratch (TaskScheduler::set_team_scratch_size), as a
+  // kernel team member's: every lane carves the same sequence of sizes and
+  // so gets the same addresses. Level 1 has no bytes in a task (a request
+  // there aborts, as an exhausted level does).
+  TESSERA_INLINE_FUNCTION const scratch_memory_space& team_scratch(int level) const {
+    return m_scratch.impl_set_default_level(level);
+  }
+  TESSERA_INLINE_FUNCTION const scratch_memory_space& team_shmem() const { return team_scratch(0); }
 
   // The scheduler running this task (a handle that does not keep it alive).
   TESSERA_INLINE_FUNCTION scheduler_type scheduler() const;
@@ -211,6 +234,7 @@ class CudaTaskMember {
   int m_vlane;
   int m_vlen;
   bool m_failed = false;
+  scratch_memory_space m_scratch;
 };
 
 // The typed task's entry point: the functor on this lane (or on every lane

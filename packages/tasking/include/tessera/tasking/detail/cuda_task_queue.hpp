@@ -99,7 +99,9 @@ struct CudaQueueState {
   void* host_queue;  // the host object, for futures made on the device
   const void* module;  // the marker of the module running the driver
   int default_team_size;
-  int pad1;
+  // Level-0 scratch of a team task: each warp's slice of the block's
+  // dynamic shared memory, bytes (a multiple of 16; 0: none).
+  unsigned team_scratch_bytes;
 
   __device__ const CudaPool& pool() const { return *reinterpret_cast<const CudaPool*>(pool_bytes); }
 };

@@ -355,6 +355,14 @@ class TaskQueue final : public TaskQueueBase {
         push_own(*ctx.state, t);
         return;
       }
+    } else if (t->kind == TaskKind::Team) {
+      // A team of one: it still gets its level-0 scratch (a single task's
+      // member has none, as on Cuda where 32 of them share a warp).
+      WorkerState& ws = *ctx.state;
+      if (!ws.solo_team) ws.solo_team = std::make_unique<HostTeamShared>(1);
+      ws.solo_team->set_scratch(0, ws.team_scratch(team_scratch_bytes()), team_scratch_bytes(), 0);
+      member_type member(*ws.solo_team, 0, this);
+      run_functor(t, &member, 0);
     } else {
       run_functor(t, ctx.solo_member, 0);
       while (t->respawn_requested && rerun_at_once(t)) {
@@ -425,6 +433,7 @@ class TaskQueue final : public TaskQueueBase {
     WorkerState& ws = *m_workers[std::size_t(me)];
     ws.team_task = t;
     if (!ws.team || ws.team->team_size() != team) ws.team = std::make_unique<HostTeamShared>(team);
+    ws.team->set_scratch(0, ws.team_scratch(team_scratch_bytes()), team_scratch_bytes(), 0);
     ws.members_out.store(team - 1, std::memory_order_relaxed);
     const std::uint64_t gen = (m_forming.load(std::memory_order_relaxed) >> 48) + 1;
     m_forming.store(pack(gen & 0xffff, std::uint64_t(me), std::uint64_t(team), 1), std::memory_order_release);

@@ -268,6 +268,9 @@ class TaskQueueBase {
 
   int default_team_size() const noexcept { return m_default_team_size; }
   void set_default_team_size(int n) noexcept { m_default_team_size = n; }
+  // Level-0 scratch bytes of every team task (TaskScheduler::set_team_scratch_size).
+  std::size_t team_scratch_bytes() const noexcept { return m_team_scratch_bytes; }
+  void set_team_scratch_bytes(std::size_t n) noexcept { m_team_scratch_bytes = n; }
   int nqueues() const noexcept { return m_nqueues; }
 
   // Whether any worker's deque or injection stack holds a task (plain
@@ -348,6 +351,7 @@ class TaskQueueBase {
   alignas(64) std::atomic<bool> m_cancel{false};
   std::atomic<bool> m_waiting{false};  // a host thread is inside run()
   int m_default_team_size = 1;
+  std::size_t m_team_scratch_bytes = 0;
   alignas(64) std::atomic<std::int64_t> m_live{1};  // the handles' unit + live records
   std::atomic<int> m_handles{1};
   std::atomic<int> m_host_spawning{0};  // host threads inside a spawn or when_all (see HostSpawning)

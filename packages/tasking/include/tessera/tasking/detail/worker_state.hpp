@@ -129,6 +129,24 @@ struct alignas(64) WorkerState {
   // Team leading: the task and team context members read after joining.
   TaskBase* team_task = nullptr;
   std::unique_ptr<HostTeamShared> team;
+  // A team task that runs on this worker alone (a team of one).
+  std::unique_ptr<HostTeamShared> solo_team;
+  // Level-0 scratch of the team tasks this worker leads (or runs alone). A
+  // worker leads one team at a time and its members join only that team,
+  // so one buffer per worker keeps concurrent teams apart. Kept across
+  // waits; 64-byte aligned so that a team's first scratch View starts on a
+  // cache line of its own.
+  char* team_scratch(std::size_t bytes) {
+    if (bytes == 0) return nullptr;
+    if (scratch_bytes < bytes) {
+      scratch_store.reset(new char[bytes + 63]);
+      scratch_bytes = bytes;
+    }
+    const auto p = reinterpret_cast<std::uintptr_t>(scratch_store.get());
+    return reinterpret_cast<char*>((p + 63) / 64 * 64);
+  }
+  std::unique_ptr<char[]> scratch_store;
+  std::size_t scratch_bytes = 0;
   alignas(64) std::atomic<int> members_out{0};
 };
 
