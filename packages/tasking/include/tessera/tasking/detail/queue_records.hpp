@@ -73,12 +73,17 @@ inline void TaskQueueBase::flush_record_cache(WorkerState& w) {
   for (int c = 0; c < kRecordCacheClasses; ++c) {
     const std::size_t bytes = std::size_t(1) << c;  // same block size as the requests cached here
     std::uint32_t k = 0;
-    for (void* p = w.cached[c]; p != nullptr; p = *static_cast<void**>(p)) {
+    for (void* p = w.cached[c]; p != nullptr;) {
+      // The link is read before the block goes back: once in the pool,
+      // another worker may take it and overwrite its first word.
+      void* next = *static_cast<void**>(p);
       batch[k++] = p;
       if (k == kRecordBatch) {
         pool_deallocate_batch(batch, k, bytes);
         k = 0;
+        TESSERA_TASKING_TEST_POINT(RecordBatchReturned, -1);
       }
+      p = next;
     }
     if (k != 0) pool_deallocate_batch(batch, k, bytes);
     w.cached[c] = nullptr;

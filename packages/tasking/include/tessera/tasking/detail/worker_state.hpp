@@ -46,6 +46,7 @@ enum class TestPoint {
   WorkerStarting,        // a worker (several threads) is about to count itself busy for the first time
   IdleBeforeLeaveCheck,  // an idle worker (several threads) is about to decide whether the wait is over
   WorkerLeft,            // a worker left the wait's loop
+  RecordBatchReturned,   // a worker's record cache gave a batch back to the pool (worker: -1) and walks on
 };
 using TestHook = void (*)(TestPoint, int worker);
 inline std::atomic<TestHook> g_test_hook{nullptr};
