@@ -45,11 +45,11 @@ void run_on_team(double* scratch, double* a, int n, int op, int k, int i, int j)
 }
 
 TEST(CholeskyTiles, TiledDagMatchesUnblockedCholesky) {
-  const int nt = 3, n = nt * tiles::kNb;
+  constexpr int nt = 3, n = nt * tiles::kNb;
   std::vector<double> a(std::size_t(n) * std::size_t(n));
   std::mt19937 gen(20261128);
   std::uniform_real_distribution<double> u(-0.5, 0.5);
-  auto at = [n](std::vector<double>& m, int r, int c) -> double& { return m[std::size_t(c) * std::size_t(n) + std::size_t(r)]; };
+  auto at = [](std::vector<double>& m, int r, int c) -> double& { return m[std::size_t(c) * std::size_t(n) + std::size_t(r)]; };
   for (int c = 0; c < n; ++c)
     for (int r = c; r < n; ++r) at(a, r, c) = at(a, c, r) = r == c ? double(n) : u(gen);
   std::vector<double> ref = a;
