@@ -24,8 +24,10 @@
 # CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
 # Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS,
 # CUDA_BENCH=0 / TASK_BENCH=0 / GRAPH_BENCH=0 / SOLVE=0 (leave out one benchmark, or tessera-solve
-# factoring lap3d:100 and stokes:30 on Cuda), TASK_BENCH_ARGS,
-# GRAPH_BENCH_ARGS (e.g. --quick).
+# factoring lap3d:100 and stokes:30 on Cuda), SPARSE_BENCH=1 (add bench_cholesky --gpu: minutes),
+# TASK_BENCH_ARGS, GRAPH_BENCH_ARGS, SPARSE_BENCH_ARGS (e.g. --quick).
+# The sparse benchmark alone: SPARSE_BENCH=1 CUDA_BENCH=0 TASK_BENCH=0 GRAPH_BENCH=0 SOLVE=0 BENCH=first bash .gpu/run.sh '^$'
+
 # The graph benchmark alone, before any test: CUDA_BENCH=0 BENCH=first bash .gpu/run.sh '^$' 
 # packages/core/docs/cuda.md ("Running the GPU check") says what a run has found so far.
 set -euo pipefail
@@ -64,9 +66,10 @@ mkdir -p "$stage/bin" "$stage/lib" "$stage/tree"
 find "$B/packages" -path '*tests/*' -name '*_test_*' -type f -executable -exec cp {} "$stage/bin/" \;
 find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable -exec cp {} "$stage/" \;
 # The CUDA benchmarks: core's, the task driver's (about 1.5 MiB of the
-# archive) and the graph algorithms'.
+# archive), the graph algorithms' and sparse Cholesky's (bench_cholesky --gpu;
+# it brings CHOLMOD, MUMPS and Tacho's libraries along).
 for b in core/benchmarks/tessera_bench_cuda tasking/benchmarks/tessera_bench_task_cuda \
-  graph/benchmarks/tessera_bench_graph_cuda; do
+  graph/benchmarks/tessera_bench_graph_cuda sparse/benchmarks/bench_cholesky; do
   [ -x "$B/packages/$b" ] && cp "$B/packages/$b" "$stage/"
 done
 strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true

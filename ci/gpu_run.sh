@@ -7,7 +7,8 @@
 # arguments in TASK_BENCH_ARGS), then tessera_bench_graph_cuda (GRAPH_BENCH=0
 # leaves it out; its arguments in GRAPH_BENCH_ARGS, e.g. --quick), then
 # tessera-solve factoring lap3d:100 and stokes:30 (LDL^T) on Cuda (SOLVE=0
-# leaves it out; output in solve_cuda.txt). Each one's
+# leaves it out; output in solve_cuda.txt), and, when SPARSE_BENCH=1,
+# bench_cholesky --gpu (SPARSE_BENCH_ARGS; output in bench_sparse_cuda.txt). Each one's
 # exit status is in the summary: a nonzero one means an answer check failed or
 # it crashed.
 set -u
@@ -65,6 +66,16 @@ bench() {
     timeout 300 ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-} 2>&1 | tee "$R/bench_graph_cuda.txt"
     echo "tessera_bench_graph_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
+  # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
+  # machine's cores (gpu-sparse part 6): opt-in (SPARSE_BENCH=1), as it takes
+  # minutes (lap3d:100 has a million unknowns); SPARSE_BENCH_ARGS=--quick for a
+  # short first try.
+  if [ "${SPARSE_BENCH:-0}" != 0 ] && [ -x ./bench_cholesky ]; then
+    echo "== bench_cholesky --gpu --threads $(nproc) --repeats 3 ${SPARSE_BENCH_ARGS:-}"
+    timeout 540 ./bench_cholesky --gpu --threads "$(nproc)" --repeats 3 ${SPARSE_BENCH_ARGS:-} 2>&1 |
+      tee "$R/bench_sparse_cuda.txt"
+    echo "bench_cholesky --gpu: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
+  fi
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
   # on Cuda, backward error <= 1e-12 in the JSON), and LDL^T's inertia.
   if [ "${SOLVE:-1}" != 0 ] && [ -x ./tessera-solve ]; then
@@ -102,7 +113,7 @@ xargs -r -P "$jobs" -L 1 bash -c 'run_case "$0" "$1"' < "$L/cases.txt" > "$R/res
 echo "cases ran in $((SECONDS - s)) s"
 [ "${BENCH:-1}" = 1 ] && bench "$@"
 [ "$R" = "$L" ] || cp "$R/bench_status.txt" "$R/bench_cuda.txt" "$R/bench_task_cuda.txt" "$R/bench_graph_cuda.txt" \
-  "$R/solve_cuda.txt" "$L/" 2>/dev/null
+  "$R/bench_sparse_cuda.txt" "$R/solve_cuda.txt" "$L/" 2>/dev/null
 
 out=${OUT:-$PWD/..}
 tar czf "$out/gpu-logs.tar.gz" -C "$L" . && echo "logs: $out/gpu-logs.tar.gz"

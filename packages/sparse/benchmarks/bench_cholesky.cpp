@@ -4,7 +4,7 @@
 //
 //   bench_cholesky [--threads N] [--repeats R] [--warmup W] [--quick]
 //                  [--matrix SPEC]... [--dgemm-n N] [--pause-ms MS] [--json]
-//                  [--indefinite]
+//                  [--indefinite] [--gpu] [--slow-seconds S]
 //
 // SPEC is what tessera::sparse::make_matrix accepts: lap2d:N, lap3d:N,
 // stokes:N[:delta], kkt:N:M, indef3d:N or a .mtx path. Default set:
@@ -22,6 +22,29 @@
 // MUMPS's marks the row FAILED. Default set: stokes:150:1e-12, kkt:120:2000,
 // indef3d:30, hangGlider_2.mtx; --quick: stokes:40:1e-12, kkt:40:300,
 // indef3d:14, hangGlider_2.mtx. The JSON report is sparse_ldlt.
+//
+// --gpu (CUDA builds, on a machine with a GPU): the GPU rows. Contenders:
+// Tessera's Cholesky on Cuda (METIS, the host's symbolic analysis, the
+// numeric factorization level by level on the device; the ratios'
+// reference), cuSOLVER's sparse Cholesky (the toolkit's csrchol, given the
+// same METIS_NodeND order as the peers, the matrix permuted untimed) and
+// CHOLMOD on --threads OpenBLAS threads (the GPU machine's cores); cuBLAS
+// dgemm of order --dgemm-n (8192 by default here) is the device's ceiling,
+// OpenBLAS's at --threads the host's. Default set: lap2d:1000, lap3d:60,
+// lap3d:80, lap3d:100 (a million unknowns), bcsstk13.mtx; --quick: lap2d:200,
+// lap3d:20, bcsstk13.mtx. Each row also gives the time of one solve (goal
+// for Tessera on Cuda: at most a tenth of its factorization) and, for the
+// device rows, device memory (Tessera: factor panels and update matrices at
+// their peak; cuSOLVER: the internal data and workspace it reports). The
+// device rows are timed on the host around the call, which returns once the
+// device is done (a factorization is host orchestration and many kernels,
+// not one stream interval). Without a usable GPU it prints "no CUDA device:
+// <reason>" and exits 0, as the other GPU benchmarks do.
+//
+// --slow-seconds S (default 120): a contender whose warm-up factorization took
+// longer is timed by that one run alone and left out of the repeats (it is
+// printed, not put in the JSON), so that a peer far behind cannot use up a
+// GPU machine's time.
 //
 // Every matrix is built once by Tessera's generator or reader; the peers get
 // copies converted to their own formats (CHOLMOD: lower triangle CSC,
@@ -69,6 +92,9 @@
 #if TESSERA_BENCH_HAVE_TACHO
 #include "tacho_peer.hpp"
 #endif
+#if TESSERA_BENCH_HAVE_CUDA
+#include "cuda_contenders.hpp"
+#endif
 
 #include <chrono>
 #include <cmath>
@@ -113,6 +139,9 @@ struct FactorSize {
 // O(nnz(L)) and needs no cleverness.
 FactorSize count_factor(const Matrix& A, const std::vector<std::int64_t>& perm) {
   const std::int64_t n = A.num_rows();
+  if (std::int64_t(perm.size()) != n)
+    throw std::runtime_error("its ordering has " + std::to_string(perm.size()) + " entries for a matrix of order " +
+                             std::to_string(n));
   const std::int64_t* rm = A.row_map();
   const std::int32_t* ci = A.col_idx();
   std::vector<std::int64_t> iperm(n);
@@ -459,22 +488,67 @@ class TachoSolver final : public Solver {
 };
 #endif
 
+#if TESSERA_BENCH_HAVE_CUDA
+class TesseraCudaSolver final : public Solver {
+ public:
+  explicit TesseraCudaSolver(const Matrix& A) : chol_(A) {}
+  void analyze() override { chol_.analyze(); }
+  void factorize() override {
+    chol_.factorize();
+    own_nnz_l = chol_.nnz_l();
+    own_flops = chol_.flops();
+    note = "device peak " + std::to_string(chol_.device_peak_bytes() >> 20) + " MiB";
+  }
+  void solve(const std::vector<double>& b, std::vector<double>& x) override { chol_.solve(b.data(), x.data()); }
+  std::vector<std::int64_t> permutation() override { return chol_.permutation(); }
+
+ private:
+  tessera::bench::gpu::TesseraCudaCholesky chol_;
+};
+
+class CusolverSolver final : public Solver {
+ public:
+  explicit CusolverSolver(const Matrix& A) : chol_(A, metis_ordering(A)) {}
+  void analyze() override {
+    chol_.analyze();
+    note = "csrchol, METIS_NodeND order given; device " + std::to_string(chol_.device_bytes() >> 20) + " MiB";
+  }
+  void factorize() override { chol_.factorize(); }
+  void solve(const std::vector<double>& b, std::vector<double>& x) override { chol_.solve(b.data(), x.data()); }
+  std::vector<std::int64_t> permutation() override { return chol_.permutation(); }
+
+ private:
+  tessera::bench::gpu::CusolverSparseCholesky chol_;
+};
+#endif
+
 // ---------------------------------------------------------------------------
+
+// Where a row runs, which says what its thread column counts.
+enum class RowKind {
+  tessera_host,  // Tessera's workers
+  blas_peer,     // the OpenBLAS threads its factorization ran with
+  device,        // a GPU contender: the device's SMs
+};
 
 struct Row {
   std::string name;
+  RowKind kind = RowKind::blas_peer;
   std::unique_ptr<Solver> solver;
-  double analyze_s = 0;
+  double analyze_s = 0, warm_factorize_s = 0, solve_s = 0;
   FactorSize size;
   double residual = 0, backward_error = 0;
-  int threads = 0;  // workers (Tessera) or OpenBLAS threads (peers), asked after each run
+  int threads = 0;  // workers (Tessera), OpenBLAS threads (peers, asked after each run) or SMs (device)
   bool failed = false;
+  bool slow = false;  // warm-up past --slow-seconds: not repeated
   std::string error;
 };
 
 struct Args {
   int threads = 2, repeats = 5, warmup = 1, pause_ms = 250, dgemm_n = 4000;
-  bool quick = false, json = false, indefinite = false;
+  int device_dgemm_n = 8192;
+  double slow_seconds = 120;
+  bool quick = false, json = false, indefinite = false, gpu = false;
   std::vector<std::string> matrices;
 };
 
@@ -510,6 +584,21 @@ void dgemm_ceiling(const tessera::bench::Report& report, int n, int threads, int
              tessera::bench::run_interleaved(cs, opt));
 }
 
+#if TESSERA_BENCH_HAVE_CUDA
+// cuBLAS dgemm of order n: the device's ceiling for a dense-kernel code.
+void device_dgemm_ceiling(const tessera::bench::Report& report, int n, int repeats) {
+  tessera::bench::gpu::CublasDgemm dgemm(n);
+  const int sms = tessera::bench::gpu::multiprocessors();
+  std::vector<tessera::bench::Contender> cs;
+  cs.push_back({"cuBLAS dgemm", [&] { dgemm.run(); }, [sms] { return sms; }});
+  tessera::bench::InterleaveOptions opt;
+  opt.repeats = repeats;
+  opt.warmup = 2;
+  const tessera::bench::Measure rate{"GFLOP/s", 2.0 * double(n) * n * n, 1e-9, false, false};
+  report.add("device dgemm n=" + std::to_string(n) + " (ceiling)", rate, cs, tessera::bench::run_interleaved(cs, opt));
+}
+#endif
+
 int bench_matrix(const tessera::bench::Report& report, const Args& args, const std::string& spec,
                  int tessera_threads, int blas_threads) {
   const std::string name = short_name(spec);
@@ -522,9 +611,10 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
   std::fflush(text);
 
   std::vector<Row> rows;
-  auto add = [&](std::string nm, int threads, auto make) {
+  auto add = [&](std::string nm, int threads, auto make, RowKind kind = RowKind::blas_peer) {
     Row r;
     r.name = std::move(nm);
+    r.kind = kind;
     r.threads = threads;
     try {
       r.solver = make();
@@ -534,25 +624,35 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
     }
     rows.push_back(std::move(r));
   };
-  // The first two rows are Tessera's (timed with its workers), the others
-  // peers; the first, the default options, is the ratios' reference.
-  if (args.indefinite) {
+  // The first rows are Tessera's (timed with its workers, or on the device),
+  // the others peers; the first, the default options, is the ratios' reference.
+  if (args.gpu) {
+#if TESSERA_BENCH_HAVE_CUDA
+    const int sms = tessera::bench::gpu::multiprocessors();
+    add("tessera Cuda", sms, [&] { return std::make_unique<TesseraCudaSolver>(A); }, RowKind::device);
+    add("cuSOLVER csrchol", sms, [&] { return std::make_unique<CusolverSolver>(A); }, RowKind::device);
+#endif
+#if TESSERA_BENCH_HAVE_CHOLMOD
+    add("CHOLMOD supernodal", blas_threads, [&] { return std::make_unique<CholmodSolver>(A, args.threads); });
+#endif
+  } else if (args.indefinite) {
     for (bool pairing : {false, true}) {
       tessera::sparse::Options o;
       o.factorization = tessera::sparse::Factorization::LDLt;
       o.ordering = tessera::sparse::Ordering::Metis;
       o.pair_zero_diagonals = pairing;
       add(pairing ? "tessera LDLt paired" : "tessera LDLt", tessera_threads,
-          [&A, o] { return std::make_unique<TesseraSolver>(A, o); });
+          [&A, o] { return std::make_unique<TesseraSolver>(A, o); }, RowKind::tessera_host);
     }
 #if TESSERA_BENCH_HAVE_MUMPS
     add("MUMPS (sequential)", blas_threads, [&] { return std::make_unique<MumpsSolver>(A, args.threads, 2); });
 #endif
   } else {
   add("tessera tasks", tessera_threads,
-      [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::Tasks); });
+      [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::Tasks); }, RowKind::tessera_host);
   add("tessera level-set", tessera_threads,
-      [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::LevelSet); });
+      [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::LevelSet); },
+      RowKind::tessera_host);
 #if TESSERA_BENCH_HAVE_CHOLMOD
   add("CHOLMOD supernodal", blas_threads, [&] { return std::make_unique<CholmodSolver>(A, args.threads); });
 #endif
@@ -576,9 +676,14 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
       const double t0 = now();
       r.solver->analyze();
       r.analyze_s = now() - t0;
+      const double t1 = now();
       r.solver->factorize();
+      r.warm_factorize_s = now() - t1;
+      r.slow = r.warm_factorize_s > args.slow_seconds;
       std::fill(x.begin(), x.end(), 0.0);
+      const double t2 = now();
       r.solver->solve(b, x);
+      r.solve_s = now() - t2;
       r.residual = relative_residual(A, x, b);
       r.backward_error = normwise_backward_error(A, x, b);
       r.size = count_factor(A, r.solver->permutation());
@@ -590,9 +695,15 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
       r.failed = true;
       r.error = e.what();
     }
-    std::fprintf(text, "  %-22s analyzed in %7.3f s, residual %.2e, backward error %.2e%s%s\n", r.name.c_str(),
-                 r.analyze_s, r.residual, r.backward_error, r.failed ? ", FAILED: " : "",
-                 r.failed ? r.error.c_str() : "");
+    std::fprintf(text,
+                 "  %-22s analyzed in %7.3f s, warm-up factorization %.3f s, one solve %.3f s (%.3f of it), "
+                 "residual %.2e, backward error %.2e%s%s\n",
+                 r.name.c_str(), r.analyze_s, r.warm_factorize_s, r.solve_s,
+                 r.warm_factorize_s > 0 ? r.solve_s / r.warm_factorize_s : 0.0, r.residual, r.backward_error,
+                 r.failed ? ", FAILED: " : "", r.failed ? r.error.c_str() : "");
+    if (r.slow && !r.failed)
+      std::fprintf(text, "  %-22s over --slow-seconds %.0f: timed by its warm-up alone, not repeated\n", r.name.c_str(),
+                   args.slow_seconds);
     std::fflush(text);
   }
 
@@ -601,12 +712,14 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
   std::vector<std::size_t> who;
   int tessera_index = -1;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].failed) continue;
+    if (rows[i].failed || rows[i].slow) continue;
     if (i == 0) tessera_index = static_cast<int>(cs.size());
     Solver* s = rows[i].solver.get();
     int* ran = &rows[i].threads;
-    if (i < 2)  // Tessera: its workers
+    if (rows[i].kind == RowKind::tessera_host)  // Tessera: its workers
       cs.push_back({rows[i].name, [s] { s->factorize(); }, [] { return Space().concurrency(); }});
+    else if (rows[i].kind == RowKind::device)  // the device's SMs
+      cs.push_back({rows[i].name, [s] { s->factorize(); }, [ran] { return *ran; }});
     else  // peers: the OpenBLAS threads their factorization ran with
       cs.push_back({rows[i].name,
                     [s, ran] {
@@ -635,9 +748,13 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
     std::fprintf(text, "%-22s %10.4g %10.4g %9.2f %9.2f %9.2f %8.1e\n", r.name.c_str(), r.size.nnz_l,
                  r.size.flops * 1e-9, gflops.median, gflops.min, gflops.max, r.residual);
   }
+  for (const Row& r : rows)
+    if (r.slow && !r.failed)
+      std::fprintf(text, "%-22s %10.4g %10.4g %9.2f  (its warm-up alone: %.1f s)\n", r.name.c_str(), r.size.nnz_l,
+                   r.size.flops * 1e-9, r.size.flops * 1e-9 / r.warm_factorize_s, r.warm_factorize_s);
   std::fprintf(text, "own figures:");
-  for (std::size_t k = 0; k < cs.size(); ++k) {
-    const Row& r = rows[who[k]];
+  for (const Row& r : rows) {
+    if (r.failed) continue;
     std::fprintf(text, "  %s nnz(L) %.4g flops %.4g%s%s;", r.name.c_str(), r.solver->own_nnz_l,
                  r.solver->own_flops, r.solver->note.empty() ? "" : ", ", r.solver->note.c_str());
   }
@@ -671,6 +788,12 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
 
 // The defaults that depend on --quick, once the command line is read.
 void settle(Args& a) {
+  if (a.matrices.empty() && a.gpu) {
+    if (a.quick)
+      a.matrices = {"lap2d:200", "lap3d:20", data_file("bcsstk13.mtx")};
+    else
+      a.matrices = {"lap2d:1000", "lap3d:60", "lap3d:80", "lap3d:100", data_file("bcsstk13.mtx")};
+  }
   if (a.matrices.empty() && a.indefinite) {
     if (a.quick)
       a.matrices = {"stokes:40:1e-12", "kkt:40:300", "indef3d:14", data_file("hangGlider_2.mtx")};
@@ -684,6 +807,7 @@ void settle(Args& a) {
       a.matrices = {"lap2d:1000", "lap3d:60", data_file("bcsstk13.mtx")};
   }
   if (a.quick && a.dgemm_n == 4000) a.dgemm_n = 1000;
+  if (a.quick && a.device_dgemm_n == 8192) a.device_dgemm_n = 2048;
 }
 
 }  // namespace
@@ -706,12 +830,41 @@ int main(int argc, char* argv[]) {
   cli.app().add_flag("--quick", args.quick, "small matrices (lap2d:200, lap3d:20, bcsstk13) and dgemm 1000");
   cli.app().add_flag("--indefinite", args.indefinite,
                      "symmetric indefinite matrices: Tessera's LDL^T against MUMPS (SYM = 2), inertia checked");
+  cli.app().add_flag("--gpu", args.gpu,
+                     "the GPU rows (CUDA builds): Tessera on Cuda against cuSOLVER's sparse Cholesky and CHOLMOD on "
+                     "--threads, cuBLAS dgemm as the device's ceiling");
+  cli.app().add_option("--device-dgemm-n", args.device_dgemm_n, "order of the cuBLAS dgemm ceiling (--gpu)")
+      ->check(tools::integer(1, 1 << 16));
+  cli.app().add_option("--slow-seconds", args.slow_seconds,
+                       "a contender whose warm-up factorization took longer is not repeated")
+      ->check(CLI::Range(0.0, 1e9));
   if (auto status = cli.parse(argc, argv)) return *status;
   args.repeats = cli.repeats;
   args.json = cli.json;
+  if (args.gpu && args.indefinite) {
+    std::fprintf(stderr, "bench_cholesky: --gpu times Cholesky; --indefinite (LDL^T against MUMPS) runs on the host\n");
+    return 2;
+  }
+#if !TESSERA_BENCH_HAVE_CUDA
+  if (args.gpu) {
+    std::fprintf(stderr, "bench_cholesky: --gpu: this bench_cholesky was built without CUDA (configure with "
+                         "-DTessera_ENABLE_CUDA=ON)\n");
+    return 2;
+  }
+#endif
   settle(args);
   cli.settings().set_num_threads(args.threads);  // --threads is Tessera's worker count
   tessera::initialize(cli.settings());
+#if TESSERA_BENCH_HAVE_CUDA
+  if (args.gpu) {
+    if (const std::string why = tessera::bench::gpu::unusable_reason(); !why.empty()) {
+      std::printf("no CUDA device: %s\n", why.c_str());
+      tessera::finalize();
+      return 0;
+    }
+    std::fprintf(args.json ? stderr : stdout, "# device: %s\n", tessera::bench::gpu::device_description().c_str());
+  }
+#endif
 #if TESSERA_BENCH_HAVE_TACHO
   tessera::bench::TachoPeer::initialize_kokkos();
 #endif
@@ -726,10 +879,15 @@ int main(int argc, char* argv[]) {
                 tessera_threads, blas_threads);
     std::printf(
         "# GFLOP = sum_j c_j^2 * 1e-9 over the ordering each contender used (one formula for all);\n"
-        "# ratio = tessera-tasks time / peer time per repeat, median (min-max); <= 1: Tessera faster\n");
+        "# ratio = %s time / peer time per repeat, median (min-max); <= 1: Tessera faster\n",
+        args.gpu ? "tessera-Cuda" : args.indefinite ? "tessera-LDLt" : "tessera-tasks");
   }
-  const tessera::bench::Report report(args.indefinite ? "sparse_ldlt" : "sparse_cholesky", args.json);
+  const tessera::bench::Report report(args.indefinite ? "sparse_ldlt" : args.gpu ? "sparse_cholesky_gpu" : "sparse_cholesky",
+                                      args.json);
   if (!args.indefinite) dgemm_ceiling(report, args.dgemm_n, args.threads, 3);
+#if TESSERA_BENCH_HAVE_CUDA
+  if (args.gpu) device_dgemm_ceiling(report, args.device_dgemm_n, 5);
+#endif
 
   int status = 0;
   for (const std::string& spec : args.matrices) {

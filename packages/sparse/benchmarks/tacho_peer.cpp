@@ -6,6 +6,7 @@
 
 #include <Tacho_Solver.hpp>
 
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -83,7 +84,13 @@ void TachoPeer::solve(const double* b, double* x) {
 
 std::vector<std::int64_t> TachoPeer::permutation() const {
   auto p = impl_->solver.getPermutationVector();
-  std::vector<std::int64_t> out(p.extent(0));
+  // At most Tacho's small-problem threshold (1024 by default) it factors the
+  // matrix densely in its own order and keeps no permutation.
+  std::vector<std::int64_t> out(std::size_t(impl_->n));
+  if (std::int64_t(p.extent(0)) != impl_->n) {
+    std::iota(out.begin(), out.end(), std::int64_t(0));
+    return out;
+  }
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = p(i);
   return out;
 }
