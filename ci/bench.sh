@@ -15,7 +15,7 @@
 #   struct_layout    core       tessera_bench_struct_layout  hand-written separate Views, plain View of structs (per host back-end)
 #   mempool          mempool    bench_mempool                glibc, mimalloc, jemalloc, TBB scalable_malloc
 #   task_overhead    tasking    bench_task_overhead          oneTBB, Taskflow, OpenMP tasks (libgomp)
-#   tiled_cholesky   tasking    bench_tiled_cholesky         threaded OpenBLAS dpotrf
+#   tiled_cholesky   tasking    bench_tiled_cholesky         the same DAG on oneTBB (flow graph) and Taskflow, threaded OpenBLAS dpotrf
 #   task_trace       tasking    bench_task_trace             the same DAG untraced (cost of TESSERA_TRACE task timelines)
 #   kernel_graph     tasking    bench_kernel_graph           the same kernels as parallel_for + fence (KernelGraph, 1/2/4 partitions)
 #   graph            graph      tessera_bench_graph          gapbs, SuiteSparse:GraphBLAS
@@ -44,7 +44,7 @@
 #   REPEATS       repeats per case (default 9; the sparse and tiled Cholesky
 #                 and minitri runs take REPEATS too, each repeat is seconds long)
 #   JOBS          build jobs (default 2)
-#   TASKFLOW_DIR  Taskflow source tree, a peer of task_overhead (left out without it)
+#   TASKFLOW_DIR  Taskflow source tree, a peer of task_overhead and tiled_cholesky (left out without it)
 #   GAPBS_DIR     a built gapbs tree, the peer of graph (left out without it)
 #   GRAPH_FILES   graph files for graph, each PATH[@SOURCE] (.tgb, .mtx or an
 #                 edge list; gapbs reads the .sg beside it), e.g.
@@ -63,6 +63,15 @@
 # load average and the report flags busy runs. Peers come from Debian:
 #   apt-get install $(bash ci/debian-packages.sh benchmarks)
 set -euo pipefail
+# Some machines pin OpenBLAS to an older kernel set (OPENBLAS_CORETYPE, with
+# OPENBLAS_L2_SIZE) because old OpenBLAS builds misbehave on their processor.
+# The benchmarks measure against the BLAS's best kernels, and every one checks
+# its answers, so both are unset here (KEEP_OPENBLAS_ENV=1 keeps them); each
+# run's meta line names the kernel set OpenBLAS chose.
+if [[ -z "${KEEP_OPENBLAS_ENV:-}" && -n "${OPENBLAS_CORETYPE:-}${OPENBLAS_L2_SIZE:-}" ]]; then
+  echo "bench.sh: unsetting OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-} OPENBLAS_L2_SIZE=${OPENBLAS_L2_SIZE:-} (KEEP_OPENBLAS_ENV=1 keeps them)"
+  unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 BUILD_DIR="${BUILD_DIR:-build-bench-report}"

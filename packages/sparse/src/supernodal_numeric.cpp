@@ -50,7 +50,7 @@ void SupernodalNumeric<T>::analyze(const SymbolicFactor& sym, const std::int64_t
     }
   }
   m_lx_size = std::size_t(sym.lx_ptr[ns]);
-  m_lx.reset(new T[m_lx_size]);
+  m_lx = make_host_array<T>(m_lx_size);
   release_all_updates();
   m_buffers.clear();
   // The update buffers' arena: twice the most a postorder run keeps live

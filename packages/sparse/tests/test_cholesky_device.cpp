@@ -7,6 +7,7 @@
 // whose failing column is known by construction.
 #include "sparse_test_util.hpp"
 
+#include <limits>
 #include <sstream>
 #include <type_traits>
 
@@ -306,7 +307,16 @@ TYPED_TEST(LevelCholeskyTest, LdltInertiaOfShiftedLaplaciansIsTheClosedFormCount
       EXPECT_EQ(ldlt.inertia().zero, 0) << where;
       EXPECT_EQ(ldlt.log_determinant().sign, negative % 2 == 0 ? 1 : -1) << where;
       EXPECT_EQ(ldlt.stats().delayed_pivots, 0);
-      EXPECT_LE(solve_backward_error(ldlt, A), 1e-12) << where;
+      // Bunch-Kaufman's normwise backward error is a modest multiple of
+      // n u times the growth of the entries (Higham, Accuracy and Stability,
+      // 11.1), not the SPD tests' fixed 1e-12. Measured over 6 runs of the
+      // 8 cases on Serial, Threads and OpenMP (the threaded level sets vary
+      // from run to run): at most 4.5 n u with OpenBLAS's Cooperlake kernels
+      // and 7.9 n u with its Haswell ones (OPENBLAS_CORETYPE=Haswell, which
+      // some machines set), 1.4e-12 on lap3d:12 - 6.5 I, where 1e-12 failed
+      // 12 runs of 20.
+      const double n_u = double(A.num_rows()) * std::numeric_limits<double>::epsilon() / 2;
+      EXPECT_LE(solve_backward_error(ldlt, A), 32 * n_u) << where << " (32 n u = " << 32 * n_u << ")";
     }
 }
 

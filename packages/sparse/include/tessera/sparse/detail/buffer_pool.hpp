@@ -34,6 +34,8 @@
 // lists serve them without fresh pages) and are counted while live.
 // Arena blocks are rounded up to 64 bytes (cache lines, for the BLAS).
 // Thread-safe (one mutex: acquisitions are per front, not per entry).
+#include <tessera/sparse/detail/host_array.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <map>
@@ -168,7 +170,7 @@ class BufferPool {
   static std::size_t rounded(std::size_t count) { return (count + 7) / 8 * 8; }
 
   struct Arena {
-    std::unique_ptr<double[]> memory;
+    host_array<double> memory;  // huge pages for a first touch at one fault per 2 MiB (host_array.hpp)
     std::size_t size = 0, touched = 0;  // doubles; touched: the highest offset handed out
   };
   struct Block {
@@ -190,12 +192,12 @@ class BufferPool {
     std::size_t total = 0;
     for (const Arena& a : m_arenas) total += a.size;
     std::size_t size = std::max(n, m_arenas.empty() ? m_reserve : rounded(total / 4));
-    std::unique_ptr<double[]> memory;
+    host_array<double> memory;
     try {
-      memory.reset(new double[size]);
+      memory = make_host_array<double>(size);
     } catch (const std::bad_alloc&) {  // the system refuses the excess: just the request
       size = n;
-      memory.reset(new double[size]);
+      memory = make_host_array<double>(size);
     }
     m_arenas.push_back({std::move(memory), size, 0});
     ++m_allocations;

@@ -34,6 +34,7 @@
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/buffer_pool.hpp>
 #include <tessera/sparse/detail/dense_kernels.hpp>
+#include <tessera/sparse/detail/host_array.hpp>
 #include <tessera/sparse/detail/hermitian_pivot_2x2.hpp>
 #include <tessera/sparse/detail/threshold_ldlt.hpp>
 #include <tessera/sparse/symbolic.hpp>
@@ -205,7 +206,7 @@ class SupernodalNumeric {
   double m_tol = 0;
   // Allocated without touching it: each panel is first written by the
   // thread that assembles it (first touch, no serial zeroing pass).
-  std::unique_ptr<T[]> m_lx;
+  host_array<T> m_lx;  // the factor: panels of all supernodes
   std::size_t m_lx_size = 0;
   // Update matrices (F22) of the supernodes whose parent has not consumed
   // them yet, from m_buffers.
