@@ -7,6 +7,7 @@
 // whose failing column is known by construction.
 #include "sparse_test_util.hpp"
 
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <type_traits>
@@ -318,6 +319,42 @@ TYPED_TEST(LevelCholeskyTest, LdltInertiaOfShiftedLaplaciansIsTheClosedFormCount
       const double n_u = double(A.num_rows()) * std::numeric_limits<double>::epsilon() / 2;
       EXPECT_LE(solve_backward_error(ldlt, A), 32 * n_u) << where << " (32 n u = " << 32 * n_u << ")";
     }
+}
+
+// The level-set solve gives the same bits on every run: fronts of one level
+// that share rows below subtract their contributions through a gather in the
+// fronts' order, not atomic adds in the threads' order. The matrix and the
+// factorization are those whose backward error used to move from run to run
+// on Threads and OpenMP (LdltInertiaOfShiftedLaplacians above); Cholesky of
+// the unshifted Laplacian too. Several right-hand sides at once, so that the
+// columns' offsets in the workspace are exercised.
+TYPED_TEST(LevelCholeskyTest, SolvesAndRefactorizationsAreBitwiseIdentical) {
+  using Space = TypeParam;
+  const auto L = ts::laplacian_3d<double>(12);
+  for (bool ldlt : {true, false}) {
+    const auto A = ldlt ? shifted(L, 6.5) : L;
+    auto opt = ldlt ? ldlt_options() : ts::Options{};
+    opt.ordering = ts::Ordering::Amd;
+    LevelSolver<Space> solver(opt);
+    solver.factorize(A);
+    const std::int64_t n = A.num_rows(), nrhs = 3;
+    std::vector<double> b(std::size_t(n * nrhs));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = 1.0 + double(i % 17) / 17.0;
+    auto solve = [&] {
+      std::vector<double> x(b.size(), 0.0);
+      solver.solve(x.data(), b.data(), nrhs);
+      return x;
+    };
+    const std::vector<double> first = solve();
+    for (int run = 0; run < 12; ++run) {
+      if (run % 4 == 3) solver.factorize(A);  // refactorizations too
+      const std::vector<double> again = solve();
+      ASSERT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(double)), 0)
+          << (ldlt ? "LDL^T" : "Cholesky") << ": run " << run << " differs from the first";
+    }
+    // A solution, not just a repeated one (the bound of the inertia test above).
+    EXPECT_LE(backward_error(A, first.data(), b.data()), 32 * double(n) * std::numeric_limits<double>::epsilon() / 2);
+  }
 }
 
 TYPED_TEST(LevelCholeskyTest, LdltSolutionMatchesDenseLuAndLogDeterminant) {

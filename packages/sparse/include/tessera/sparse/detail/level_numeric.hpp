@@ -32,7 +32,12 @@
 // the device; forward substitution goes up the levels (per front a trsm of
 // its own rows and a gemm of the rows below into a level workspace, then
 // one kernel subtracts those from x: fronts of one level may share
-// ancestor rows, hence atomic adds), backward substitution down the levels
+// ancestor rows, so a thread per (row, right-hand side) sums that row's
+// entries of the workspace in the fronts' order and subtracts the sum once:
+// no atomics, and the same solution bits on every run whatever the thread
+// timing; the atomic adds this replaced summed in the order the threads
+// came, and a threaded LDL^T solve's backward error moved from run to run),
+// backward substitution down the levels
 // (one kernel gathers the ancestor rows of x, then per front a gemm and a
 // trsm). Fronts of one level write disjoint rows of their own.
 //
@@ -131,6 +136,7 @@ class LevelNumeric {
   void backward_level(std::size_t level, double* x, Array<double> w, std::int64_t nrhs);
   template <class F>
   void for_rows_below(std::size_t level, std::int64_t nrhs, const F& f);
+  void subtract_rows_below(std::size_t level, double* x, Array<double> w, std::int64_t nrhs);
 
  private:
   template <class T>
@@ -171,6 +177,14 @@ class LevelNumeric {
   Array<std::int64_t> m_level_of, m_update_off, m_solve_off;
   std::vector<std::int64_t> m_level_of_host, m_update_off_host, m_solve_off_host;
   std::vector<std::int64_t> m_arena_size, m_level_rows_below;
+  // The forward solve's gather: per level (host: m_gather_level, into
+  // m_gather_row), the distinct rows below its fronts; per such row j, its
+  // entries m_gather_ptr(j) .. m_gather_ptr(j + 1) - 1 in the order of the
+  // level's fronts, each a front (m_gather_front) and a row of that front's
+  // rows below (m_gather_r).
+  Array<std::int64_t> m_gather_row, m_gather_ptr;
+  Array<std::int32_t> m_gather_front, m_gather_r;
+  std::vector<std::int64_t> m_gather_level;
   // LDL^T: the largest F11 order and nc x mu block of a front (the
   // workspaces of the update X and of the solve's t).
   bool m_ldlt = false;
@@ -272,6 +286,39 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
       m_max_ldlt_work = std::max(m_max_ldlt_work, f.ncols(s) * mu);
     }
     m_level_ptr.push_back(std::int64_t(fronts.size()));
+  }
+  // The forward solve's gather (see m_gather_row): entries sorted by row,
+  // stably, so that each row's entries keep the level's front order.
+  {
+    std::vector<std::int64_t> g_row, g_ptr(1, 0);
+    std::vector<std::int32_t> g_front, g_r;
+    m_gather_level.assign(1, 0);
+    struct Entry {
+      std::int64_t row;
+      std::int32_t front, r;
+    };
+    std::vector<Entry> entries;
+    for (std::int64_t l = 0; l < nl; ++l) {
+      entries.clear();
+      for (std::int64_t s : levels[l]) {
+        const std::int64_t nc = f.ncols(s), mu = f.nrows(s) - nc;
+        for (std::int64_t r = 0; r < mu; ++r)
+          entries.push_back({f.rows[std::size_t(f.rows_ptr[s] + nc + r)], std::int32_t(s), std::int32_t(r)});
+      }
+      std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.row < b.row; });
+      for (std::size_t e = 0; e < entries.size(); ++e) {
+        if (e > 0 && entries[e].row != entries[e - 1].row) g_ptr.push_back(std::int64_t(g_front.size()));
+        if (e == 0 || entries[e].row != entries[e - 1].row) g_row.push_back(entries[e].row);
+        g_front.push_back(entries[e].front);
+        g_r.push_back(entries[e].r);
+      }
+      if (!entries.empty()) g_ptr.push_back(std::int64_t(g_front.size()));
+      m_gather_level.push_back(std::int64_t(g_row.size()));
+    }
+    m_gather_row = upload(g_row, "sparse::gather_row");
+    m_gather_ptr = upload(g_ptr, "sparse::gather_ptr");
+    m_gather_front = upload(g_front, "sparse::gather_front");
+    m_gather_r = upload(g_r, "sparse::gather_r");
   }
   // A level's arena is read last when the highest of its fronts' parents
   // assembles (roots and fronts without rows below read nothing).
@@ -615,7 +662,35 @@ void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<doub
   }
   if (below == 0) return;
   // x(rows below) -= w: fronts of a level may share ancestor rows.
-  for_rows_below(level, nrhs, TESSERA_LAMBDA(std::int64_t xi, std::int64_t wi) { atomic_add(&x[xi], -w(wi)); });
+  subtract_rows_below(level, x, w, nrhs);
+}
+
+// x(j, c) -= the sum of the level's workspace entries of row j, for each
+// distinct row j below the level's fronts and each right-hand side c: one
+// thread per (row, c), the entries in the fronts' order (deterministic).
+template <class Space>
+void LevelNumeric<Space>::subtract_rows_below(std::size_t level, double* x, Array<double> w, std::int64_t nrhs) {
+  const std::int64_t n = m_sym->n, first = m_gather_level[level];
+  const std::int64_t rows = m_gather_level[level + 1] - first;
+  if (rows == 0) return;
+  auto g_row = m_gather_row;
+  auto g_ptr = m_gather_ptr;
+  auto g_front = m_gather_front;
+  auto g_r = m_gather_r;
+  auto super_ptr = m_super_ptr;
+  auto rows_ptr = m_rows_ptr;
+  auto solve_off = m_solve_off;
+  parallel_for(
+      "sparse::solve_subtract_below", RangePolicy<Space>(m_exec, 0, rows * nrhs), TESSERA_LAMBDA(std::int64_t q) {
+        const std::int64_t j = first + q % rows, c = q / rows;
+        double sum = 0;
+        for (std::int64_t e = g_ptr(j); e < g_ptr(j + 1); ++e) {
+          const std::int64_t s = g_front(e);
+          const std::int64_t mu = rows_ptr(s + 1) - rows_ptr(s) - (super_ptr(s + 1) - super_ptr(s));
+          sum += w(solve_off(s) * nrhs + g_r(e) + c * mu);
+        }
+        x[g_row(j) + c * n] -= sum;
+      });
 }
 
 // f(x index, workspace index) for each row below each front of the level
