@@ -111,12 +111,12 @@ namespace detail {
 template <AfforestSample Sample, class G, class S>
 std::int64_t connected_components_with(const G& g,
                                        const vertex_property_map<G, typename graph_traits<G>::vertex_descriptor, S>& components);
-// Afforest's last pass: the edges after the first `rounds` of every vertex,
+// Afforest's last pass: the edges after the first Rounds of every vertex,
 // skipping vertices already in the giant component. Skipping is only safe
 // when every edge is seen from both ends (undirected graphs); directed graphs
 // also link along in-edges. Giant: giant_value or giant_in_view.
-template <class G, class CompView, class Giant>
-void afforest_finish_link(const G& g, const CompView& comp, std::int64_t chunk, int rounds, const Giant& giant) {
+template <int Rounds, class G, class CompView, class Giant>
+void afforest_finish_link(const G& g, const CompView& comp, std::int64_t chunk, const Giant& giant) {
   using V = typename graph_traits<G>::vertex_descriptor;
   constexpr bool undirected = graph_traits<G>::is_undirected;
   tessera::parallel_for("graph::cc::finish_link", detail::make_vertex_policy(g, int(chunk)), TESSERA_LAMBDA(std::int64_t vi) {
@@ -124,7 +124,7 @@ void afforest_finish_link(const G& g, const CompView& comp, std::int64_t chunk, 
     if (undirected && detail::load_relaxed(&comp(v)) == giant()) return;
     int k = 0;
     for (auto w : adjacent_vertices(v, g)) {
-      if (k++ < rounds) continue;
+      if (k++ < Rounds) continue;
       detail::afforest_link(comp.data(), v, V(w));
     }
   });
@@ -185,11 +185,11 @@ std::int64_t detail::connected_components_with(
     V giant = hs(0);
     for (std::int64_t i = 0; i < ns; ++i)
       if (++freq[hs(i)] > freq[giant]) giant = hs(i);
-    afforest_finish_link(g, comp, chunk, rounds, giant_value<V>{giant});
+    afforest_finish_link<rounds>(g, comp, chunk, giant_value<V>{giant});
   } else {
     tessera::View<sample_rank, S> best("graph::cc::sample_best");
     most_frequent_sample_label<Exec>(sample, best);
-    afforest_finish_link(g, comp, chunk, rounds, giant_in_view<tessera::View<V*, S>, tessera::View<sample_rank, S>>{sample, best});
+    afforest_finish_link<rounds>(g, comp, chunk, giant_in_view<tessera::View<V*, S>, tessera::View<sample_rank, S>>{sample, best});
   }
   return detail::compress_and_count<Exec>(comp, n);
 }
