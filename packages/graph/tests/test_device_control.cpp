@@ -74,13 +74,14 @@ TYPED_TEST(GraphDeviceControl, BfsLevelsParentsAndCountsMatchTheReference) {
     std::int64_t hub = 0;
     for (std::int64_t v = 0; v < sh.el.num_vertices; ++v)
       if (adj[v].size() > adj[hub].size()) hub = v;
-    for (std::vector<std::int64_t> src : {std::vector<std::int64_t>{0}, {hub}, {sh.el.num_vertices - 1, 5, 5}}) {
+    for (std::vector<std::int64_t> src :
+         {std::vector<std::int64_t>{0}, {hub}, {sh.el.num_vertices - 1, 5, 5}}) {
       const auto want = graph_ref::bfs_levels(adj, src);
       for (auto dir : {tg::bfs_direction::top_down, tg::bfs_direction::automatic})
         for (double alpha : {1e-9, 14.0})
           for (double beta : {1e-9, 24.0, 1e9}) {
-            SCOPED_TRACE(testing::Message() << "source " << src[0] << " dir " << int(dir) << " alpha " << alpha
-                                            << " beta " << beta);
+            SCOPED_TRACE(testing::Message() << "source " << src[0] << " dir " << int(dir) << " alpha "
+                                            << alpha << " beta " << beta);
             tg::bfs_options o;
             o.direction = dir;
             o.alpha = alpha;
@@ -96,7 +97,8 @@ TYPED_TEST(GraphDeviceControl, BfsLevelsParentsAndCountsMatchTheReference) {
               EXPECT_EQ(dev.bottom_up_levels, 0);
             }
             tg::vertex_property_map<G, V> parents(g);
-            tg::detail::breadth_first_search_with<BfsControl::device>(g, src, tg::bfs_parents_visitor<G>(parents), o);
+            tg::detail::breadth_first_search_with<BfsControl::device>(g, src,
+                                                                      tg::bfs_parents_visitor<G>(parents), o);
             auto p = tg::detail::to_host_vector(parents.view());
             for (std::int64_t v = 0; v < sh.el.num_vertices; ++v) {
               if (want[v] <= 0) {
@@ -198,7 +200,8 @@ TYPED_TEST(GraphDeviceControl, BfsVisitorEventsOnTheDeviceLoop) {
     const std::int64_t n = sh.el.num_vertices;
     // The reference graph without edges into multiples of 7.
     auto adj = simple_adjacency(sh.el, true);
-    for (auto& row : adj) row.erase(std::remove_if(row.begin(), row.end(), [](std::int64_t w) { return w % 7 == 0; }), row.end());
+    for (auto& row : adj)
+      row.erase(std::remove_if(row.begin(), row.end(), [](std::int64_t w) { return w % 7 == 0; }), row.end());
     const std::vector<std::int64_t> src{1};
     const auto want = graph_ref::bfs_levels(adj, src);
     vertex_event_visitor<TypeParam> vis;
@@ -289,10 +292,10 @@ TYPED_TEST(GraphDeviceControl, SampleLabelTiesResolveAsOnTheHost) {
   using S = typename TypeParam::memory_space;
   std::vector<std::vector<std::int64_t>> samples = {
       {7},
-      {5, 3, 3, 5},           // 3 reaches 2 first
-      {5, 3, 5, 3},           // 5 reaches 2 first
-      {9, 8, 7, 6},           // all once: the first
-      {4, 4, 1, 1, 2, 2, 1},  // 1 leads alone at the end
+      {5, 3, 3, 5},                 // 3 reaches 2 first
+      {5, 3, 5, 3},                 // 5 reaches 2 first
+      {9, 8, 7, 6},                 // all once: the first
+      {4, 4, 1, 1, 2, 2, 1},        // 1 leads alone at the end
       {2, 1, 1, 2, 3, 3, 3, 2, 1},  // three labels at 3: 3 gets there first
   };
   std::mt19937_64 rng(42);

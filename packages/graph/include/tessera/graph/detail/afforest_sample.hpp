@@ -33,7 +33,8 @@ using sample_rank = tessera::ValLocScalar<std::int64_t, std::int64_t>;
 // that count); the label is sample(best().loc). Returns without waiting when
 // best lives in device memory.
 template <class Exec, class V, class S>
-void most_frequent_sample_label(const tessera::View<V*, S>& sample, const tessera::View<sample_rank, S>& best) {
+void most_frequent_sample_label(const tessera::View<V*, S>& sample,
+                                const tessera::View<sample_rank, S>& best) {
   const std::int64_t ns = std::int64_t(sample.extent(0));
   tessera::parallel_reduce(
       "graph::cc::sample_mode", tessera::RangePolicy<Exec>(0, ns),

@@ -52,21 +52,21 @@ inline constexpr int bfs_check_every = 8;
 inline constexpr std::int64_t bfs_device_heavy_degree = 256;
 
 // Slots of the device state (one int64 each).
-inline constexpr int bfs_fsize = 0;  // vertices in the frontier
-inline constexpr int bfs_fedges = 1;  // their edges (-1: sources, not counted yet)
+inline constexpr int bfs_fsize = 0;       // vertices in the frontier
+inline constexpr int bfs_fedges = 1;      // their edges (-1: sources, not counted yet)
 inline constexpr int bfs_unexplored = 2;  // edges not yet explored, for the switch
-inline constexpr int bfs_bottom_up = 3;  // current direction
-inline constexpr int bfs_returned = 4;  // back from bottom-up: one top-down step before deciding again
+inline constexpr int bfs_bottom_up = 3;   // current direction
+inline constexpr int bfs_returned = 4;    // back from bottom-up: one top-down step before deciding again
 inline constexpr int bfs_prev_found = 5;  // frontier size of the previous bottom-up step
-inline constexpr int bfs_done = 6;  // the frontier came out empty
-inline constexpr int bfs_td = 7;  // this level runs top-down
-inline constexpr int bfs_bu = 8;  // this level runs bottom-up
-inline constexpr int bfs_to_bitmap = 9;  // this level converts the queue into the bitmap first
-inline constexpr int bfs_to_queue = 10;  // the level just ended converts the bitmap into the queue
+inline constexpr int bfs_done = 6;        // the frontier came out empty
+inline constexpr int bfs_td = 7;          // this level runs top-down
+inline constexpr int bfs_bu = 8;          // this level runs bottom-up
+inline constexpr int bfs_to_bitmap = 9;   // this level converts the queue into the bitmap first
+inline constexpr int bfs_to_queue = 10;   // the level just ended converts the bitmap into the queue
 inline constexpr int bfs_queue_sel = 11;  // which queue holds the frontier (0: qa, 1: qb)
-inline constexpr int bfs_bits_sel = 12;  // which bitmap holds the frontier (0: fa, 1: fb)
-inline constexpr int bfs_heavy = 13;  // high-degree frontier vertices queued this level
-inline constexpr int bfs_visited = 14;  // bfs_result's counts
+inline constexpr int bfs_bits_sel = 12;   // which bitmap holds the frontier (0: fa, 1: fb)
+inline constexpr int bfs_heavy = 13;      // high-degree frontier vertices queued this level
+inline constexpr int bfs_visited = 14;    // bfs_result's counts
 inline constexpr int bfs_levels = 15;
 inline constexpr int bfs_edges = 16;
 inline constexpr int bfs_bu_levels = 17;
@@ -88,11 +88,11 @@ struct bfs_queue_ptr {
 // is their number. qb, fa and fb are scratch (fa zeroed when bottom-up steps
 // are allowed). ExVertex, FinVertex, ExEdge, Filter: which visitor events are
 // defined.
-template <class Exec, bool ExVertex, bool FinVertex, bool ExEdge, bool Filter, class G, class Vis, class QV, class BV,
-          class CV>
-bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, double beta, bool allow_bottom_up,
-                                    std::int64_t ns, const QV& qa, const QV& qb, const BV& visited, const BV& fa,
-                                    const BV& fb, const CV& counter) {
+template <class Exec, bool ExVertex, bool FinVertex, bool ExEdge, bool Filter, class G, class Vis, class QV,
+          class BV, class CV>
+bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, double beta,
+                                    bool allow_bottom_up, std::int64_t ns, const QV& qa, const QV& qb,
+                                    const BV& visited, const BV& fa, const BV& fb, const CV& counter) {
   using S = typename G::space_type;
   using V = typename graph_traits<G>::vertex_descriptor;
   using E = typename graph_traits<G>::edge_descriptor;
@@ -114,7 +114,8 @@ bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, do
       scout_heavy("graph::bfs::scout_heavy"), found("graph::bfs::found"), scanned("graph::bfs::scanned"),
       degsum("graph::bfs::degsum");
   tessera::View<V*, S> heavy;
-  if (split_heavy) heavy = tessera::View<V*, S>(tessera::view_alloc("graph::bfs::heavy", tessera::WithoutInitializing), n);
+  if (split_heavy)
+    heavy = tessera::View<V*, S>(tessera::view_alloc("graph::bfs::heavy", tessera::WithoutInitializing), n);
 
   tessera::parallel_reduce(
       "graph::bfs::source_edges", tessera::RangePolicy<Exec>(0, ns),
@@ -183,7 +184,8 @@ bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, do
           const bool sources = st(bfs_fedges) < 0;
           const I fedges = sources ? src_edges() : st(bfs_fedges);
           bool bu = st(bfs_bottom_up) != 0;
-          if (!bu && allow_bottom_up && !st(bfs_returned) && !sources && double(fedges) > double(st(bfs_unexplored)) / alpha) {
+          if (!bu && allow_bottom_up && !st(bfs_returned) && !sources &&
+              double(fedges) > double(st(bfs_unexplored)) / alpha) {
             bu = true;
             st(bfs_bottom_up) = 1;
             st(bfs_to_bitmap) = 1;
@@ -358,7 +360,8 @@ bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, do
       // Back to top-down: the frontier bitmap -> the current queue.
       constexpr I words = 16;
       tessera::parallel_for(
-          "graph::bfs::to_queue", tessera::RangePolicy<Exec>(0, (nw + words - 1) / words), TESSERA_LAMBDA(I c) {
+          "graph::bfs::to_queue", tessera::RangePolicy<Exec>(0, (nw + words - 1) / words),
+          TESSERA_LAMBDA(I c) {
             if (!st(bfs_to_queue)) return;
             const W* bits = cur_bits();
             const queue q{cur_queue()};
