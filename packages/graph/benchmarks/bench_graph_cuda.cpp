@@ -16,9 +16,14 @@
 //        of largest degree. Checked: depths equal everywhere, and valid on
 //        the host (source at 0, every edge's ends at most one level apart,
 //        every reached vertex but the source has a neighbour one level up).
+//        A third row times the library with its level loop controlled from
+//        the host (BfsControl::host: three or four blocking reads per level);
+//        checked: the same depths and bfs_result.
 //   cc   connected_components (Afforest) vs an ECL-CC-style kernel set
 //        (cuda_peers/cc_ecl.cuh). Checked: the same partition up to labels,
-//        every edge inside one component, the same component count.
+//        every edge inside one component, the same component count. A third
+//        row counts Afforest's sample on the host (AfforestSample::host);
+//        checked: the same labels.
 //   tc   count_triangles (automatic order: by_degree on skewed graphs, its
 //        orientation included) vs a warp-per-edge intersection count on a
 //        degree-oriented graph (cuda_peers/tc_warp.cuh), timed with its
@@ -294,14 +299,30 @@ void case_bfs(const Setup& S, const bench::Report& report, const Input& in) {
   tg::vertex_property_map<G, std::int32_t> levels(in.g, "bench::levels");
   const tg::bfs_levels_visitor<G> vis(levels);
   CubBfs peer(in.csr, S.stream);
-  tg::bfs_result rt;
+  tg::vertex_property_map<G, std::int32_t> levels_host_control(in.g, "bench::levels_host_control");
+  const tg::bfs_levels_visitor<G> vis_host_control(levels_host_control);
+  tg::bfs_result rt, rh;
   CubBfs::Stats rp;
+  // The third row is the library's level loop controlled from the host (what
+  // breadth_first_search did before its state stayed on the device).
   const std::vector<bench::Contender> cs{
       contender(S, "CUB direction-optimizing BFS", [&] { rp = peer.run(in.source); }),
-      contender(S, "tessera breadth_first_search", [&] { rt = tg::breadth_first_search(in.g, in.source, vis); }, 0)};
+      contender(S, "tessera breadth_first_search", [&] { rt = tg::breadth_first_search(in.g, in.source, vis); }, 0),
+      contender(S, "tessera, level state read every level",
+                [&] {
+                  rh = tg::detail::breadth_first_search_with<tg::detail::BfsControl::host>(in.g, in.source, vis_host_control,
+                                                                                          tg::bfs_options{});
+                },
+                0)};
   const double round = check_round(cs);
   const auto a = to_host(levels.view().data(), std::size_t(in.csr.n));
   const auto b = to_host(peer.depths(), std::size_t(in.csr.n));
+  const auto h = to_host(levels_host_control.view().data(), std::size_t(in.csr.n));
+  verify(S, a == h && rt.visited == rh.visited && rt.levels == rh.levels && rt.bottom_up_levels == rh.bottom_up_levels &&
+                rt.edges_traversed == rh.edges_traversed,
+         name + ": device and host control give the same depths and counts (levels " + std::to_string(rt.levels) + " / " +
+             std::to_string(rh.levels) + ", bottom-up " + std::to_string(rt.bottom_up_levels) + " / " +
+             std::to_string(rh.bottom_up_levels) + ")");
   std::int64_t differ = 0, first = -1;
   for (std::size_t v = 0; v < a.size(); ++v)
     if (a[v] != b[v]) differ += 1, first = first < 0 ? std::int64_t(v) : first;
@@ -338,13 +359,25 @@ void case_cc(const Setup& S, const bench::Report& report, const Input& in) {
   if (!S.json) std::printf("\n# %s: connected components\n", name.c_str());
   tg::vertex_property_map<G, V> comp(in.g, "bench::components");
   EclCc peer(in.csr, S.stream);
-  std::int64_t k = 0;
-  const std::vector<bench::Contender> cs{contender(S, "ECL-CC-style kernels", [&] { peer.run(); }),
-                                         contender(S, "tessera connected_components (Afforest)",
-                                                   [&] { k = tg::connected_components(in.g, comp); }, 0)};
+  tg::vertex_property_map<G, V> comp_host_sample(in.g, "bench::components_host_sample");
+  std::int64_t k = 0, k_host_sample = 0;
+  // The third row counts Afforest's sample on the host (what
+  // connected_components did before the count moved to the device).
+  const std::vector<bench::Contender> cs{
+      contender(S, "ECL-CC-style kernels", [&] { peer.run(); }),
+      contender(S, "tessera connected_components (Afforest)", [&] { k = tg::connected_components(in.g, comp); }, 0),
+      contender(S, "tessera, sample counted on the host",
+                [&] {
+                  k_host_sample =
+                      tg::detail::connected_components_with<tg::detail::AfforestSample::host>(in.g, comp_host_sample);
+                },
+                0)};
   const double round = check_round(cs);
   const auto a = to_host(comp.view().data(), std::size_t(in.csr.n));
   const auto b = to_host(peer.labels(), std::size_t(in.csr.n));
+  verify(S, k == k_host_sample && a == to_host(comp_host_sample.view().data(), std::size_t(in.csr.n)),
+         name + ": the sample counted on the device and on the host give the same labels (" + std::to_string(k) + " / " +
+             std::to_string(k_host_sample) + " components)");
   // The same partition up to labels: the label maps a -> b and b -> a are functions.
   std::vector<std::int64_t> ab(std::size_t(in.csr.n), -1), ba(std::size_t(in.csr.n), -1);
   std::string problem;

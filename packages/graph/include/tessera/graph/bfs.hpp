@@ -27,6 +27,13 @@
 // switches to bottom-up steps when the frontier is large (Beamer's
 // direction-optimizing BFS); tree_edge then reports the parent found
 // bottom-up.
+//
+// On a GPU the level loop's control stays on the device
+// (detail/bfs_device_levels.hpp): the host reads the search's state every 8
+// levels instead of three or four times per level. Same levels, parents
+// found by the same rules, and the same bfs_result as on the host.
+#include <tessera/graph/detail/bfs_device_levels.hpp>
+#include <tessera/graph/detail/bfs_queue_buffer.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
@@ -170,33 +177,6 @@ tessera::View<typename graph_traits<G>::vertex_descriptor*, typename G::space_ty
 
 }  // namespace detail
 
-namespace detail {
-
-// Discoveries of one work item, appended to a shared queue in batches: one
-// atomic add per batch instead of one per vertex (a shared counter bounced
-// between cores on every discovery costs more than the discovery).
-template <class V, class QV, class CV, int Capacity>
-struct bfs_queue_buffer {
-  static constexpr int capacity = Capacity;
-  V buf[capacity];
-  int size = 0;
-  const QV& queue;
-  const CV& tail;
-  TESSERA_INLINE_FUNCTION bfs_queue_buffer(const QV& q, const CV& t) : queue(q), tail(t) {}
-  TESSERA_INLINE_FUNCTION void push(V v) {
-    if (size == capacity) flush();
-    buf[size++] = v;
-  }
-  TESSERA_INLINE_FUNCTION void flush() {
-    if (size == 0) return;
-    const std::int64_t at = tessera::atomic_fetch_add(&tail(0), std::int64_t(size));
-    for (int i = 0; i < size; ++i) queue(at + i) = buf[i];
-    size = 0;
-  }
-};
-
-}  // namespace detail
-
 // Direction-optimizing BFS (Beamer, Asanovic, Patterson, "Direction-Optimizing
 // Breadth-First Search", SC 2012), written on the generic graph API.
 //
@@ -223,8 +203,20 @@ void for_each_set_bit(const char* label, std::int64_t nw, const Bits& bits, cons
 }
 }  // namespace detail
 
+namespace detail {
+// breadth_first_search() with where the level loop is controlled named
+// (tests run the GPU's choice on host spaces).
+template <BfsControl Control, class G, class Src, class Vis>
+bfs_result breadth_first_search_with(const G& g, const Src& sources, const Vis& vis, const bfs_options& opts);
+}  // namespace detail
+
 template <class G, class Src, class Vis = default_bfs_visitor>
 bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis = Vis(), const bfs_options& opts = {}) {
+  return detail::breadth_first_search_with<detail::default_bfs_control<typename G::execution_space>>(g, sources, vis, opts);
+}
+
+template <detail::BfsControl Control, class G, class Src, class Vis>
+bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, const Vis& vis, const bfs_options& opts) {
   using Exec = typename G::execution_space;
   using S = typename G::space_type;
   using V = typename graph_traits<G>::vertex_descriptor;
@@ -291,6 +283,15 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
     for (std::int64_t i = 0; i < ns; ++i) place_source(i);
   } else {
     tessera::parallel_for("graph::bfs::sources", tessera::RangePolicy<Exec>(0, ns), place_source);
+  }
+  if constexpr (Control == detail::BfsControl::device) {
+    const auto c = detail::bfs_device_levels<Exec, ex_vertex, fin_vertex, ex_edge, do_filter>(
+        g, vis, opts.alpha, opts.beta, allow_bottom_up, ns, frontier, next, visited, front, front_next, counter);
+    res.visited = c.visited;
+    res.levels = int(c.levels);
+    res.edges_traversed = c.edges;
+    res.bottom_up_levels = int(c.bottom_up_levels);
+    return res;
   }
   std::int64_t fsize = detail::read_one(counter, 0);
   res.visited = fsize;

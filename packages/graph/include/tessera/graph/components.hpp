@@ -10,6 +10,11 @@
 // the same on every back-end, thread count and algorithm) and return the
 // number of components. On directed graphs, connected_components and
 // shiloach_vishkin compute weakly connected components.
+//
+// On a GPU, Afforest's sampling step finds the most frequent label on the
+// device (detail/afforest_sample.hpp), so connected_components waits for the
+// device only for the final count.
+#include <tessera/graph/detail/afforest_sample.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
@@ -100,8 +105,41 @@ std::int64_t count_roots(const G& g, const tessera::View<V*, S>& comp) {
 
 }  // namespace detail
 
+namespace detail {
+// connected_components() with where the sample's label is counted named
+// (tests run the GPU's choice on host spaces).
+template <AfforestSample Sample, class G, class S>
+std::int64_t connected_components_with(const G& g,
+                                       const vertex_property_map<G, typename graph_traits<G>::vertex_descriptor, S>& components);
+// Afforest's last pass: the edges after the first Rounds of every vertex,
+// skipping vertices already in the giant component. Skipping is only safe
+// when every edge is seen from both ends (undirected graphs); directed graphs
+// also link along in-edges. Giant: giant_value or giant_in_view.
+template <int Rounds, class G, class CompView, class Giant>
+void afforest_finish_link(const G& g, const CompView& comp, std::int64_t chunk, const Giant& giant) {
+  using V = typename graph_traits<G>::vertex_descriptor;
+  constexpr bool undirected = graph_traits<G>::is_undirected;
+  tessera::parallel_for("graph::cc::finish_link", detail::make_vertex_policy(g, int(chunk)), TESSERA_LAMBDA(std::int64_t vi) {
+    const V v = V(vi);
+    if (undirected && detail::load_relaxed(&comp(v)) == giant()) return;
+    int k = 0;
+    for (auto w : adjacent_vertices(v, g)) {
+      if (k++ < Rounds) continue;
+      detail::afforest_link(comp.data(), v, V(w));
+    }
+  });
+}
+
+}  // namespace detail
+
 template <class G, class S>
 std::int64_t connected_components(const G& g, const vertex_property_map<G, typename graph_traits<G>::vertex_descriptor, S>& components) {
+  return detail::connected_components_with<detail::default_afforest_sample<typename G::execution_space>>(g, components);
+}
+
+template <detail::AfforestSample Sample, class G, class S>
+std::int64_t detail::connected_components_with(
+    const G& g, const vertex_property_map<G, typename graph_traits<G>::vertex_descriptor, S>& components) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   detail::check_vertex_map("connected_components", g, components);
@@ -140,24 +178,19 @@ std::int64_t connected_components(const G& g, const vertex_property_map<G, typen
   } else {
     tessera::parallel_for("graph::cc::sample", tessera::RangePolicy<Exec>(0, ns), pick);
   }
-  auto hs = tessera::create_mirror_view_and_copy(tessera::HostSpace(), sample);
-  std::map<V, int> freq;
-  V giant = hs(0);
-  for (std::int64_t i = 0; i < ns; ++i)
-    if (++freq[hs(i)] > freq[giant]) giant = hs(i);
   // 3. The remaining edges, skipping vertices already in the giant component.
-  //    Skipping is only safe when every edge is seen from both ends
-  //    (undirected graphs); directed graphs also link along in-edges.
-  constexpr bool undirected = graph_traits<G>::is_undirected;
-  tessera::parallel_for("graph::cc::finish_link", detail::make_vertex_policy(g, int(chunk)), TESSERA_LAMBDA(std::int64_t vi) {
-    const V v = V(vi);
-    if (undirected && detail::load_relaxed(&comp(v)) == giant) return;
-    int k = 0;
-    for (auto w : adjacent_vertices(v, g)) {
-      if (k++ < rounds) continue;
-      detail::afforest_link(comp.data(), v, V(w));
-    }
-  });
+  if constexpr (Sample == AfforestSample::host) {
+    auto hs = tessera::create_mirror_view_and_copy(tessera::HostSpace(), sample);
+    std::map<V, int> freq;
+    V giant = hs(0);
+    for (std::int64_t i = 0; i < ns; ++i)
+      if (++freq[hs(i)] > freq[giant]) giant = hs(i);
+    afforest_finish_link<rounds>(g, comp, chunk, giant_value<V>{giant});
+  } else {
+    tessera::View<sample_rank, S> best("graph::cc::sample_best");
+    most_frequent_sample_label<Exec>(sample, best);
+    afforest_finish_link<rounds>(g, comp, chunk, giant_in_view<tessera::View<V*, S>, tessera::View<sample_rank, S>>{sample, best});
+  }
   return detail::compress_and_count<Exec>(comp, n);
 }
 
