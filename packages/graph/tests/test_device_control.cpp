@@ -1,13 +1,16 @@
 // The GPU's choices of where BFS and Afforest keep their control
 // (BfsControl::device: the level loop decided on the device, the host reading
 // the state every few levels; AfforestSample::device: the sample's most
-// frequent label found by a reduction), run on every space and checked
-// against serial references. On host spaces this is the only place these
+// frequent label found by a reduction; SsspControl::device: delta-stepping's
+// current bucket as a queue, the later ones as flags), run on every space and
+// checked against serial references. On host spaces this is the only place these
 // paths run before a GPU does.
 #include "graph_reference.hpp"
 #include "graph_test_util.hpp"
 
+#include <limits>
 #include <map>
+#include <set>
 
 using namespace graph_test;
 using tg::detail::AfforestSample;
@@ -316,4 +319,129 @@ TYPED_TEST(GraphDeviceControl, SampleLabelTiesResolveAsOnTheHost) {
     EXPECT_EQ(s[hb().loc], first_to_lead(s));
     EXPECT_EQ(hb().val, std::count(s.begin(), s.end(), first_to_lead(s)));
   }
+}
+
+namespace {
+// wv(k) = hw(origin(k)): each built edge's weight from the input edge it came
+// from. A named function: nvcc allows no extended lambda inside a generic lambda.
+template <class Exec, class W, class H, class O>
+void weights_from_input(std::int64_t m, const W& wv, const H& hw, const O& origin) {
+  tessera::parallel_for(
+      tessera::RangePolicy<Exec>(0, m), TESSERA_LAMBDA(std::int64_t k) { wv(k) = hw(origin(k)); });
+}
+
+// Dijkstra on the simple graph the build keeps: self-loops dropped, the first
+// weight of a repeated edge kept.
+std::vector<double> dijkstra_on_simple(const tg::edge_list& el, bool undirected, std::int64_t s) {
+  std::vector<std::vector<std::pair<std::int64_t, double>>> a(static_cast<std::size_t>(el.num_vertices));
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  for (std::int64_t i = 0; i < el.size(); ++i) {
+    auto u = el.src[i], v = el.dst[i];
+    if (u == v) continue;
+    auto key = undirected ? std::pair{std::min(u, v), std::max(u, v)} : std::pair{u, v};
+    if (!seen.insert(key).second) continue;
+    a[u].push_back({v, el.weights[i]});
+    if (undirected) a[v].push_back({u, el.weights[i]});
+  }
+  return graph_ref::dijkstra(a, s);
+}
+
+template <tg::detail::SsspControl C, class G, class W>
+std::vector<double> sssp_with(const G& g, const W& w, std::int64_t s, double delta) {
+  tg::vertex_property_map<G, double> dist(g);
+  tg::detail::delta_stepping_shortest_paths_with<C>(g, s, w, dist, delta);
+  return tg::detail::to_host_vector(dist.view());
+}
+
+// Weights 0.0 to 9.9 in steps of 0.1, zeros included, from the input edge's position.
+void tenths_weights(tg::edge_list& el) {
+  el.weights.clear();
+  for (std::int64_t i = 0; i < el.size(); ++i) el.weights.push_back(double((i * 7919) % 100) / 10.0);
+}
+}  // namespace
+
+// The device buckets (a queue for the current bucket, far flags for the
+// rest) give Dijkstra's distances on every shape, from several sources, for
+// bucket widths below the smallest non-zero weight, around the mean and
+// above the largest distance (one bucket); on host spaces they give the same
+// bits as the host bins.
+TYPED_TEST(GraphDeviceControl, SsspDeviceBucketsMatchDijkstra) {
+  using tg::detail::SsspControl;
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  for (auto& sh : shapes()) {
+    SCOPED_TRACE(sh.name);
+    tenths_weights(sh.el);
+    tessera::View<std::int64_t*, typename G::space_type> origin;
+    G g(sh.el, tg::build_options::simple(), &origin);
+    tg::edge_property_map<G, double> w(g);
+    auto hw = tg::detail::to_space<double, typename G::space_type>("w", sh.el.weights);
+    weights_from_input<TypeParam>(w.size(), w.view(), hw, origin);
+    auto adj = simple_adjacency(sh.el, true);
+    std::int64_t hub = 0;
+    for (std::int64_t v = 0; v < sh.el.num_vertices; ++v)
+      if (adj[v].size() > adj[hub].size()) hub = v;
+    for (std::int64_t s : {std::int64_t(0), hub, sh.el.num_vertices - 1}) {
+      const auto want = dijkstra_on_simple(sh.el, true, s);
+      // Every width from the first source; the mean weight's from the others
+      // (a width of 0.05 costs a round per vertex on the long path).
+      const std::vector<double> deltas =
+          s == 0 ? std::vector<double>{0.0, 0.05, 3.0, 1e9} : std::vector<double>{0.0};
+      for (double delta : deltas) {
+        SCOPED_TRACE(testing::Message() << "source " << s << " delta " << delta);
+        const auto got = sssp_with<SsspControl::device>(g, w, s, delta);
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t v = 0; v < want.size(); ++v) {
+          if (want[v] == std::numeric_limits<double>::max()) {
+            ASSERT_EQ(got[v], want[v]) << "vertex " << v << " is unreachable";
+          } else {
+            ASSERT_NEAR(got[v], want[v], 1e-9 * (1 + want[v])) << "vertex " << v;
+          }
+        }
+        if constexpr (tessera::is_host_execution_space<TypeParam>::value) {
+          ASSERT_EQ(sssp_with<SsspControl::host>(g, w, s, delta), got);
+        }
+      }
+    }
+  }
+}
+
+// Directed edges, vertices no path reaches, a source with no out-edge, and
+// a graph without edges: unreached vertices keep max(); bad input is still
+// refused before any bucket is built.
+TYPED_TEST(GraphDeviceControl, SsspDeviceBucketsOnDirectedAndEdgelessGraphs) {
+  using tg::detail::SsspControl;
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  constexpr double inf = std::numeric_limits<double>::max();
+  auto el = random_edges(500, 1500, 5);
+  for (std::int64_t v = 400; v < 500; ++v)
+    el.add(v, v - 400);  // edges into the first 100, none out of them to 400+
+  tenths_weights(el);
+  tessera::View<std::int64_t*, typename D::space_type> origin;
+  D g(el, tg::build_options::simple(), &origin);
+  tg::edge_property_map<D, double> w(g);
+  auto hw = tg::detail::to_space<double, typename D::space_type>("w", el.weights);
+  weights_from_input<TypeParam>(w.size(), w.view(), hw, origin);
+  for (std::int64_t s : {std::int64_t(0), std::int64_t(450), std::int64_t(499)}) {
+    const auto want = dijkstra_on_simple(el, false, s);
+    const auto got = sssp_with<SsspControl::device>(g, w, s, 0.5);
+    for (std::size_t v = 0; v < want.size(); ++v) {
+      if (want[v] == inf) {
+        ASSERT_EQ(got[v], inf) << "source " << s << " vertex " << v;
+      } else {
+        ASSERT_NEAR(got[v], want[v], 1e-9 * (1 + want[v])) << "source " << s << " vertex " << v;
+      }
+    }
+  }
+  tg::edge_list none;
+  none.num_vertices = 7;
+  D e(none);
+  tg::edge_property_map<D, double> ew(e);
+  auto got = sssp_with<SsspControl::device>(e, ew, 3, 1.0);
+  EXPECT_EQ(got, (std::vector<double>{inf, inf, inf, 0.0, inf, inf, inf}));
+  tg::vertex_property_map<D, double> dist(g);
+  EXPECT_THROW(tg::detail::delta_stepping_shortest_paths_with<SsspControl::device>(g, 500, w, dist),
+               std::runtime_error);
+  deep_put(w, 3, -1.0);
+  EXPECT_THROW(tg::detail::delta_stepping_shortest_paths_with<SsspControl::device>(g, 0, w, dist),
+               std::runtime_error);
 }

@@ -24,8 +24,10 @@
 // the distances); the next round takes the lowest non-empty bin of all
 // workers, which become its frontier in place (no copy). gapbs's sssp works
 // the same way. Rounds with few edges run on the calling thread. Device
-// spaces keep the vertex-parallel form: every pass checks every vertex's
-// active flag.
+// spaces keep the current bucket as a queue and the later ones as flags
+// (detail/sssp_device_buckets.hpp): a round costs its frontier's edges there
+// too, and one pass over the vertices opens each bucket.
+#include <tessera/graph/detail/sssp_device_buckets.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
@@ -44,15 +46,16 @@ namespace detail {
 // The host form of delta_stepping_shortest_paths (see the top of the file).
 template <class G, class T, class S1, class S2>
 void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descriptor source,
-                              const edge_property_map<G, T, S1>& weights, const vertex_property_map<G, T, S2>& distances,
-                              T delta) {
+                              const edge_property_map<G, T, S1>& weights,
+                              const vertex_property_map<G, T, S2>& distances, T delta) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   constexpr T inf = std::numeric_limits<T>::max();
   const std::int64_t n = num_vertices(g);
   T* dist = distances.view().data();
   const Exec exec;
-  tessera::parallel_for("graph::sssp::init", tessera::RangePolicy<Exec>(0, n), [=](std::int64_t v) { dist[v] = inf; });
+  tessera::parallel_for("graph::sssp::init", tessera::RangePolicy<Exec>(0, n),
+                        [=](std::int64_t v) { dist[v] = inf; });
   dist[source] = T(0);
   // One worker per pool thread; worker w owns bins[w] (bins[w][k]: vertices
   // it queued for bucket k; duplicates allowed, an entry is stale when its
@@ -77,7 +80,8 @@ void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descr
   std::size_t b = 0;  // the current bucket
   for (;;) {
     std::vector<std::int64_t> start(static_cast<std::size_t>(nw) + 1, 0);
-    for (int w = 0; w < nw; ++w) start[std::size_t(w) + 1] = start[std::size_t(w)] + std::int64_t(frontier[std::size_t(w)].size());
+    for (int w = 0; w < nw; ++w)
+      start[std::size_t(w) + 1] = start[std::size_t(w)] + std::int64_t(frontier[std::size_t(w)].size());
     const std::int64_t fsize = start.back();
     // Relaxes the edges of v for worker w, unless v settled in an earlier
     // bucket since it was queued.
@@ -146,20 +150,24 @@ void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descr
   }
 }
 
-}  // namespace detail
-
-template <class G, class T, class S1, class S2>
-void delta_stepping_shortest_paths(const G& g, std::int64_t source, const edge_property_map<G, T, S1>& weights,
-                                   const vertex_property_map<G, T, S2>& distances, T delta = T(0)) {
+// delta_stepping_shortest_paths with its buckets kept as chosen by C: host
+// bins per worker, or the device queue and far flags
+// (detail/sssp_device_buckets.hpp). The public call picks the space's
+// default; tests run both on every space.
+template <SsspControl C, class G, class T, class S1, class S2>
+void delta_stepping_shortest_paths_with(const G& g, std::int64_t source,
+                                        const edge_property_map<G, T, S1>& weights,
+                                        const vertex_property_map<G, T, S2>& distances, T delta = T(0)) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
-  using SS = typename G::space_type;
   const std::int64_t n = num_vertices(g);
   if (source < 0 || source >= n)
-    detail::fail("delta_stepping_shortest_paths: source " + std::to_string(source) + " outside [0, " + std::to_string(n) + ")");
+    detail::fail("delta_stepping_shortest_paths: source " + std::to_string(source) + " outside [0, " +
+                 std::to_string(n) + ")");
   if (weights.size() != edge_index_bound(g))
-    detail::fail("delta_stepping_shortest_paths: weight map '" + weights.label() + "' has " + std::to_string(weights.size()) +
-                 " values for " + std::to_string(edge_index_bound(g)) + " edge indices");
+    detail::fail("delta_stepping_shortest_paths: weight map '" + weights.label() + "' has " +
+                 std::to_string(weights.size()) + " values for " + std::to_string(edge_index_bound(g)) +
+                 " edge indices");
   if (distances.size() != n)
     detail::fail("delta_stepping_shortest_paths: distance map '" + distances.label() + "' has " +
                  std::to_string(distances.size()) + " values for " + std::to_string(n) + " vertices");
@@ -176,62 +184,30 @@ void delta_stepping_shortest_paths(const G& g, std::int64_t source, const edge_p
       },
       tessera::Min<std::int64_t>(first_negative), tessera::Sum<double>(wsum));
   if (first_negative < ne)
-    detail::fail("delta_stepping_shortest_paths: weight map '" + weights.label() + "' has a negative or NaN weight at edge index " +
-                 std::to_string(first_negative));
+    detail::fail("delta_stepping_shortest_paths: weight map '" + weights.label() +
+                 "' has a negative or NaN weight at edge index " + std::to_string(first_negative));
   if (delta == T(0)) {
     // About the mean weight: buckets hold a few hops' worth of distance.
     const double mean = ne > 0 ? wsum / double(ne) : 1.0;
     delta = T(mean > 0 ? mean : 1);
     if (delta == T(0)) delta = T(1);
   }
-  constexpr T inf = std::numeric_limits<T>::max();
-  auto dist = distances.view();
-  if constexpr (tessera::is_host_execution_space<Exec>::value) {
-    detail::delta_stepping_frontiers(g, V(source), weights, distances, delta);
-    return;
+  if constexpr (C == SsspControl::host) {
+    static_assert(tessera::is_host_execution_space<Exec>::value,
+                  "SsspControl::host runs on host execution spaces");
+    delta_stepping_frontiers(g, V(source), weights, distances, delta);
+  } else {
+    delta_stepping_device_buckets(g, V(source), weights, distances, delta);
   }
-  tessera::View<std::uint8_t*, SS> active("graph::sssp::active", n);
-  tessera::parallel_for("graph::sssp::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
-    dist(v) = v == source ? T(0) : inf;
-    active(v) = v == source ? 1 : 0;
-  });
-  double lo = 0;  // bucket [lo, lo + delta)
-  for (;;) {
-    const double hi = lo + double(delta);
-    for (;;) {
-      std::int64_t relaxed = 0;
-      tessera::parallel_reduce(
-          "graph::sssp::relax", detail::make_vertex_policy(g, 64),
-          TESSERA_LAMBDA(std::int64_t vi, std::int64_t & cnt) {
-            if (!tessera::atomic_load(&active(vi))) return;
-            if (double(tessera::atomic_load(&dist(vi))) >= hi) return;
-            // Clear the flag before reading the distance relaxed from: a
-            // lower distance stored after the read sets the flag again (it
-            // would be lost if the flag were cleared after the read).
-            tessera::atomic_store(&active(vi), std::uint8_t(0));
-            const T d = tessera::atomic_load(&dist(vi));
-            ++cnt;
-            for (const auto& e : out_edges(V(vi), g)) {
-              const T nd = d + weights[e];
-              const V t = target(e, g);
-              if (nd < tessera::atomic_fetch_min(&dist(t), nd)) tessera::atomic_store(&active(t), std::uint8_t(1));
-            }
-          },
-          relaxed);
-      if (relaxed == 0) break;
-    }
-    // Next non-empty bucket: the smallest distance among active vertices.
-    double next = std::numeric_limits<double>::max();
-    tessera::parallel_reduce(
-        "graph::sssp::next_bucket", tessera::RangePolicy<Exec>(0, n),
-        TESSERA_LAMBDA(std::int64_t v, double& m) {
-          if (active(v) && double(dist(v)) < m) m = double(dist(v));
-        },
-        tessera::Min<double>(next));
-    // No active vertex left (the Min identity may be max() or +infinity).
-    if (!(next < std::numeric_limits<double>::max())) break;
-    lo = next > hi ? next : hi;
-  }
+}
+}  // namespace detail
+
+template <class G, class T, class S1, class S2>
+void delta_stepping_shortest_paths(const G& g, std::int64_t source,
+                                   const edge_property_map<G, T, S1>& weights,
+                                   const vertex_property_map<G, T, S2>& distances, T delta = T(0)) {
+  detail::delta_stepping_shortest_paths_with<detail::default_sssp_control<typename G::execution_space>>(
+      g, source, weights, distances, delta);
 }
 
 }  // namespace tessera::graph
