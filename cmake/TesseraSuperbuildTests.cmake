@@ -7,7 +7,8 @@
 #  - superbuild_subset: configures and builds a super-build with only core and graph;
 #  - superbuild_option_conflict: an explicitly disabled dependency fails configure.
 # The tests that run nested builds hold the resource lock tessera_build_tree so
-# that ctest -j never runs two of them at once.
+# that ctest -j never runs two of them at once, and reserve TESSERA_CHECK_JOBS
+# processors (the nested builds' jobs), so that ctest -j 2 runs nothing beside them.
 include_guard(GLOBAL)
 
 set(_tessera_script_dir ${CMAKE_CURRENT_LIST_DIR}/scripts)
@@ -57,11 +58,16 @@ foreach(_pkg IN LISTS TESSERA_ENABLED_PACKAGES)
     tessera_sources_as_cuda(${_tus})
     target_link_libraries(tessera_header_check_${_pkg} PRIVATE Tessera::${_pkg})
     tessera_target_defaults(tessera_header_check_${_pkg})
+    # A header either compiles alone or not: no code to optimize (-O0 after
+    # the build type's -O3 takes an eighth off the check).
+    if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+      target_compile_options(tessera_header_check_${_pkg} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O0>)
+    endif()
     add_test(NAME headers_${_pkg}
              COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target tessera_header_check_${_pkg}
                      --parallel ${TESSERA_CHECK_JOBS})
     set_tests_properties(headers_${_pkg} PROPERTIES LABELS "slow;headers;${_pkg}" TIMEOUT 1800
-                         RESOURCE_LOCK tessera_build_tree)
+                         RESOURCE_LOCK tessera_build_tree PROCESSORS ${TESSERA_CHECK_JOBS})
   endif()
 endforeach()
 
@@ -88,7 +94,8 @@ foreach(_mode IN LISTS _tessera_install_modes)
                    "-DENABLED=${_tessera_enabled_arg}"
                    "-DFORWARD=${_tessera_forward_arg}"
                    -P ${_tessera_script_dir}/TesseraCheckInstall.cmake)
-  set_tests_properties(${_name} PROPERTIES LABELS "slow;install" TIMEOUT 2400 RESOURCE_LOCK tessera_build_tree)
+  set_tests_properties(${_name} PROPERTIES LABELS "slow;install" TIMEOUT 2400 RESOURCE_LOCK tessera_build_tree
+                                           PROCESSORS ${TESSERA_CHECK_JOBS})
 endforeach()
 
 # --- super-build subset and option conflict -------------------------------------
@@ -105,7 +112,7 @@ add_test(NAME superbuild_subset
                  "-DFORWARD=${_tessera_forward_arg}"
                  -P ${_tessera_script_dir}/TesseraCheckSuperbuild.cmake)
 set_tests_properties(superbuild_subset PROPERTIES LABELS "slow;superbuild" TIMEOUT 2400
-                     RESOURCE_LOCK tessera_build_tree)
+                     RESOURCE_LOCK tessera_build_tree PROCESSORS ${TESSERA_CHECK_JOBS})
 add_test(NAME superbuild_option_conflict
          COMMAND ${CMAKE_COMMAND}
                  -DMODE=conflict

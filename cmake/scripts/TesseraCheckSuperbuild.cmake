@@ -1,7 +1,9 @@
 # cmake -P script run by ctest (see cmake/TesseraSuperbuildTests.cmake).
 #  MODE=subset:   configure + build a super-build of SOURCE_DIR with only core
 #                 and graph (only core while packages/graph does not exist) and
-#                 check that exactly those packages were built.
+#                 check that exactly those packages were built; the demo is
+#                 built and run with only their rows (the command-line tools
+#                 are left out: the main build compiles them with the same flags).
 #  MODE=conflict: explicitly disabling core while enabling a package that needs
 #                 it must fail at configure time with a message naming both.
 cmake_minimum_required(VERSION 3.25)
@@ -23,7 +25,7 @@ if(MODE STREQUAL "subset")
     set(_args -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_GRAPH=ON)
   endif()
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR} ${_gen} ${FORWARD} ${OPTIONS} ${_args}
-                          -DTessera_ENABLE_TESTS=OFF -DTessera_ENABLE_EXAMPLES=ON
+                          -DTessera_ENABLE_TESTS=OFF -DTessera_ENABLE_EXAMPLES=ON -DTessera_ENABLE_TOOLS=OFF
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT rc EQUAL 0)
     message("${out}")
