@@ -137,7 +137,9 @@ void host_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops,
   const int nt = (b < e) ? exec.impl_thread_pool_size() : 1;
 
   if (nt == 1) {
-    V update;
+    // Value-initialized although init() sets it: GCC 12 at -O2 cannot see
+    // through init() and warns (-Wmaybe-uninitialized) where -O3 inlines it.
+    V update{};
     ops.init(&update);
     for (I i = b; i < e; ++i) invoke_tagged<Tag>(f, i, update, true);
     if (total) *total = update;
