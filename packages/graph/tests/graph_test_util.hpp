@@ -47,6 +47,31 @@ inline std::vector<std::vector<std::int64_t>> simple_adjacency(const tg::edge_li
   return a;
 }
 
+// Weighted adjacency of the simple graph a build with build_options::simple()
+// keeps (loops dropped, the first weight of a repeated edge kept): the
+// input of graph_ref::dijkstra.
+inline std::vector<std::vector<std::pair<std::int64_t, double>>> simple_weighted_adjacency(
+    const tg::edge_list& el, bool undirected) {
+  std::vector<std::vector<std::pair<std::int64_t, double>>> a(static_cast<std::size_t>(el.num_vertices));
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  for (std::int64_t i = 0; i < el.size(); ++i) {
+    auto u = el.src[i], v = el.dst[i];
+    if (u == v) continue;
+    auto key = undirected ? std::pair{std::min(u, v), std::max(u, v)} : std::pair{u, v};
+    if (!seen.insert(key).second) continue;
+    a[u].push_back({v, el.weights[i]});
+    if (undirected) a[v].push_back({u, el.weights[i]});
+  }
+  return a;
+}
+
+// wv(k) = hw(origin(k)): each built edge's weight from the input edge it came
+// from. A named function: nvcc allows no extended lambda inside a generic lambda.
+template <class Exec, class W, class H, class O>
+void gather_weights(std::int64_t m, const W& wv, const H& hw, const O& origin) {
+  tessera::parallel_for(tessera::RangePolicy<Exec>(0, m), TESSERA_LAMBDA(std::int64_t k) { wv(k) = hw(origin(k)); });
+}
+
 // Host copy of a graph's rows: adjacency lists as seen through the generic API.
 template <class G>
 std::vector<std::vector<std::int64_t>> rows_of(const G& g) {

@@ -545,16 +545,6 @@ TYPED_TEST(GraphAlgorithms, TriangleCountsOnBothAutomaticPaths) {
     EXPECT_EQ(tg::count_triangles(k, o), want_k) << int(o);
 }
 
-namespace {
-// wv(k) = hw(origin(k)): the weight of each built edge from the input edge it
-// came from. A named function: nvcc allows no extended lambda inside a
-// generic lambda.
-template <class Exec, class W, class H, class O>
-void gather_weights(std::int64_t m, const W& wv, const H& hw, const O& origin) {
-  tessera::parallel_for(tessera::RangePolicy<Exec>(0, m), TESSERA_LAMBDA(std::int64_t k) { wv(k) = hw(origin(k)); });
-}
-}  // namespace
-
 TYPED_TEST(GraphAlgorithms, DeltaSteppingMatchesDijkstra) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
@@ -571,17 +561,7 @@ TYPED_TEST(GraphAlgorithms, DeltaSteppingMatchesDijkstra) {
     tg::vertex_property_map<GG, double> dist(g);
     tg::delta_stepping_shortest_paths(g, 0, w, dist, delta);
     // Reference on the same simple graph (first weight of repeated edges wins, as in the build).
-    std::vector<std::vector<std::pair<std::int64_t, double>>> a(700);
-    std::set<std::pair<std::int64_t, std::int64_t>> seen;
-    for (std::int64_t i = 0; i < el.size(); ++i) {
-      auto u = el.src[i], v = el.dst[i];
-      if (u == v) continue;
-      auto key = undirected ? std::pair{std::min(u, v), std::max(u, v)} : std::pair{u, v};
-      if (!seen.insert(key).second) continue;
-      a[u].push_back({v, el.weights[i]});
-      if (undirected) a[v].push_back({u, el.weights[i]});
-    }
-    auto want = graph_ref::dijkstra(a, 0);
+    auto want = graph_ref::dijkstra(simple_weighted_adjacency(el, undirected), 0);
     auto got = tg::detail::to_host_vector(dist.view());
     for (std::size_t v = 0; v < want.size(); ++v) ASSERT_NEAR(got[v], want[v], 1e-9) << v;
     deep_put(w, 0, -1.0);
@@ -605,15 +585,7 @@ TYPED_TEST(GraphAlgorithms, DeltaSteppingOnALargeGraphMatchesDijkstraForEveryBuc
   tg::edge_property_map<G, double> w(g);
   auto hw = tg::detail::to_space<double, typename G::space_type>("w", el.weights);
   gather_weights<TypeParam>(w.size(), w.view(), hw, origin);
-  std::vector<std::vector<std::pair<std::int64_t, double>>> a(static_cast<std::size_t>(n));
-  std::set<std::pair<std::int64_t, std::int64_t>> seen;
-  for (std::int64_t i = 0; i < el.size(); ++i) {
-    auto u = el.src[i], v = el.dst[i];
-    if (u == v || !seen.insert({std::min(u, v), std::max(u, v)}).second) continue;
-    a[u].push_back({v, el.weights[i]});
-    a[v].push_back({u, el.weights[i]});
-  }
-  const auto want = graph_ref::dijkstra(a, 5);
+  const auto want = graph_ref::dijkstra(simple_weighted_adjacency(el, true), 5);
   for (double delta : {0.5, 1.0, 16.0, 255.0, 1e9}) {
     tg::vertex_property_map<G, double> dist(g);
     tg::delta_stepping_shortest_paths(g, 5, w, dist, delta);

@@ -10,7 +10,6 @@
 
 #include <limits>
 #include <map>
-#include <set>
 
 using namespace graph_test;
 using tg::detail::AfforestSample;
@@ -322,30 +321,6 @@ TYPED_TEST(GraphDeviceControl, SampleLabelTiesResolveAsOnTheHost) {
 }
 
 namespace {
-// wv(k) = hw(origin(k)): each built edge's weight from the input edge it came
-// from. A named function: nvcc allows no extended lambda inside a generic lambda.
-template <class Exec, class W, class H, class O>
-void weights_from_input(std::int64_t m, const W& wv, const H& hw, const O& origin) {
-  tessera::parallel_for(
-      tessera::RangePolicy<Exec>(0, m), TESSERA_LAMBDA(std::int64_t k) { wv(k) = hw(origin(k)); });
-}
-
-// Dijkstra on the simple graph the build keeps: self-loops dropped, the first
-// weight of a repeated edge kept.
-std::vector<double> dijkstra_on_simple(const tg::edge_list& el, bool undirected, std::int64_t s) {
-  std::vector<std::vector<std::pair<std::int64_t, double>>> a(static_cast<std::size_t>(el.num_vertices));
-  std::set<std::pair<std::int64_t, std::int64_t>> seen;
-  for (std::int64_t i = 0; i < el.size(); ++i) {
-    auto u = el.src[i], v = el.dst[i];
-    if (u == v) continue;
-    auto key = undirected ? std::pair{std::min(u, v), std::max(u, v)} : std::pair{u, v};
-    if (!seen.insert(key).second) continue;
-    a[u].push_back({v, el.weights[i]});
-    if (undirected) a[v].push_back({u, el.weights[i]});
-  }
-  return graph_ref::dijkstra(a, s);
-}
-
 template <tg::detail::SsspControl C, class G, class W>
 std::vector<double> sssp_with(const G& g, const W& w, std::int64_t s, double delta) {
   tg::vertex_property_map<G, double> dist(g);
@@ -375,13 +350,13 @@ TYPED_TEST(GraphDeviceControl, SsspDeviceBucketsMatchDijkstra) {
     G g(sh.el, tg::build_options::simple(), &origin);
     tg::edge_property_map<G, double> w(g);
     auto hw = tg::detail::to_space<double, typename G::space_type>("w", sh.el.weights);
-    weights_from_input<TypeParam>(w.size(), w.view(), hw, origin);
+    gather_weights<TypeParam>(w.size(), w.view(), hw, origin);
     auto adj = simple_adjacency(sh.el, true);
     std::int64_t hub = 0;
     for (std::int64_t v = 0; v < sh.el.num_vertices; ++v)
       if (adj[v].size() > adj[hub].size()) hub = v;
     for (std::int64_t s : {std::int64_t(0), hub, sh.el.num_vertices - 1}) {
-      const auto want = dijkstra_on_simple(sh.el, true, s);
+      const auto want = graph_ref::dijkstra(simple_weighted_adjacency(sh.el, true), s);
       // Every width from the first source; the mean weight's from the others
       // (a width of 0.05 costs a round per vertex on the long path).
       const std::vector<double> deltas =
@@ -420,9 +395,9 @@ TYPED_TEST(GraphDeviceControl, SsspDeviceBucketsOnDirectedAndEdgelessGraphs) {
   D g(el, tg::build_options::simple(), &origin);
   tg::edge_property_map<D, double> w(g);
   auto hw = tg::detail::to_space<double, typename D::space_type>("w", el.weights);
-  weights_from_input<TypeParam>(w.size(), w.view(), hw, origin);
+  gather_weights<TypeParam>(w.size(), w.view(), hw, origin);
   for (std::int64_t s : {std::int64_t(0), std::int64_t(450), std::int64_t(499)}) {
-    const auto want = dijkstra_on_simple(el, false, s);
+    const auto want = graph_ref::dijkstra(simple_weighted_adjacency(el, false), s);
     const auto got = sssp_with<SsspControl::device>(g, w, s, 0.5);
     for (std::size_t v = 0; v < want.size(); ++v) {
       if (want[v] == inf) {
