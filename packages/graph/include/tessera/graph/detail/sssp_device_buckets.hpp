@@ -121,13 +121,12 @@ void delta_stepping_device_buckets(const G& g, typename graph_traits<G>::vertex_
     // still flagged far (flags of vertices that have since dropped below hi
     // are cleared: they were queued and relaxed in this bucket).
     double lowest = std::numeric_limits<double>::max();
-    const double end = hi;
     tessera::parallel_reduce(
         "graph::sssp::next_bucket", tessera::RangePolicy<Exec>(0, n),
         TESSERA_LAMBDA(std::int64_t v, double& m) {
           if (!far(v)) return;
           const double d = double(dist(v));
-          if (d < end) {
+          if (d < hi) {
             far(v) = 0;
           } else if (d < m) {
             m = d;
@@ -138,16 +137,12 @@ void delta_stepping_device_buckets(const G& g, typename graph_traits<G>::vertex_
     if (!(lowest < std::numeric_limits<double>::max())) break;
     hi = (lowest > hi ? lowest : hi) + double(delta);
     ++round;
-    const std::int64_t base = taken;
-    const std::int32_t r = round;
-    const double bucket_end = hi;
-    auto q = queue;
     tessera::parallel_for(
         "graph::sssp::open_bucket", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
-          if (!far(v) || !(double(dist(v)) < bucket_end)) return;
+          if (!far(v) || !(double(dist(v)) < hi)) return;
           far(v) = 0;
-          stamp(v) = r;
-          q(tessera::atomic_fetch_add(&counter(0), std::int64_t(1)) - base) = V(v);
+          stamp(v) = round;
+          queue(tessera::atomic_fetch_add(&counter(0), std::int64_t(1)) - taken) = V(v);
         });
     const std::int64_t now = read_one(counter, 0);
     size = now - taken;
