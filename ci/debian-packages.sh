@@ -26,8 +26,9 @@ for extra in "$@"; do
                        libcombblas-dev) ;;
     format) pkgs+=(clang-format) ;;
     clang) pkgs+=(clang libomp-dev) ;;
-    # libFuzzer and the sanitizer runtimes of Clang 14 (ci/fuzz.sh; the asan row of ci/matrix.sh).
-    fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+    # libFuzzer and the sanitizer runtimes of Clang 14 (ci/fuzz.sh; the asan row of ci/matrix.sh),
+    # and LLVM's linker, which links the asan row's instrumented tests in a third of GNU ld's time.
+    fuzz) pkgs+=(clang libclang-rt-14-dev lld) ;;
     git) pkgs+=(git ca-certificates) ;;
     *) echo "debian-packages.sh: unknown extra '$extra'" >&2; exit 2 ;;
   esac
