@@ -65,6 +65,13 @@ ctest_run() {  # ctest_run <dir> <ctest args...>
   x ctest --test-dir "$dir" --output-on-failure -j "$CTEST_JOBS" "$@"
 }
 
+# LLVM's linker where it is installed (" -fuse-ld=lld", else nothing): an
+# instrumented test program with debug information links in 0.7 s against
+# GNU ld's 2.3 s (graph_test_algorithms, ASan).
+fast_linker() {
+  if command -v ld.lld >/dev/null; then echo " -fuse-ld=lld"; fi
+}
+
 sanitizer_flags() {  # sanitizer_flags <sanitizers> [debug-information option, default -g]
   echo "-fsanitize=$1 -fno-omit-frame-pointer -fno-sanitize-recover=all ${2:--g}"
 }
@@ -92,10 +99,7 @@ row_asan_common() {  # row_asan_common <dir> <extra cmake args...> [-- <extra ct
   # file and line; the variables' debug information took a tenth of the
   # instrumented compile time (core's sort test: 21 s against 24 s, Clang 14).
   local f; f="$(sanitizer_flags address,undefined -g1)"
-  # LLVM's linker where it is installed: an instrumented test program with
-  # debug information links in 0.7 s against GNU ld's 2.3 s (graph_test_algorithms).
-  local ld=""
-  if command -v ld.lld >/dev/null; then ld=" -fuse-ld=lld"; fi
+  local ld; ld="$(fast_linker)"
   # allocator_may_return_null: tests check that impossible allocations throw Tessera's error.
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:allocator_may_return_null=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -136,10 +140,13 @@ row_tsan_common() {  # row_tsan_common <dir> <extra cmake args...>
   local b="$1"; shift
   # -Wno-tsan: GCC warns that TSan does not model std::atomic_thread_fence;
   # code that uses fences is still checked through its atomic operations.
-  local f; f="$(sanitizer_flags thread) -Wno-tsan"
+  # Line tables only (-g1), as in the asan row: a report names function, file and line.
+  local f; f="$(sanitizer_flags thread -g1) -Wno-tsan"
+  local ld; ld="$(fast_linker)"
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
-  configure "$b" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_TESTS=ON \
-    -DTessera_ENABLE_EXAMPLES=OFF "-DCMAKE_CXX_FLAGS=$f" "-DCMAKE_EXE_LINKER_FLAGS=$f" "$@" || return 1
+  configure "$b" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+    -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_TESTS=ON -DTessera_ENABLE_EXAMPLES=OFF \
+    "-DCMAKE_CXX_FLAGS=$f" "-DCMAKE_EXE_LINKER_FLAGS=$f$ld" "$@" || return 1
   # Only the executables of concurrency-labelled tests (and what they link).
   x cmake --build "$b" --parallel "$JOBS" --target tessera_concurrency_tests || return 1
   ctest_run "$b" --no-tests=error -L concurrency
