@@ -453,32 +453,7 @@ bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, con
       tessera::parallel_reduce(
           "graph::bfs::bottom_up", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nw, 16),
           TESSERA_LAMBDA(std::int64_t w, std::int64_t & cnt, std::int64_t & sc, std::int64_t & ds) {
-            const W seen = visited(w);
-            W todo = ~seen;
-            if (w == nw - 1 && (n & 63)) todo &= (W(1) << (n & 63)) - 1;
-            W got = 0;
-            for (; todo; todo &= todo - 1) {
-              const int b = detail::lowest_bit(todo);
-              const V v = V(w * 64 + b);
-              if (!vis.color_test(v, g)) continue;
-              for (const auto& e : out_edges(v, g)) {
-                ++sc;
-                const V u = target(e, g);
-                if ((fr(std::int64_t(u) >> 6) >> (std::uint64_t(u) & 63)) & 1) {
-                  got |= W(1) << b;
-                  E te = e;  // undirected: the same edge seen from u
-                  te.src = u;
-                  te.tgt = v;
-                  vis.tree_edge(te, g);
-                  vis.discover_vertex(v, g);
-                  ++cnt;
-                  ds += out_degree(v, g);
-                  break;
-                }
-              }
-            }
-            fn(w) = got;
-            if (got) visited(w) = seen | got;
+            fn(w) = detail::bfs_bottom_up_word(g, vis, visited, fr.data(), w, n, cnt, sc, ds);
           },
           tessera::Sum<std::int64_t>(found), tessera::Sum<std::int64_t>(scanned), tessera::Sum<std::int64_t>(degsum));
       res.edges_traversed += scanned;

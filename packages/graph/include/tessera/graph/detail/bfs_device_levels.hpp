@@ -84,6 +84,48 @@ struct bfs_queue_ptr {
   TESSERA_INLINE_FUNCTION V& operator()(std::int64_t i) const { return p[i]; }
 };
 
+// One bitmap word of a bottom-up step, for both controls: every unvisited
+// vertex of word w looks for a parent in the frontier bitmap and stops at
+// the first. The word's new vertices are marked visited and returned (the
+// caller stores them in the next frontier's word); found, scanned and
+// degsum add the vertices found, the edges looked at and the found
+// vertices' degrees. A work item owns its word, so no atomics are needed.
+template <class G, class Vis, class Visited>
+TESSERA_INLINE_FUNCTION std::uint64_t bfs_bottom_up_word(const G& g, const Vis& vis, const Visited& visited,
+                                                         const std::uint64_t* frontier, std::int64_t w,
+                                                         std::int64_t n, std::int64_t& found,
+                                                         std::int64_t& scanned, std::int64_t& degsum) {
+  using V = typename graph_traits<G>::vertex_descriptor;
+  using E = typename graph_traits<G>::edge_descriptor;
+  using W = std::uint64_t;
+  const W seen = visited(w);
+  W todo = ~seen;
+  if (w == (n - 1) / 64 && (n & 63)) todo &= (W(1) << (n & 63)) - 1;
+  W got = 0;
+  for (; todo; todo &= todo - 1) {
+    const int b = lowest_bit(todo);
+    const V v = V(w * 64 + b);
+    if (!vis.color_test(v, g)) continue;
+    for (const auto& e : out_edges(v, g)) {
+      ++scanned;
+      const V u = target(e, g);
+      if ((frontier[std::int64_t(u) >> 6] >> (std::uint64_t(u) & 63)) & 1) {
+        got |= W(1) << b;
+        E te = e;  // undirected: the same edge seen from u
+        te.src = u;
+        te.tgt = v;
+        vis.tree_edge(te, g);
+        vis.discover_vertex(v, g);
+        ++found;
+        degsum += out_degree(v, g);
+        break;
+      }
+    }
+  }
+  if (got) visited(w) = seen | got;
+  return got;
+}
+
 // The level loop after the sources are placed: qa holds them and counter(0)
 // is their number. qb, fa and fb are scratch (fa zeroed when bottom-up steps
 // are allowed). ExVertex, FinVertex, ExEdge, Filter: which visitor events are
@@ -290,34 +332,7 @@ bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, do
           "graph::bfs::bottom_up", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nw, 16),
           TESSERA_LAMBDA(I w, I & cnt, I & sc, I & ds) {
             if (!st(bfs_bu)) return;
-            const W* fr = cur_bits();
-            W* fn = next_bits();
-            const W seen = visited(w);
-            W todo = ~seen;
-            if (w == nw - 1 && (n & 63)) todo &= (W(1) << (n & 63)) - 1;
-            W got = 0;
-            for (; todo; todo &= todo - 1) {
-              const int b = lowest_bit(todo);
-              const V v = V(w * 64 + b);
-              if (!vis.color_test(v, g)) continue;
-              for (const auto& e : out_edges(v, g)) {
-                ++sc;
-                const V u = target(e, g);
-                if ((fr[I(u) >> 6] >> (std::uint64_t(u) & 63)) & 1) {
-                  got |= W(1) << b;
-                  E te = e;  // undirected: the same edge seen from u
-                  te.src = u;
-                  te.tgt = v;
-                  vis.tree_edge(te, g);
-                  vis.discover_vertex(v, g);
-                  ++cnt;
-                  ds += out_degree(v, g);
-                  break;
-                }
-              }
-            }
-            fn[w] = got;
-            if (got) visited(w) = seen | got;
+            next_bits()[w] = bfs_bottom_up_word(g, vis, visited, cur_bits(), w, n, cnt, sc, ds);
           },
           tessera::Sum<I, S>(found), tessera::Sum<I, S>(scanned), tessera::Sum<I, S>(degsum));
       if (FinVertex)
