@@ -448,12 +448,10 @@ bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, con
       // Every unvisited vertex looks for a parent in the frontier; one work
       // item per bitmap word, so the words are written without atomics.
       std::int64_t found = 0, scanned = 0, degsum = 0;
-      auto fr = front;
-      auto fn = front_next;
       tessera::parallel_reduce(
           "graph::bfs::bottom_up", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nw, 16),
           TESSERA_LAMBDA(std::int64_t w, std::int64_t & cnt, std::int64_t & sc, std::int64_t & ds) {
-            fn(w) = detail::bfs_bottom_up_word(g, vis, visited, fr.data(), w, n, cnt, sc, ds);
+            front_next(w) = detail::bfs_bottom_up_word(g, vis, visited, front.data(), w, n, cnt, sc, ds);
           },
           tessera::Sum<std::int64_t>(found), tessera::Sum<std::int64_t>(scanned), tessera::Sum<std::int64_t>(degsum));
       res.edges_traversed += scanned;
