@@ -26,7 +26,9 @@
 // --gpu (CUDA builds, on a machine with a GPU): the GPU rows. Contenders:
 // Tessera's Cholesky on Cuda (METIS, the host's symbolic analysis, the
 // numeric factorization level by level on the device; the ratios'
-// reference), cuSOLVER's sparse Cholesky (the toolkit's csrchol, given the
+// reference), the same with every front through cuSOLVER and cuBLAS
+// (small_front_rows 0: what the small fronts' team kernels save), cuSOLVER's
+// sparse Cholesky (the toolkit's csrchol, given the
 // same METIS_NodeND order as the peers, the matrix permuted untimed) and
 // CHOLMOD on --threads OpenBLAS threads (the GPU machine's cores); cuBLAS
 // dgemm of order --dgemm-n (8192 by default here) is the device's ceiling,
@@ -491,7 +493,7 @@ class TachoSolver final : public Solver {
 #if TESSERA_BENCH_HAVE_CUDA
 class TesseraCudaSolver final : public Solver {
  public:
-  explicit TesseraCudaSolver(const Matrix& A) : chol_(A) {}
+  explicit TesseraCudaSolver(const Matrix& A, int small_front_rows = -1) : chol_(A, small_front_rows) {}
   void analyze() override { chol_.analyze(); }
   void factorize() override {
     chol_.factorize();
@@ -630,6 +632,10 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
 #if TESSERA_BENCH_HAVE_CUDA
     const int sms = tessera::bench::gpu::multiprocessors();
     add("tessera Cuda", sms, [&] { return std::make_unique<TesseraCudaSolver>(A); }, RowKind::device);
+    // Every front through cuSOLVER and cuBLAS: what the small fronts' team
+    // kernels (Options::small_front_rows) save.
+    add("tessera Cuda, library fronts", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, 0); },
+        RowKind::device);
     add("cuSOLVER csrchol", sms, [&] { return std::make_unique<CusolverSolver>(A); }, RowKind::device);
 #endif
 #if TESSERA_BENCH_HAVE_CHOLMOD

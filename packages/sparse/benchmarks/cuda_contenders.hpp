@@ -36,10 +36,12 @@ class CublasDgemm {
 };
 
 // tessera::sparse::Cholesky<double, Cuda>: METIS order, the host's symbolic
-// analysis, the numeric factorization level by level on the device.
+// analysis, the numeric factorization level by level on the device; fronts
+// of at most small_front_rows rows by teams (-1: Options' default; 0: every
+// front by cuSOLVER and cuBLAS).
 class TesseraCudaCholesky {
  public:
-  explicit TesseraCudaCholesky(const sparse::CrsMatrix<double>& A);
+  explicit TesseraCudaCholesky(const sparse::CrsMatrix<double>& A, int small_front_rows = -1);
   ~TesseraCudaCholesky();
   TesseraCudaCholesky(const TesseraCudaCholesky&) = delete;
   TesseraCudaCholesky& operator=(const TesseraCudaCholesky&) = delete;

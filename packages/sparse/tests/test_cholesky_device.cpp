@@ -59,29 +59,92 @@ template <class Space>
 class LevelCholeskyTest : public SpaceTest<Space> {};
 TYPED_TEST_SUITE(LevelCholeskyTest, tessera::test::ExecutionSpaces, tessera::test::SpaceNames);
 
+// Every front by the dense library (small_front_rows 0), every front by a
+// team (the largest int), and both in one factorization (16 rows).
+constexpr int kAllFrontsToTeams = std::numeric_limits<int>::max();
+constexpr int kFrontSplits[] = {0, 16, kAllFrontsToTeams};
+
 TYPED_TEST(LevelCholeskyTest, FactorMatchesDenseCholesky) {
   using Space = TypeParam;
   const ts::CrsMatrix<double> mats[] = {ts::laplacian_2d<double>(9), ts::laplacian_3d<double>(5),
                                         ts::laplacian_3d_27pt<double>(4), random_spd(150, 6, 7)};
   for (const auto& A : mats)
-    for (auto ord : {ts::Ordering::Metis, ts::Ordering::Amd, ts::Ordering::Natural}) {
+    for (auto ord : {ts::Ordering::Metis, ts::Ordering::Amd, ts::Ordering::Natural})
+      for (int split : kFrontSplits) {
+        ts::Options opt;
+        opt.ordering = ord;
+        opt.small_front_rows = split;
+        LevelSolver<Space> chol(opt);
+        chol.factorize(A);
+        const std::int64_t n = A.num_rows();
+        auto ref = permuted_dense(A, chol.permutation());
+        ASSERT_TRUE(dense_cholesky(ref, n));
+        const auto lx = chol.factor_values_host();
+        const auto l = factor_as_dense(chol.symbolic(), lx.data());
+        double err = 0, scale = 0;
+        for (std::size_t k = 0; k < l.size(); ++k) {
+          err = max_nan(err, std::abs(l[k] - ref[k]));
+          scale = std::max(scale, std::abs(ref[k]));
+        }
+        EXPECT_LE(err, 1e-12 * scale) << A.origin() << " ordering " << ts::to_string(ord) << " split " << split;
+        EXPECT_GT(chol.stats().levels, 1) << A.origin();
+        // Which fronts the teams took: by the rows of each, from the analysis.
+        std::int64_t small = 0;
+        for (std::int64_t s = 0; s < chol.symbolic().nsuper; ++s) small += chol.symbolic().nrows(s) <= split;
+        EXPECT_EQ(chol.stats().team_fronts, small) << A.origin() << " split " << split;
+      }
+}
+
+// The same solutions through the teams and through the library, one and
+// several right-hand sides, on matrices whose fronts are of every size.
+TYPED_TEST(LevelCholeskyTest, TeamAndLibraryFrontsSolveToBackwardError1e12) {
+  using Space = TypeParam;
+  const ts::CrsMatrix<double> mats[] = {ts::laplacian_3d<double>(12), ts::laplacian_2d<double>(40),
+                                        ts::read_matrix_market<double>(data_file("matrices/bcsstk13.mtx"))};
+  for (const auto& A : mats) {
+    const std::int64_t n = A.num_rows(), nrhs = 3;
+    std::mt19937_64 gen(5);
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    std::vector<double> b(std::size_t(n * nrhs));
+    for (auto& v : b) v = val(gen);
+    std::vector<std::vector<double>> answers;
+    for (int split : kFrontSplits) {
       ts::Options opt;
-      opt.ordering = ord;
+      opt.small_front_rows = split;
       LevelSolver<Space> chol(opt);
       chol.factorize(A);
-      const std::int64_t n = A.num_rows();
-      auto ref = permuted_dense(A, chol.permutation());
-      ASSERT_TRUE(dense_cholesky(ref, n));
-      const auto lx = chol.factor_values_host();
-      const auto l = factor_as_dense(chol.symbolic(), lx.data());
-      double err = 0, scale = 0;
-      for (std::size_t k = 0; k < l.size(); ++k) {
-        err = max_nan(err, std::abs(l[k] - ref[k]));
-        scale = std::max(scale, std::abs(ref[k]));
+      if (split == 16) {
+        EXPECT_GT(chol.stats().team_fronts, 0) << A.origin();
+        EXPECT_LT(chol.stats().team_fronts, chol.stats().supernodes) << A.origin();
       }
-      EXPECT_LE(err, 1e-12 * scale) << A.origin() << " ordering " << ts::to_string(ord);
-      EXPECT_GT(chol.stats().levels, 1) << A.origin();
+      std::vector<double> x(b.size());
+      chol.solve(x.data(), b.data(), nrhs);
+      for (std::int64_t c = 0; c < nrhs; ++c)
+        EXPECT_LE(backward_error(A, x.data() + c * n, b.data() + c * n), 1e-12)
+            << A.origin() << " split " << split << " column " << c;
+      EXPECT_LE(solve_backward_error(chol, A), 1e-12) << A.origin() << " split " << split;
+      answers.push_back(std::move(x));
     }
+    // The teams' solution and the library's differ by rounding only.
+    double diff = 0, scale = 0;
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      diff = max_nan(diff, std::abs(answers[0][k] - answers[2][k]));
+      scale = std::max(scale, std::abs(answers[0][k]));
+    }
+    EXPECT_LE(diff, 1e-8 * scale) << A.origin();
+  }
+}
+
+TYPED_TEST(LevelCholeskyTest, NegativeSmallFrontRowsIsRefused) {
+  using Space = TypeParam;
+  ts::Options opt;
+  opt.small_front_rows = -1;
+  try {
+    LevelSolver<Space> chol(opt);
+    FAIL() << "no sparse_error";
+  } catch (const ts::sparse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("small_front_rows"), std::string::npos) << e.what();
+  }
 }
 
 TYPED_TEST(LevelCholeskyTest, SharedSpdMatricesSolveToBackwardError1e12) {
@@ -166,16 +229,20 @@ TYPED_TEST(LevelCholeskyTest, NegativeDiagonalNamesItsColumnAndValue) {
   std::vector<double> v;
   for (std::int64_t i = 0; i < n; ++i) v.push_back(i == bad ? -3.0 : 1.0 + double(i));
   const auto A = diagonal(v);
-  LevelSolver<Space> chol;
-  try {
-    chol.factorize(A);
-    FAIL() << "no factorization_error";
-  } catch (const ts::factorization_error& e) {
-    EXPECT_EQ(e.column(), bad);
-    EXPECT_EQ(e.value(), -3.0);
-    EXPECT_NE(std::string(e.what()).find("column 18 "), std::string::npos) << e.what();
+  for (int split : {0, kAllFrontsToTeams}) {
+    ts::Options opt;
+    opt.small_front_rows = split;
+    LevelSolver<Space> chol(opt);
+    try {
+      chol.factorize(A);
+      FAIL() << "no factorization_error, split " << split;
+    } catch (const ts::factorization_error& e) {
+      EXPECT_EQ(e.column(), bad);
+      EXPECT_EQ(e.value(), -3.0) << "split " << split;
+      EXPECT_NE(std::string(e.what()).find("column 18 "), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(chol.factorized());
   }
-  EXPECT_FALSE(chol.factorized());
 }
 
 // A 2-D Laplacian with a(k, k) = -100: every column eliminated before k has
@@ -185,28 +252,32 @@ TYPED_TEST(LevelCholeskyTest, NegativeDiagonalNamesItsColumnAndValue) {
 TYPED_TEST(LevelCholeskyTest, NotPositiveDefiniteThenUsableAgain) {
   using Space = TypeParam;
   const auto A = ts::laplacian_2d<double>(20);
-  for (std::int64_t bad : {0, 57, 210, 399}) {
-    const auto B = with_values(A, [&](std::int64_t i, std::int64_t j, double v) { return i == j && i == bad ? -100.0 : v; });
-    LevelSolver<Space> chol;
-    chol.analyze(B);
-    try {
-      chol.factorize(B);
-      FAIL() << "no factorization_error for column " << bad;
-    } catch (const ts::factorization_error& e) {
-      EXPECT_EQ(e.column(), bad);
-      // LAPACK leaves the failed pivot d_k on the diagonal; cuSOLVER's
-      // dpotrf documents only info, so on Cuda the value is whatever it
-      // left there: at least not a positive number.
-      if constexpr (tessera::is_host_execution_space<Space>::value) EXPECT_LE(e.value(), -100.0);
-      else EXPECT_FALSE(e.value() > 0) << e.what();
-      std::ostringstream col;
-      col << "column " << bad + 1 << " ";
-      EXPECT_NE(std::string(e.what()).find(col.str()), std::string::npos) << e.what();
+  for (std::int64_t bad : {0, 57, 210, 399})
+    for (int split : {0, kAllFrontsToTeams}) {
+      const auto B =
+          with_values(A, [&](std::int64_t i, std::int64_t j, double v) { return i == j && i == bad ? -100.0 : v; });
+      ts::Options opt;
+      opt.small_front_rows = split;
+      LevelSolver<Space> chol(opt);
+      chol.analyze(B);
+      try {
+        chol.factorize(B);
+        FAIL() << "no factorization_error for column " << bad;
+      } catch (const ts::factorization_error& e) {
+        EXPECT_EQ(e.column(), bad);
+        // LAPACK and the teams leave the failed pivot d_k on the diagonal;
+        // cuSOLVER's dpotrf documents only info, so on Cuda the library's
+        // value is whatever it left there: at least not a positive number.
+        if (tessera::is_host_execution_space<Space>::value || split != 0) EXPECT_LE(e.value(), -100.0) << split;
+        else EXPECT_FALSE(e.value() > 0) << e.what();
+        std::ostringstream col;
+        col << "column " << bad + 1 << " ";
+        EXPECT_NE(std::string(e.what()).find(col.str()), std::string::npos) << e.what();
+      }
+      EXPECT_THROW(chol.solve(nullptr, nullptr, 1), ts::sparse_error);
+      chol.factorize(A);
+      EXPECT_LE(solve_backward_error(chol, A), 1e-12) << "after the failure at column " << bad;
     }
-    EXPECT_THROW(chol.solve(nullptr, nullptr, 1), ts::sparse_error);
-    chol.factorize(A);
-    EXPECT_LE(solve_backward_error(chol, A), 1e-12) << "after the failure at column " << bad;
-  }
 }
 
 TYPED_TEST(LevelCholeskyTest, PivotBelowToleranceNamesItsColumn) {
@@ -496,6 +567,54 @@ TYPED_TEST(LevelCholeskyTest, LdltInertiaMatchesTheHostLdlt) {
     FAIL() << "hangGlider_2 factored without pairing or delayed pivots";
   } catch (const ts::factorization_error& e) {
     EXPECT_NE(std::string(e.what()).find("column "), std::string::npos) << e.what();
+  }
+}
+
+// Refinement runs on the device: the backward error it reports is that of
+// the x it returns (measured again here, on the host), a zero right-hand
+// side stays exactly zero, an in-place solve gives the same bits, and the
+// refined x is no worse than the unrefined one.
+TYPED_TEST(LevelCholeskyTest, DeviceRefinementReportsTheBackwardErrorOfItsAnswer) {
+  using Space = TypeParam;
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (bool ldlt : {false, true}) {
+    const auto A = ldlt ? shifted(ts::laplacian_3d<double>(8), 3.1)
+                        : ts::read_matrix_market<double>(data_file("matrices/bcsstk13.mtx"));
+    const std::int64_t n = A.num_rows(), nrhs = 3;
+    std::mt19937_64 gen(17);
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    std::vector<double> b(std::size_t(n * nrhs));
+    for (std::int64_t i = 0; i < n * nrhs; ++i) b[std::size_t(i)] = i / n == 1 ? 0.0 : val(gen);
+    ts::Options opt = ldlt ? ldlt_options() : ts::Options{};
+    LevelSolver<Space> plain(opt);
+    plain.factorize(A);
+    std::vector<double> x0(b.size());
+    plain.solve(x0.data(), b.data(), nrhs);
+    EXPECT_EQ(plain.stats().refinement_steps_taken, 0);
+    EXPECT_EQ(plain.stats().backward_error, -1.0);
+
+    opt.refinement_steps = 4;
+    LevelSolver<Space> chol(opt);
+    chol.factorize(A);
+    std::vector<double> x(b.size());
+    chol.solve(x.data(), b.data(), nrhs);
+    EXPECT_LE(chol.stats().refinement_steps_taken, 4);
+    double worst = 0;
+    for (std::int64_t c : {0, 2}) {  // column 1 is zero (its backward error is 0/0)
+      const double e = backward_error(A, x.data() + c * n, b.data() + c * n);
+      const double e0 = backward_error(A, x0.data() + c * n, b.data() + c * n);
+      EXPECT_LE(e, 1e-14) << (ldlt ? "ldlt" : "cholesky") << " column " << c;
+      EXPECT_LE(e, std::max(e0, 4 * eps)) << (ldlt ? "ldlt" : "cholesky") << " column " << c;
+      worst = std::max(worst, e);
+    }
+    EXPECT_GE(chol.stats().backward_error, 0);
+    EXPECT_LE(chol.stats().backward_error, 1e-14);
+    // The same residual summed in another order: equal up to its own rounding.
+    EXPECT_LE(std::abs(chol.stats().backward_error - worst), 4 * eps) << (ldlt ? "ldlt" : "cholesky");
+    for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(x[std::size_t(n + i)], 0.0) << "row " << i;
+    std::vector<double> inplace = b;
+    chol.solve(inplace.data(), inplace.data(), nrhs);
+    EXPECT_EQ(inplace, x) << (ldlt ? "ldlt" : "cholesky");
   }
 }
 

@@ -53,7 +53,8 @@ const char* kDescription =
     "two_by_two_pivots, static_pivots.\n"
     "--space: a real cholesky or ldlt runs on the build's default space (Cuda in a CUDA build; the host, with a\n"
     "notice, when no GPU is usable), on the host, or on Cuda; on Cuda the output adds device and\n"
-    "device_memory_peak_bytes (factor panels + update matrices at their peak).\n"
+    "device_memory_peak_bytes (factor panels + update matrices at their peak), supernodes and team_fronts\n"
+    "(the fronts of at most --small-front-rows rows, factored by teams).\n"
     "Exit status: 0 solved, 1 numerical failure (the message names the column), 2 bad usage or input.";
 
 using tessera::tools::usage_error;
@@ -64,6 +65,7 @@ struct Args {
   std::string ordering;  // empty: the factor's default
   ts::Scheduler scheduler = ts::Scheduler::Tasks;
   int block = 256, threads = 0, repeat = 1, refine = -1, ic_level = -1;  // refine -1: not given
+  int small_front_rows = ts::Options{}.small_front_rows;
   double pivot_tolerance = -1, static_pivot = 0;                           // -1: the factorization's default
   std::string pairing = "off";
   bool json = false, no_rcond = false, complex = false;
@@ -93,6 +95,10 @@ void declare(tessera::tools::Command& cmd, Args& a) {
                  "or cuda (default: default)")
       ->check(tt::one_of({"default", "host", "cuda"}));
   app.add_option("--block", a.block, "largest 2D block of a front (default 256)")->check(tt::integer(8, 1 << 20));
+  app.add_option("--small-front-rows", a.small_front_rows,
+                 "on Cuda: fronts of at most N rows are factored and solved by a team of threads each, larger ones "
+                 "by cuSOLVER and cuBLAS (default 128; 0: every front by the library)")
+      ->check(tt::integer(0, 1 << 30));
   app.add_option("--threads", a.threads, "threads of the host back-end (as --tessera-num-threads)")
       ->check(tt::integer(1, 4096));
   app.add_option("--repeat", a.repeat, "factorize R times, report the median (default 1)")->check(tt::integer(1, 1000000));
@@ -308,6 +314,7 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
       opt.ordering = a.ordering.empty() ? ts::Ordering::Metis : ts::parse_ordering(a.ordering);
       opt.scheduler = on_host ? a.scheduler : ts::Scheduler::LevelSet;
       opt.max_block = a.block;
+      opt.small_front_rows = a.small_front_rows;
       opt.refinement_steps = a.refine;
       if (a.pivot_tolerance >= 0) {
         if (opt.factorization == ts::Factorization::LDLt) opt.pivot_threshold = a.pivot_tolerance;
@@ -403,6 +410,8 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
     if constexpr (!on_host) {
       j["device"] = tessera::detail::cuda_device_info().name;
       j["device_memory_peak_bytes"] = stats.peak_factor_bytes;
+      j["supernodes"] = stats.supernodes;
+      j["team_fronts"] = stats.team_fronts;
     }
 #endif
     tt::print_line(j);
@@ -414,9 +423,12 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
                 a.factor.c_str(), scheduler, threads);
     std::printf("space           %s\n", Space::name());
 #if TESSERA_ENABLE_CUDA
-    if constexpr (!on_host)
+    if constexpr (!on_host) {
       std::printf("device          %s, %.1f MiB device memory at the factorization's peak\n",
                   tessera::detail::cuda_device_info().name.c_str(), double(stats.peak_factor_bytes) / (1 << 20));
+      std::printf("fronts          %lld, %lld of them by teams (at most %d rows)\n", (long long)stats.supernodes,
+                  (long long)stats.team_fronts, a.small_front_rows);
+    }
 #endif
     std::printf("analyze         %.4f s\nfactorize       %.4f s%s\nsolve           %.4f s\n", analyze_s, factorize_s,
                 a.repeat > 1 ? " (median)" : "", solve_s);

@@ -124,6 +124,12 @@ struct Options {
   // analysis and factor stay usable; with this set, factorize analyzes A2
   // instead (Stats::reanalyzed says so).
   bool reanalyze_on_change = false;
+  // Cholesky on Cuda (the level-set path): fronts of at most this many rows
+  // are factored and solved by a team of threads each, all of a level's in
+  // one kernel; larger ones by cuSOLVER and cuBLAS, one call after another.
+  // 0: every front by the library. LDLt fronts always go to the library.
+  // The task-DAG Cholesky of the host spaces does not read it.
+  int small_front_rows = 128;
 };
 
 struct Inertia {
@@ -155,6 +161,7 @@ struct Stats {
   int threads = 1;
   std::int64_t paired_variables = 0;  // LDLt: zero-diagonal variables kept with a neighbour
   bool reanalyzed = false;            // the last factorize analyzed again (Options::reanalyze_on_change)
+  std::int64_t team_fronts = 0;       // Cholesky on Cuda: fronts done by teams (Options::small_front_rows)
   Inertia inertia;  // LDLt (Cholesky: all positive)
   // LDLt, the last factorization: columns passed up to the parent front
   // because no pivot passed the threshold test (a column delayed twice

@@ -37,54 +37,36 @@ struct RefinementResult {
   double backward_error = 0;  // berr of the returned x (largest over the right-hand sides)
 };
 
-// x (n x nrhs, ld n) holds A^-1 b from the factor; solve(rhs, out) applies
-// A^-1 to n x nrhs columns. anorm = ||A||_inf.
-template <class Space, class T, class Solve>
-RefinementResult refine(const CrsMatrix<T>& A, double anorm, const T* b, T* x, std::int64_t nrhs, int max_steps,
-                        const Solve& solve) {
-  const std::int64_t n = A.num_rows();
+// The stopping rule above, over storage that only `ops` knows (host
+// vectors in refine() below, device arrays in the level-set Cholesky):
+//   ops.measure_x(c)          berr of x's column c, leaving b - A x in r's;
+//   ops.clear_residual(c)     r's column c := 0 (a finished column);
+//   ops.correct()             d := A^-1 r, every column at once;
+//   ops.measure_candidate(c)  berr of x + d in column c, leaving its
+//                             residual in r's column c;
+//   ops.accept(c)             x's column c := that x + d.
+template <class Ops>
+RefinementResult refinement_steps(Ops& ops, std::int64_t nrhs, int max_steps) {
   const double eps = std::numeric_limits<double>::epsilon();
-  std::vector<T> r(std::size_t(n * nrhs)), d(std::size_t(n * nrhs)), ax(static_cast<std::size_t>(n));
-  // berr of xc, leaving bc - A xc in rc.
-  auto measure = [&](const T* xc, const T* bc, T* rc) {
-    multiply<Space>(A, xc, ax.data());
-    double rmax = 0, xmax = 0, bmax = 0;
-    const T* axp = ax.data();
-    parallel_reduce(
-        "sparse::refinement_residual", RangePolicy<Space>(0, n),
-        [=](std::int64_t i, double& rm, double& xm, double& bm) {
-          rc[i] = bc[i] - axp[i];
-          rm = std::max(rm, std::abs(rc[i]));
-          xm = std::max(xm, std::abs(xc[i]));
-          bm = std::max(bm, std::abs(bc[i]));
-        },
-        Max<double>(rmax), Max<double>(xmax), Max<double>(bmax));
-    rmax = std::max(rmax, 0.0), xmax = std::max(xmax, 0.0), bmax = std::max(bmax, 0.0);  // n = 0: -inf
-    const double denom = anorm * xmax + bmax;
-    return denom > 0 ? rmax / denom : rmax > 0 ? std::numeric_limits<double>::infinity() : 0.0;
-  };
   std::vector<double> berr(static_cast<std::size_t>(nrhs));
   std::vector<char> active(static_cast<std::size_t>(nrhs));
   std::int64_t live = 0;
   for (std::int64_t c = 0; c < nrhs; ++c) {
-    berr[c] = measure(x + c * n, b + c * n, r.data() + c * n);
+    berr[c] = ops.measure_x(c);
     active[c] = berr[c] > eps;
     live += active[c];
   }
   RefinementResult out;
   while (live > 0 && out.steps < max_steps) {
     for (std::int64_t c = 0; c < nrhs; ++c)  // finished columns: a zero right-hand side costs nothing wrong
-      if (!active[c]) std::fill(r.begin() + c * n, r.begin() + (c + 1) * n, T(0));
-    solve(r.data(), d.data());
+      if (!active[c]) ops.clear_residual(c);
+    ops.correct();
     ++out.steps;
     for (std::int64_t c = 0; c < nrhs; ++c) {
       if (!active[c]) continue;
-      T* xc = x + c * n;
-      T* candidate = d.data() + c * n;
-      for (std::int64_t i = 0; i < n; ++i) candidate[i] += xc[i];
-      const double e = measure(candidate, b + c * n, r.data() + c * n);
+      const double e = ops.measure_candidate(c);
       if (e < berr[c]) {
-        std::copy(candidate, candidate + n, xc);
+        ops.accept(c);
         active[c] = e <= 0.5 * berr[c] && e > eps;
         berr[c] = e;
       } else {
@@ -95,6 +77,66 @@ RefinementResult refine(const CrsMatrix<T>& A, double anorm, const T* b, T* x, s
   }
   for (std::int64_t c = 0; c < nrhs; ++c) out.backward_error = std::max(out.backward_error, berr[c]);
   return out;
+}
+
+// berr from the infinity norms of r, x and b (n = 0: all are 0).
+inline double normwise_backward_error(double rmax, double anorm, double xmax, double bmax) {
+  const double denom = anorm * xmax + bmax;
+  return denom > 0 ? rmax / denom : rmax > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+}
+
+// x (n x nrhs, ld n) holds A^-1 b from the factor; solve(rhs, out) applies
+// A^-1 to n x nrhs columns. anorm = ||A||_inf. Host memory; the SpMV and the
+// residual run in parallel on Space.
+template <class Space, class T, class Solve>
+RefinementResult refine(const CrsMatrix<T>& A, double anorm, const T* b, T* x, std::int64_t nrhs, int max_steps,
+                        const Solve& solve) {
+  struct HostOps {
+    const CrsMatrix<T>& A;
+    double anorm;
+    const T* b;
+    T* x;
+    const Solve& solve;
+    std::int64_t n;
+    std::vector<T> r, d, ax;
+    // berr of xc, leaving bc - A xc in rc.
+    double measure(const T* xc, const T* bc, T* rc) {
+      multiply<Space>(A, xc, ax.data());
+      double rmax = 0, xmax = 0, bmax = 0;
+      const T* axp = ax.data();
+      parallel_reduce(
+          "sparse::refinement_residual", RangePolicy<Space>(0, n),
+          [=](std::int64_t i, double& rm, double& xm, double& bm) {
+            rc[i] = bc[i] - axp[i];
+            rm = std::max(rm, std::abs(rc[i]));
+            xm = std::max(xm, std::abs(xc[i]));
+            bm = std::max(bm, std::abs(bc[i]));
+          },
+          Max<double>(rmax), Max<double>(xmax), Max<double>(bmax));
+      return normwise_backward_error(std::max(rmax, 0.0), anorm, std::max(xmax, 0.0), std::max(bmax, 0.0));
+    }
+    double measure_x(std::int64_t c) { return measure(x + c * n, b + c * n, r.data() + c * n); }
+    void clear_residual(std::int64_t c) { std::fill(r.begin() + c * n, r.begin() + (c + 1) * n, T(0)); }
+    void correct() { solve(r.data(), d.data()); }
+    double measure_candidate(std::int64_t c) {
+      T* candidate = d.data() + c * n;
+      const T* xc = x + c * n;
+      for (std::int64_t i = 0; i < n; ++i) candidate[i] += xc[i];
+      return measure(candidate, b + c * n, r.data() + c * n);
+    }
+    void accept(std::int64_t c) { std::copy(d.begin() + c * n, d.begin() + (c + 1) * n, x + c * n); }
+  };
+  const std::int64_t n = A.num_rows();
+  HostOps ops{A,
+              anorm,
+              b,
+              x,
+              solve,
+              n,
+              std::vector<T>(std::size_t(n * nrhs)),
+              std::vector<T>(std::size_t(n * nrhs)),
+              std::vector<T>(static_cast<std::size_t>(n))};
+  return refinement_steps(ops, nrhs, max_steps);
 }
 
 }  // namespace tessera::sparse::detail

@@ -30,7 +30,8 @@
 // What the host Cholesky has and this does not (yet): 2D blocks of large
 // fronts (Options::max_block is ignored), the Tasks scheduler
 // (Options::scheduler is ignored: this is a level-set schedule). Iterative
-// refinement and rcond() work, with the SpMV on the host.
+// refinement runs on Space (residual SpMV, corrections, the stopping test);
+// rcond() estimates with solves on Space from the host.
 #include <tessera/sparse/cholesky.hpp>
 #include <tessera/sparse/detail/level_numeric.hpp>
 
@@ -57,6 +58,8 @@ class LevelCholesky {
       throw sparse_error(std::string("Cholesky on ") + Space::name() +
                          ": Options::static_pivot is not implemented by the level-set LDL^T (no pivot leaves its "
                          "front, and none is replaced); set it to 0, or factor on a host space");
+    if (m_opt.small_front_rows < 0)
+      throw sparse_error("Cholesky: small_front_rows must be >= 0, got " + std::to_string(m_opt.small_front_rows));
     if (!(m_opt.pivot_tolerance >= 0))
       throw sparse_error("Cholesky: pivot_tolerance must be >= 0, got " + std::to_string(m_opt.pivot_tolerance));
   }
@@ -132,7 +135,8 @@ void LevelCholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
   }
   m_sym = symbolic_factorization(n, A.row_map(), A.col_idx(), m_ordering, relax);
   m_levels = assembly_tree_levels(m_sym);
-  m_num.analyze(m_sym, m_levels, A.row_map(), A.col_idx(), m_opt.factorization == Factorization::LDLt);
+  m_num.analyze(m_sym, m_levels, A.row_map(), A.col_idx(), m_opt.factorization == Factorization::LDLt,
+                m_opt.small_front_rows);
   m_stats = Stats{};
   m_stats.n = n;
   m_stats.nnz_a = A.nnz();
@@ -144,6 +148,7 @@ void LevelCholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
   m_stats.levels = std::int64_t(m_levels.size());
   m_stats.threads = Space().concurrency();
   m_stats.paired_variables = paired_variables;
+  m_stats.team_fronts = m_num.team_fronts();
   m_stats.analyze_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m_analyzed = true;
 }
@@ -244,20 +249,14 @@ void LevelCholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
   if (!m_factorized) throw sparse_error("solve: no successful factorize() before it");
   if (nrhs < 0) throw sparse_error("solve: negative number of right-hand sides");
   const auto t0 = std::chrono::steady_clock::now();
-  const std::int64_t n = m_sym.n;
   m_stats.refinement_steps_taken = 0;
   m_stats.backward_error = -1;
   if (m_opt.refinement_steps <= 0) {
     solve_with_factor(b, x, nrhs);
   } else {
-    // The residuals on the host (the SpMV of the host solver's refinement),
-    // the corrections by solves on Space.
-    std::vector<T> copy;
-    if (x == b) copy.assign(b, b + n * nrhs);
-    const T* rhs = x == b ? copy.data() : b;
-    solve_with_factor(rhs, x, nrhs);
-    const auto r = refine<DefaultHostExecutionSpace>(m_A, norm_a(), rhs, x, nrhs, m_opt.refinement_steps,
-                                                      [&](const T* res, T* d) { solve_with_factor(res, d, nrhs); });
+    // Residuals, corrections and the stopping test on Space: only three
+    // norms per right-hand side come back per step.
+    const auto r = m_num.solve_refined(b, x, nrhs, m_opt.refinement_steps, norm_a());
     m_stats.refinement_steps_taken = r.steps;
     m_stats.backward_error = r.backward_error;
   }

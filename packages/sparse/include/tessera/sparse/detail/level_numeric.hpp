@@ -16,9 +16,12 @@
 //      columns split among several teams on narrow levels. No two threads
 //      ever add into the same entry at once: no atomics, and the same sums
 //      in the same order on every run and every back-end;
-//   2. dense work, front by front, through DenseBackend<Space>: potrf of the
-//      diagonal block (its info into a device array), trsm of the rows
-//      below, syrk into the update matrix;
+//   2. dense work: potrf of the diagonal block (its info into a device
+//      array), trsm of the rows below, syrk into the update matrix. The
+//      level's small fronts (at most small_front_rows rows) are done by one
+//      kernel, a team per front (detail/team_front_kernels.hpp); the others
+//      front by front through DenseBackend<Space> (cuSOLVER and cuBLAS on
+//      Cuda);
 //   3. one reduction over the level's fronts finds the first failed pivot
 //      (potrf's info, or a pivot under the tolerance) and is read back: the
 //      only host-device synchronization of a level. A failure stops the
@@ -30,7 +33,9 @@
 //
 // Solves: x (n x nrhs, column-major) is permuted into the final order on
 // the device; forward substitution goes up the levels (per front a trsm of
-// its own rows and a gemm of the rows below into a level workspace, then
+// its own rows and a gemm of the rows below into a level workspace: one
+// team kernel for the level's small fronts, library calls for the others;
+// then
 // one kernel subtracts those from x: fronts of one level may share
 // ancestor rows, so a thread per (row, right-hand side) sums that row's
 // entries of the workspace in the fronts' order and subtracts the sum once:
@@ -39,7 +44,8 @@
 // came, and a threaded LDL^T solve's backward error moved from run to run),
 // backward substitution down the levels
 // (one kernel gathers the ancestor rows of x, then per front a gemm and a
-// trsm). Fronts of one level write disjoint rows of their own.
+// trsm, small fronts again by teams). Fronts of one level write disjoint
+// rows of their own.
 //
 // LDL^T (analyze(..., ldlt = true)): front s = [F11 F21^T; F21 F22], F11
 // its nc x nc fully-summed block. Step 2 is then sytrf of F11 (Bunch-Kaufman
@@ -51,14 +57,17 @@
 //   backward (root first):    x1 := F11^-1 (b1 - F21^T x2),
 // since with S = F22 - F21 F11^-1 F21^T, A x = b is S x2 = b2 - F21 F11^-1 b1
 // and F11 x1 = b1 - F21^T x2. Step 3 reads sytrf's info (an exactly zero
-// pivot); the inertia and determinant come from D (ldlt_summary).
+// pivot); the inertia and determinant come from D (ldlt_summary). Every
+// LDL^T front goes through the library: there is no team Bunch-Kaufman.
 //
-// Not yet done (see the sparse manual, "Cholesky on Cuda"): the dense calls
-// of a level are a loop, one front after another on one stream (batched
-// calls for the many small fronts, and several streams, are the next step);
-// large fronts are not cut into 2D blocks.
+// Not yet done (see the sparse manual, "Cholesky on Cuda"): the library
+// calls of a level's large fronts are a loop, one front after another on
+// one stream (several streams are the next step); large fronts are not cut
+// into 2D blocks.
 #include <tessera/core.hpp>
 #include <tessera/sparse/detail/dense_backend.hpp>
+#include <tessera/sparse/detail/iterative_refinement.hpp>
+#include <tessera/sparse/detail/team_front_kernels.hpp>
 #include <tessera/sparse/symbolic.hpp>
 
 #include <algorithm>
@@ -84,10 +93,15 @@ class LevelNumeric {
 
   // Uploads the symbolic structure and the map from A's entries (pattern
   // row_map / col_idx) to the panels. `sym` and `levels` must outlive this
-  // object's use (the owning solver keeps them).
+  // object's use (the owning solver keeps them). Cholesky fronts of at most
+  // small_front_rows rows are factored and solved by teams, the others by
+  // the dense library (Options::small_front_rows).
   void analyze(const SymbolicFactor& sym, const std::vector<std::vector<std::int64_t>>& levels,
-               const std::int64_t* row_map, const std::int32_t* col_idx, bool ldlt = false);
+               const std::int64_t* row_map, const std::int32_t* col_idx, bool ldlt = false,
+               std::int64_t small_front_rows = 0);
   bool ldlt() const { return m_ldlt; }
+  // How many fronts the teams take (the rest go to the dense library).
+  std::int64_t team_fronts() const { return m_small_ptr.empty() ? 0 : m_small_ptr.back(); }
 
   // The first failed pivot: its column in the final order, its value, and
   // whether it failed the tolerance test (a positive pivot too small)
@@ -104,6 +118,14 @@ class LevelNumeric {
   // x := A^-1 b for nrhs columns (host memory, column-major, ld n, the
   // matrix's own numbering); x may be b.
   void solve(const double* b, double* x, std::int64_t nrhs);
+  // The same on Space's memory: v := A^-1 v.
+  void solve_in_place(Array<double> v, std::int64_t nrhs);
+  // solve() followed by iterative refinement on Space, with the stopping
+  // rule of detail/iterative_refinement.hpp: the residuals by an SpMV with
+  // A's values of the last factorization (already in Space's memory), the
+  // corrections by solve_in_place; only each column's three norms come back
+  // to the host per step. anorm = ||A||_inf.
+  RefinementResult solve_refined(const double* b, double* x, std::int64_t nrhs, int max_steps, double anorm);
 
   // 2 sum log L(j, j) of the last factorization (Cholesky).
   double log_determinant() const;
@@ -137,6 +159,12 @@ class LevelNumeric {
   template <class F>
   void for_rows_below(std::size_t level, std::int64_t nrhs, const F& f);
   void subtract_rows_below(std::size_t level, double* x, Array<double> w, std::int64_t nrhs);
+  void factor_small_fronts(std::size_t level);
+  // Refinement: the berr of column c of x, leaving b - A x in r's column c;
+  // d's column c += x's.
+  double residual_column(Array<double> x, Array<double> b, Array<double> r, std::int64_t c, double anorm) const;
+  void add_column(Array<double> d, Array<double> x, std::int64_t c) const;
+  void solve_small_fronts(std::size_t level, bool forward, double* x, Array<double> w, std::int64_t nrhs);
 
  private:
   template <class T>
@@ -159,6 +187,14 @@ class LevelNumeric {
     const int lanes = std::min(32, TeamPolicy<Space>::vector_length_max());
     return TeamPolicy<Space>(m_exec, fronts, AUTO, lanes);
   }
+  // The small fronts' dense work: a team per front. On Cuda 4 warps (a
+  // front of at most a few hundred rows keeps 128 threads busy, and many
+  // blocks fit an SM); host: AUTO, one pool thread per front on wide levels.
+  TeamPolicy<Space> per_small_front(std::int64_t fronts) const {
+    const int lanes = std::min(32, TeamPolicy<Space>::vector_length_max());
+    if constexpr (is_host_execution_space<Space>::value) return TeamPolicy<Space>(m_exec, fronts, AUTO, lanes);
+    else return TeamPolicy<Space>(m_exec, fronts, 4, lanes);
+  }
 
   Space m_exec;
   DenseBackend<Space> m_dense;
@@ -171,6 +207,11 @@ class LevelNumeric {
   // The fronts of each level, level after level (host: m_level_ptr).
   Array<std::int64_t> m_level_fronts;
   std::vector<std::int64_t> m_level_ptr;
+  // Of these, the small ones (the teams' fronts, level after level; host:
+  // m_small_ptr) and, per level, the others (the dense library's).
+  Array<std::int64_t> m_small_fronts;
+  std::vector<std::int64_t> m_small_ptr;
+  std::vector<std::vector<std::int64_t>> m_library_fronts;
   // Each front's level and the offset of its update matrix in that level's
   // arena; per level, the arena's size, the level after which it is freed,
   // and the offset of each front's rows below in the solve's workspace.
@@ -202,6 +243,9 @@ class LevelNumeric {
   // go from A's values a_src[q] to the factor's a_dst[q]; the position of
   // each diagonal entry in A's values (-1: absent), for the tolerance test.
   Array<std::int64_t> m_a_ptr, m_a_src, m_a_dst, m_diag_pos;
+  // A's pattern as given (all of it, both triangles), for refinement's SpMV.
+  Array<std::int64_t> m_a_row_map;
+  Array<std::int32_t> m_a_col;
 
   // The numeric state.
   Array<double> m_lx;        // the panels
@@ -228,7 +272,8 @@ typename LevelNumeric<Space>::template Array<T> LevelNumeric<Space>::upload(cons
 
 template <class Space>
 void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std::vector<std::int64_t>>& levels,
-                                  const std::int64_t* rm, const std::int32_t* ci, bool ldlt) {
+                                  const std::int64_t* rm, const std::int32_t* ci, bool ldlt,
+                                  std::int64_t small_front_rows) {
   m_sym = &f;
   m_levels = &levels;
   m_ldlt = ldlt;
@@ -265,7 +310,9 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   // Levels: each front's level, its update matrix's place in its level's
   // arena, its rows below in the solve's level workspace.
   m_level_ptr.assign(1, 0);
-  std::vector<std::int64_t> fronts;
+  m_small_ptr.assign(1, 0);
+  m_library_fronts.assign(std::size_t(nl), {});
+  std::vector<std::int64_t> fronts, small;
   m_level_of_host.assign(std::size_t(ns), 0);
   m_update_off_host.assign(std::size_t(ns), 0);
   m_solve_off_host.assign(std::size_t(ns), 0);
@@ -280,12 +327,18 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
       m_arena_size[l] += mu * mu;
       m_solve_off_host[s] = m_level_rows_below[l];
       m_level_rows_below[l] += mu;
+      if (!ldlt && f.nrows(s) <= small_front_rows) {
+        small.push_back(s);
+        continue;
+      }
+      m_library_fronts[l].push_back(s);
       if (ldlt) m_dense.reserve_sytrf(f.ncols(s), f.nrows(s));
       else m_dense.reserve_potrf(f.ncols(s), f.nrows(s));
       m_max_ncols = std::max(m_max_ncols, f.ncols(s));
       m_max_ldlt_work = std::max(m_max_ldlt_work, f.ncols(s) * mu);
     }
     m_level_ptr.push_back(std::int64_t(fronts.size()));
+    m_small_ptr.push_back(std::int64_t(small.size()));
   }
   // The forward solve's gather (see m_gather_row): entries sorted by row,
   // stably, so that each row's entries keep the level's front order.
@@ -347,6 +400,7 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   m_perm = upload(f.perm, "sparse::perm");
   m_relidx = upload(f.relidx, "sparse::relidx");
   m_level_fronts = upload(fronts, "sparse::level_fronts");
+  m_small_fronts = upload(small, "sparse::small_fronts");
   m_level_of = upload(m_level_of_host, "sparse::level_of");
   m_update_off = upload(m_update_off_host, "sparse::update_off");
   m_solve_off = upload(m_solve_off_host, "sparse::solve_off");
@@ -354,6 +408,8 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   m_a_src = upload(a_src, "sparse::a_src");
   m_a_dst = upload(a_dst, "sparse::a_dst");
   m_diag_pos = upload(diag_pos, "sparse::diag_pos");
+  m_a_row_map = upload(std::vector<std::int64_t>(rm, rm + n + 1), "sparse::a_row_map");
+  m_a_col = upload(std::vector<std::int32_t>(ci, ci + rm[n]), "sparse::a_col");
   try {
     m_lx = Array<double>(view_alloc("sparse::factor", WithoutInitializing), std::size_t(f.lx_ptr[ns]));
   } catch (const allocation_error& e) {
@@ -529,9 +585,12 @@ void LevelNumeric<Space>::assemble_level(std::size_t level) {
 template <class Space>
 void LevelNumeric<Space>::factor_level(std::size_t level) {
   const SymbolicFactor& f = *m_sym;
+  // Small and large fronts of a level touch disjoint panels and update
+  // matrices: the teams' kernel goes first, the library calls after it.
+  factor_small_fronts(level);
   order_dense_calls();
   if (m_ldlt) {
-    for (std::int64_t s : (*m_levels)[level]) {
+    for (std::int64_t s : m_library_fronts[level]) {
       const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
       double* panel = m_lx.data() + f.lx_ptr[s];
       std::int64_t* ipiv = m_ipiv.data() + f.super_ptr[s];
@@ -548,7 +607,7 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
     }
     return;
   }
-  for (std::int64_t s : (*m_levels)[level]) {
+  for (std::int64_t s : m_library_fronts[level]) {
     const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
     double* panel = m_lx.data() + f.lx_ptr[s];
     m_dense.potrf_lower(nc, panel, m, m_info.data() + s);
@@ -559,6 +618,53 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
     double* update = update_arena(std::size_t(m_level_of_host[s])) + m_update_off_host[s];
     m_dense.syrk_lower_minus(mu, nc, panel + nc, m, update, mu);
   }
+}
+
+template <class Space>
+void LevelNumeric<Space>::factor_small_fronts(std::size_t level) {
+  const std::int64_t first = m_small_ptr[level], count = m_small_ptr[level + 1] - first;
+  if (count == 0) return;
+  auto fronts = m_small_fronts;
+  auto super_ptr = m_super_ptr;
+  auto rows_ptr = m_rows_ptr;
+  auto lx_ptr = m_lx_ptr;
+  auto level_of = m_level_of;
+  auto update_off = m_update_off;
+  auto arena_table = m_arena_table;
+  auto info = m_info;
+  double* lx = m_lx.data();
+  parallel_for(
+      "sparse::level_team_fronts", per_small_front(count), TESSERA_LAMBDA(const team_member& t) {
+        const std::int64_t s = fronts(first + t.league_rank());
+        const std::int64_t m = rows_ptr(s + 1) - rows_ptr(s), nc = super_ptr(s + 1) - super_ptr(s);
+        double* update = m > nc ? reinterpret_cast<double*>(arena_table(level_of(s))) + update_off(s) : nullptr;
+        const int failed = team_front_cholesky(t, lx + lx_ptr(s), m, nc, update);
+        single(PerTeam(t), [&]() { info(s) = failed; });
+      });
+}
+
+template <class Space>
+void LevelNumeric<Space>::solve_small_fronts(std::size_t level, bool forward, double* x, Array<double> w,
+                                             std::int64_t nrhs) {
+  const std::int64_t first = m_small_ptr[level], count = m_small_ptr[level + 1] - first, n = m_sym->n;
+  if (count == 0) return;
+  auto fronts = m_small_fronts;
+  auto super_ptr = m_super_ptr;
+  auto rows_ptr = m_rows_ptr;
+  auto lx_ptr = m_lx_ptr;
+  auto solve_off = m_solve_off;
+  const double* lx = m_lx.data();
+  double* wd = w.data();
+  parallel_for(
+      forward ? "sparse::solve_team_forward" : "sparse::solve_team_backward", per_small_front(count),
+      TESSERA_LAMBDA(const team_member& t) {
+        const std::int64_t s = fronts(first + t.league_rank());
+        const std::int64_t m = rows_ptr(s + 1) - rows_ptr(s), nc = super_ptr(s + 1) - super_ptr(s);
+        double* x1 = x + super_ptr(s);
+        double* ws = wd + solve_off(s) * nrhs;
+        if (forward) team_front_forward(t, lx + lx_ptr(s), m, nc, x1, n, nrhs, ws);
+        else team_front_backward(t, lx + lx_ptr(s), m, nc, x1, n, nrhs, ws);
+      });
 }
 
 template <class Space>
@@ -597,28 +703,45 @@ std::int64_t LevelNumeric<Space>::first_failure(std::size_t level, double tol) c
 
 template <class Space>
 void LevelNumeric<Space>::solve(const double* b, double* x, std::int64_t nrhs) {
+  const std::int64_t total = m_sym->n * nrhs;
+  if (total == 0) return;
+  // b is read whole before x is written: x may be b.
+  Array<double> in;
+  try {
+    in = Array<double>(view_alloc("sparse::solve_b", WithoutInitializing), std::size_t(total));
+  } catch (const allocation_error& e) {
+    throw allocation_error(std::string("Cholesky on ") + Space::name() + ": " + e.what() + "; the solve of " +
+                           std::to_string(nrhs) + " right-hand sides takes " +
+                           std::to_string(total * std::int64_t(sizeof(double))) +
+                           " bytes for them beside the factor: solve fewer at once");
+  }
+  deep_copy(m_exec, in, View<const double*, LayoutLeft, HostSpace>(b, std::size_t(total)));
+  solve_in_place(in, nrhs);
+  deep_copy(m_exec, View<double*, LayoutLeft, HostSpace>(x, std::size_t(total)), in);
+  m_exec.fence("sparse::LevelNumeric::solve");
+}
+
+template <class Space>
+void LevelNumeric<Space>::solve_in_place(Array<double> in, std::int64_t nrhs) {
   const SymbolicFactor& f = *m_sym;
   const std::int64_t n = f.n, total = n * nrhs;
   if (total == 0) return;
-  // b is read whole before x is written: x may be b.
-  Array<double> in, xd, w;
+  Array<double> xd, w;
   std::int64_t widest = 0;
   for (std::int64_t rows : m_level_rows_below) widest = std::max(widest, rows);
   // LDL^T: t of one front at a time beside the rows below.
   const std::int64_t t_rows = m_ldlt ? m_max_ncols : 0;
   widest += t_rows;
   try {
-    in = Array<double>(view_alloc("sparse::solve_b", WithoutInitializing), std::size_t(total));
     xd = Array<double>(view_alloc("sparse::solve_x", WithoutInitializing), std::size_t(total));
     w = Array<double>(view_alloc("sparse::solve_workspace", WithoutInitializing),
                       std::size_t(std::max<std::int64_t>(widest * nrhs, 1)));
   } catch (const allocation_error& e) {
     throw allocation_error(std::string("Cholesky on ") + Space::name() + ": " + e.what() + "; the solve of " +
                            std::to_string(nrhs) + " right-hand sides takes " +
-                           std::to_string((2 * total + widest * nrhs) * std::int64_t(sizeof(double))) +
-                           " bytes beside the factor: solve fewer at once");
+                           std::to_string((total + widest * nrhs) * std::int64_t(sizeof(double))) +
+                           " bytes of workspace beside the factor: solve fewer at once");
   }
-  deep_copy(m_exec, in, View<const double*, LayoutLeft, HostSpace>(b, std::size_t(total)));
   auto perm = m_perm;
   parallel_for(
       "sparse::solve_permute", RangePolicy<Space>(m_exec, 0, total),
@@ -629,20 +752,107 @@ void LevelNumeric<Space>::solve(const double* b, double* x, std::int64_t nrhs) {
   parallel_for(
       "sparse::solve_unpermute", RangePolicy<Space>(m_exec, 0, total),
       TESSERA_LAMBDA(std::int64_t q) { in(perm(q % n) + (q / n) * n) = xd(q); });
-  deep_copy(m_exec, View<double*, LayoutLeft, HostSpace>(x, std::size_t(total)), in);
-  m_exec.fence("sparse::LevelNumeric::solve");
+}
+
+// The refinement's operations (see refinement_steps) on Space's arrays,
+// n x nrhs column-major each.
+template <class Space>
+struct LevelRefinementOps {
+  using Array = typename LevelNumeric<Space>::template Array<double>;
+  LevelNumeric<Space>& num;
+  const Space& exec;
+  Array b, x, r, d;
+  std::int64_t n, nrhs;
+  double anorm;
+
+  auto column(const Array& v, std::int64_t c) const { return subview(v, std::make_pair(c * n, (c + 1) * n)); }
+  double measure_x(std::int64_t c) { return num.residual_column(x, b, r, c, anorm); }
+  void clear_residual(std::int64_t c) { deep_copy(exec, column(r, c), 0.0); }
+  void correct() {
+    deep_copy(exec, d, r);
+    num.solve_in_place(d, nrhs);
+  }
+  double measure_candidate(std::int64_t c) {
+    num.add_column(d, x, c);
+    return num.residual_column(d, b, r, c, anorm);
+  }
+  void accept(std::int64_t c) { deep_copy(exec, column(x, c), column(d, c)); }
+};
+
+template <class Space>
+RefinementResult LevelNumeric<Space>::solve_refined(const double* b, double* x, std::int64_t nrhs, int max_steps,
+                                                    double anorm) {
+  const std::int64_t n = m_sym->n, total = n * nrhs;
+  if (total == 0) return {};
+  Array<double> bd, xd, r, d;
+  try {
+    bd = Array<double>(view_alloc("sparse::refine_b", WithoutInitializing), std::size_t(total));
+    xd = Array<double>(view_alloc("sparse::refine_x", WithoutInitializing), std::size_t(total));
+    r = Array<double>(view_alloc("sparse::refine_r", WithoutInitializing), std::size_t(total));
+    d = Array<double>(view_alloc("sparse::refine_d", WithoutInitializing), std::size_t(total));
+  } catch (const allocation_error& e) {
+    throw allocation_error(std::string("Cholesky on ") + Space::name() + ": " + e.what() +
+                           "; refining the solve of " + std::to_string(nrhs) + " right-hand sides takes " +
+                           std::to_string(4 * total * std::int64_t(sizeof(double))) +
+                           " bytes beside the factor: solve fewer at once, or without refinement");
+  }
+  // b is read whole before x is written: x may be b.
+  deep_copy(m_exec, bd, View<const double*, LayoutLeft, HostSpace>(b, std::size_t(total)));
+  deep_copy(m_exec, xd, bd);
+  solve_in_place(xd, nrhs);
+  LevelRefinementOps<Space> ops{*this, m_exec, bd, xd, r, d, n, nrhs, anorm};
+  const RefinementResult out = refinement_steps(ops, nrhs, max_steps);
+  deep_copy(m_exec, View<double*, LayoutLeft, HostSpace>(x, std::size_t(total)), xd);
+  m_exec.fence("sparse::LevelNumeric::solve_refined");
+  return out;
+}
+
+template <class Space>
+double LevelNumeric<Space>::residual_column(Array<double> x, Array<double> b, Array<double> r, std::int64_t c,
+                                            double anorm) const {
+  const std::int64_t n = m_sym->n;
+  auto row_map = m_a_row_map;
+  auto col = m_a_col;
+  auto a = m_a_values;
+  const double* xc = x.data() + c * n;
+  const double* bc = b.data() + c * n;
+  double* rc = r.data() + c * n;
+  double rmax = 0, xmax = 0, bmax = 0;
+  parallel_reduce(
+      "sparse::level_refinement_residual", RangePolicy<Space>(m_exec, 0, n),
+      TESSERA_LAMBDA(std::int64_t i, double& rm, double& xm, double& bm) {
+        double ax = 0;
+        for (std::int64_t k = row_map(i); k < row_map(i + 1); ++k) ax += a(k) * xc[col(k)];
+        rc[i] = bc[i] - ax;
+        rm = tessera::fmax(rm, tessera::fabs(rc[i]));
+        xm = tessera::fmax(xm, tessera::fabs(xc[i]));
+        bm = tessera::fmax(bm, tessera::fabs(bc[i]));
+      },
+      Max<double>(rmax), Max<double>(xmax), Max<double>(bmax));
+  // n = 0 leaves the maxima at -inf.
+  return normwise_backward_error(std::max(rmax, 0.0), anorm, std::max(xmax, 0.0), std::max(bmax, 0.0));
+}
+
+template <class Space>
+void LevelNumeric<Space>::add_column(Array<double> d, Array<double> x, std::int64_t c) const {
+  const std::int64_t n = m_sym->n;
+  double* dc = d.data() + c * n;
+  const double* xc = x.data() + c * n;
+  parallel_for(
+      "sparse::level_refinement_add", RangePolicy<Space>(m_exec, 0, n),
+      TESSERA_LAMBDA(std::int64_t i) { dc[i] += xc[i]; });
 }
 
 template <class Space>
 void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<double> w, std::int64_t nrhs) {
   const SymbolicFactor& f = *m_sym;
   const std::int64_t n = f.n, below = m_level_rows_below[level];
-  order_dense_calls();
   if (m_ldlt) {
     // Per front: t := F11^-1 x1 (x1 kept), w_s := F21 t. t sits after the
     // widest level's rows below in w.
+    order_dense_calls();
     double* t = w.data() + (w.size() - std::size_t(m_max_ncols * nrhs));
-    for (std::int64_t s : (*m_levels)[level]) {
+    for (std::int64_t s : m_library_fronts[level]) {
       const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
       if (mu == 0) continue;
       const double* panel = m_lx.data() + f.lx_ptr[s];
@@ -652,12 +862,14 @@ void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<doub
     }
   } else {
     // Per front: x1 := L11^-1 x1 on its own rows, w_s := L21 x1.
-    for (std::int64_t s : (*m_levels)[level]) {
-    const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
-    const double* panel = m_lx.data() + f.lx_ptr[s];
-    double* x1 = x + f.super_ptr[s];
-    m_dense.trsm_left_lower(false, nc, nrhs, panel, m, x1, n);
-    if (mu > 0) m_dense.gemm_ab(mu, nrhs, nc, panel + nc, m, x1, n, 0.0, w.data() + m_solve_off_host[s] * nrhs, mu);
+    solve_small_fronts(level, true, x, w, nrhs);
+    order_dense_calls();
+    for (std::int64_t s : m_library_fronts[level]) {
+      const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
+      const double* panel = m_lx.data() + f.lx_ptr[s];
+      double* x1 = x + f.super_ptr[s];
+      m_dense.trsm_left_lower(false, nc, nrhs, panel, m, x1, n);
+      if (mu > 0) m_dense.gemm_ab(mu, nrhs, nc, panel + nc, m, x1, n, 0.0, w.data() + m_solve_off_host[s] * nrhs, mu);
     }
   }
   if (below == 0) return;
@@ -724,8 +936,9 @@ void LevelNumeric<Space>::backward_level(std::size_t level, double* x, Array<dou
   // w_s := x(rows below s), final already (they belong to higher levels).
   if (below > 0) for_rows_below(level, nrhs, TESSERA_LAMBDA(std::int64_t xi, std::int64_t wi) { w(wi) = x[xi]; });
   // Per front: x1 := L11^-T (x1 - L21^T w_s); LDL^T: F11^-1 (x1 - F21^T w_s).
+  solve_small_fronts(level, false, x, w, nrhs);
   order_dense_calls();
-  for (std::int64_t s : (*m_levels)[level]) {
+  for (std::int64_t s : m_library_fronts[level]) {
     const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
     const double* panel = m_lx.data() + f.lx_ptr[s];
     double* x1 = x + f.super_ptr[s];

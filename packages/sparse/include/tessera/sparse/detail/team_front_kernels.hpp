@@ -1,0 +1,112 @@
+#pragma once
+// The dense work of one small front, done by a whole team: the batched path
+// of the level-set Cholesky (detail/level_numeric.hpp). All the small fronts
+// of a level are factored, and later solved, by one kernel with a team per
+// front, where the dense library (cuSOLVER and cuBLAS on Cuda, LAPACK and
+// BLAS on a host space) takes two or three calls per front, one front after
+// another. On a GPU the leaves of a 3-D problem's assembly tree are tens of
+// thousands of fronts of a few dozen rows: the library calls would cost
+// their launch latency each, for a few thousand flops of work each.
+//
+// The kernels are written once over core's team policy (Cuda: a block of
+// warps, the vector lanes of a member being a warp's lanes; host: a team of
+// pool threads) and go column by column, right-looking, the members sharing
+// each column's work. A team_barrier between the steps orders every write
+// before the reads that depend on it. Each entry receives its updates in
+// column order, so the results are the same on every run and back-end.
+//
+// The blocks are column-major in Space's memory, as the library calls see
+// them: the panel m x nc (ld m) holds [F11; F21], the update matrix U is
+// mu x mu (ld mu, lower triangle), mu = m - nc. Every member of the team
+// must call, with the same arguments.
+#include <tessera/core.hpp>
+
+#include <cstdint>
+
+namespace tessera::sparse::detail {
+
+// F11 = L11 L11^T, F21 := F21 L11^-T, U := U - F21 F21^T: potrf, trsm and
+// syrk in one. Returns 0, or the 1-based column whose pivot is not positive
+// (LAPACK's info: the pivot's value is left on the diagonal and nothing after
+// it is computed), the same on every member.
+template <class Member>
+TESSERA_INLINE_FUNCTION int team_front_cholesky(const Member& t, double* panel, std::int64_t m, std::int64_t nc,
+                                                double* update) {
+  const std::int64_t mu = m - nc;
+  for (std::int64_t j = 0; j < nc; ++j) {
+    double* cj = panel + j * m;
+    // Final since the barrier that ended step j - 1; every member reads it
+    // before the next barrier, and only then is it overwritten.
+    const double d = cj[j];
+    if (!(d > 0.0)) return int(j + 1);
+    const double r = tessera::sqrt(d), inv = 1.0 / r;
+    parallel_for(TeamVectorRange(t, j + 1, m), [&](std::int64_t i) { cj[i] *= inv; });
+    t.team_barrier();
+    // The trailing columns k > j of the panel, then of U, less L(k:, j) L(k, j):
+    // a member per column, its lanes down the rows.
+    parallel_for(TeamThreadRange(t, j + 1, m), [&](std::int64_t k) {
+      double* dst = k < nc ? panel + k * m : update + (k - nc) * mu - nc;
+      const double l_kj = cj[k];
+      parallel_for(ThreadVectorRange(t, k, m), [&](std::int64_t i) { dst[i] -= cj[i] * l_kj; });
+    });
+    single(PerTeam(t), [&]() { cj[j] = r; });
+    t.team_barrier();
+  }
+  return 0;
+}
+
+// x1 := L11^-1 x1 and w := L21 x1 (trsm and gemm): x1 is nc x nrhs at
+// leading dimension ldx, w is mu x nrhs (ld mu) and is overwritten.
+template <class Member>
+TESSERA_INLINE_FUNCTION void team_front_forward(const Member& t, const double* panel, std::int64_t m, std::int64_t nc,
+                                                double* x1, std::int64_t ldx, std::int64_t nrhs, double* w) {
+  const std::int64_t mu = m - nc;
+  parallel_for(TeamVectorRange(t, mu * nrhs), [&](std::int64_t q) { w[q] = 0.0; });
+  for (std::int64_t j = 0; j < nc; ++j) {
+    const double* cj = panel + j * m;
+    parallel_for(TeamVectorRange(t, nrhs), [&](std::int64_t c) { x1[j + c * ldx] /= cj[j]; });
+    t.team_barrier();
+    const std::int64_t below = m - j - 1;
+    parallel_for(TeamVectorRange(t, below * nrhs), [&](std::int64_t q) {
+      const std::int64_t i = j + 1 + q % below, c = q / below;
+      const double x_j = x1[j + c * ldx];
+      if (i < nc) x1[i + c * ldx] -= cj[i] * x_j;
+      else w[i - nc + c * mu] += cj[i] * x_j;
+    });
+    t.team_barrier();
+  }
+}
+
+// x1 := L11^-T (x1 - L21^T w) (gemm and trsm), the shapes of
+// team_front_forward; w is only read.
+template <class Member>
+TESSERA_INLINE_FUNCTION void team_front_backward(const Member& t, const double* panel, std::int64_t m,
+                                                 std::int64_t nc, double* x1, std::int64_t ldx, std::int64_t nrhs,
+                                                 const double* w) {
+  const std::int64_t mu = m - nc;
+  if (mu > 0) {
+    // One member lane per (column k, right-hand side c): L21(:, k) is contiguous.
+    parallel_for(TeamVectorRange(t, nc * nrhs), [&](std::int64_t q) {
+      const std::int64_t k = q % nc, c = q / nc;
+      const double* l_k = panel + k * m + nc;
+      const double* w_c = w + c * mu;
+      double sum = 0.0;
+      for (std::int64_t r = 0; r < mu; ++r) sum += l_k[r] * w_c[r];
+      x1[k + c * ldx] -= sum;
+    });
+    t.team_barrier();
+  }
+  // L11^T x = y from the last row up: x_j = y_j / L(j, j), then
+  // y_i -= L(j, i) x_j for i < j (row j of L11).
+  for (std::int64_t j = nc; j-- > 0;) {
+    parallel_for(TeamVectorRange(t, nrhs), [&](std::int64_t c) { x1[j + c * ldx] /= panel[j * m + j]; });
+    t.team_barrier();
+    parallel_for(TeamVectorRange(t, j * nrhs), [&](std::int64_t q) {
+      const std::int64_t i = q % j, c = q / j;
+      x1[i + c * ldx] -= panel[j + i * m] * x1[j + c * ldx];
+    });
+    t.team_barrier();
+  }
+}
+
+}  // namespace tessera::sparse::detail
