@@ -35,9 +35,11 @@
 // Scheduler::LevelSet runs the same kernels bulk-synchronously: one
 // parallel_for per level of the assembly tree, large fronts block by block.
 #include <tessera/core.hpp>
+#include <tessera/sparse/cholesky_options.hpp>
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/analyzed_input.hpp>
 #include <tessera/sparse/detail/blas_threads.hpp>
+#include <tessera/sparse/detail/cholesky_common.hpp>
 #include <tessera/sparse/detail/iterative_refinement.hpp>
 #include <tessera/sparse/detail/norm1_estimate.hpp>
 #include <tessera/sparse/detail/supernodal_numeric.hpp>
@@ -56,132 +58,6 @@
 
 namespace tessera::sparse {
 
-enum class Scheduler { Tasks, LevelSet };
-
-const char* to_string(Scheduler s);
-const char* to_string(Factorization f);
-// "tasks" / "levelset"; throws sparse_error naming the word.
-Scheduler parse_scheduler(const std::string& word);
-
-struct Options {
-  Ordering ordering = Ordering::Metis;
-  Factorization factorization = Factorization::Cholesky;
-  Scheduler scheduler = Scheduler::Tasks;
-  // Largest 2D block (rows and columns) of a front; fronts with more rows
-  // are factored block by block.
-  int max_block = 256;
-  AmalgamationOptions amalgamation{};
-  // A Cholesky pivot d_j with d_j <= pivot_tolerance * |a_jj| is reported as
-  // a failure (singular to working precision); 0 accepts any positive pivot.
-  // Cholesky only: LDLt uses pivot_threshold and static_pivot.
-  double pivot_tolerance = 0;
-  // LDLt: the threshold u of the pivot test (MA57's CNTL(1), MUMPS's
-  // CNTL(1)): inside a front, a 1x1 pivot a_kk is taken only when
-  // |a_kk| >= u max_{i != k} |a_ik| over its whole column, the rows below
-  // the fully-summed ones included, and a 2x2 pivot only when it bounds
-  // its columns' multipliers by 1/u; a column that passes neither is
-  // delayed to the parent front. The entries of L are bounded by 1/u:
-  // larger u is more stable and delays more. 0 <= u <= 0.5; 0 accepts any
-  // pivot above eps max|a_ij| (no threshold test, delays only for such
-  // tiny pivots).
-  double pivot_threshold = 0.01;
-  // LDLt static pivoting (0: off). At a root front, where no parent can
-  // take a delayed column, a pivot below static_pivot * max|a_ij| is
-  // replaced by +-static_pivot * max|a_ij| instead of being reported as a
-  // zero pivot: the factor is then that of a nearby matrix, and iterative
-  // refinement (refinement_steps) recovers the solution when A is
-  // nonsingular enough; Stats::static_pivots counts them. 1e-8
-  // (about sqrt(eps)) is the usual choice.
-  double static_pivot = 0;
-  // LDLt: before ordering, match each zero-diagonal variable with a
-  // neighbour and keep the pair in one supernode (a compressed ordering
-  // after Duff and Pralet), so that the 2x2 pivot it needs is found
-  // without delays. Optional since delayed pivoting, and off by default:
-  // the inertia is the same either way, and ordering the pattern alone
-  // gives less fill on the saddle-point and KKT systems measured (stokes:150
-  // 44 ms against 70, kkt:120:2000 229 against 357; the manual's LDLt
-  // section). On, the analysis depends on which diagonals are zero, and
-  // factorize checks them (see reanalyze_on_change).
-  bool pair_zero_diagonals = false;
-  // At most this many steps of iterative refinement in solve (r = b - A x,
-  // x += A^-1 r, the SpMV in parallel on Space). They stop once the normwise
-  // backward error ||b - A x|| / (||A|| ||x|| + ||b||) (infinity norms) is
-  // at most eps or a step fails to halve it (see
-  // detail/iterative_refinement.hpp); Stats::refinement_steps_taken and
-  // Stats::backward_error report them. 0: no refinement, nothing measured.
-  int refinement_steps = 0;
-  // Task DAG: the task memory pool, the spawns between the generator's
-  // respawns, and the subtree size (as a fraction of the total flops per
-  // thread) below which a whole subtree is one task.
-  std::size_t task_memory_bytes = std::size_t(16) << 20;
-  int task_window = 256;
-  double subtree_fraction = 1.0 / 8;
-  // factorize(A2) checks that A2 is a matrix the analysis holds for: the
-  // same pattern and, for LDLt with pair_zero_diagonals, the same zero
-  // diagonals (the analysis pairs them with neighbours) and nonzero paired
-  // couplings. A difference throws
-  // analysis_mismatch naming the first differing row, and the previous
-  // analysis and factor stay usable; with this set, factorize analyzes A2
-  // instead (Stats::reanalyzed says so).
-  bool reanalyze_on_change = false;
-  // Cholesky on Cuda (the level-set path): fronts of at most this many rows
-  // are factored and solved by a team of threads each, all of a level's in
-  // one kernel; larger ones by cuSOLVER and cuBLAS, one call after another.
-  // 0: every front by the library. LDLt fronts always go to the library.
-  // The task-DAG Cholesky of the host spaces does not read it.
-  int small_front_rows = 128;
-};
-
-struct Inertia {
-  std::int64_t positive = 0, negative = 0, zero = 0;
-};
-
-// det(A) = sign * exp(log_abs). The logarithm, because det itself over- or
-// underflows for all but small matrices (the 3-D Laplacian of order 1000
-// has det around 10^700).
-struct LogDeterminant {
-  int sign = 1;  // -1, 0 or 1
-  double log_abs = 0;
-};
-
-struct Stats {
-  std::int64_t n = 0, nnz_a = 0;
-  double nnz_l = 0;     // exact nonzeros of L (diagonal included)
-  double stored_l = 0;  // entries stored in the supernodal panels (with amalgamation zeros)
-  double flops = 0;     // sum over the columns of L of count^2
-  std::int64_t supernodes = 0, max_front_rows = 0, levels = 0;
-  std::int64_t tasks = 0, generator_runs = 0;  // last factorization (Tasks scheduler)
-  std::size_t peak_update_bytes = 0;           // largest total of live update matrices
-  // The most memory the last factorization held at once: the factor's
-  // panels plus the update buffers, live or kept for the next
-  // factorization (the arena they are carved from, as far as it was
-  // touched; LDLt: plus the fronts grown by delayed pivots).
-  std::size_t peak_factor_bytes = 0;
-  double analyze_seconds = 0, factorize_seconds = 0, solve_seconds = 0;
-  int threads = 1;
-  std::int64_t paired_variables = 0;  // LDLt: zero-diagonal variables kept with a neighbour
-  bool reanalyzed = false;            // the last factorize analyzed again (Options::reanalyze_on_change)
-  std::int64_t team_fronts = 0;       // Cholesky on Cuda: fronts done by teams (Options::small_front_rows)
-  Inertia inertia;  // LDLt (Cholesky: all positive)
-  // LDLt, the last factorization: columns passed up to the parent front
-  // because no pivot passed the threshold test (a column delayed twice
-  // counts twice, as MUMPS's INFOG(13)); the fronts that received some,
-  // the most one front received, the largest front with them
-  // (max_front_rows is without), the entries stored in the factor with
-  // them (stored_l is without), pivots replaced by static pivoting, and
-  // 2x2 pivots.
-  std::int64_t delayed_pivots = 0;
-  std::int64_t delayed_fronts = 0, max_front_growth = 0, max_delayed_front_rows = 0;
-  double factor_entries = 0;
-  std::int64_t static_pivots = 0, two_by_two_pivots = 0;
-  // The last solve's iterative refinement (Options::refinement_steps > 0):
-  // the solves with the factor after the first, and the normwise backward
-  // error of the returned x (the largest over the right-hand sides); -1
-  // when the solve did not refine.
-  int refinement_steps_taken = 0;
-  double backward_error = -1;
-};
-
 namespace detail {
 std::vector<std::vector<std::int64_t>> assembly_tree_levels(const SymbolicFactor& f);
 
@@ -197,61 +73,35 @@ inline CrsMatrix<double> moduli(const CrsMatrix<std::complex<double>>& A) {
 }
 
 template <class T, class Space = DefaultHostExecutionSpace>
-class Cholesky {
+class Cholesky : public detail::CholeskyCommon<Cholesky<T, Space>, T> {
   static_assert(std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>,
                 "tessera::sparse::Cholesky supports double (symmetric) and std::complex<double> (Hermitian) matrices");
   // Cuda has its own specialization (detail/level_cholesky.hpp, included at the end).
   static_assert(is_host_execution_space<Space>::value,
                 "tessera::sparse::Cholesky runs on a host execution space (Serial, Threads, OpenMP) or on Cuda "
                 "(a CUDA build, compiled by nvcc)");
+  using Base = detail::CholeskyCommon<Cholesky<T, Space>, T>;
+  friend Base;
 
  public:
   using value_type = T;
   using execution_space = Space;
   using scheduler_type = TaskScheduler<Space>;
 
-  explicit Cholesky(Options options = {}) : m_opt(options) {
+  explicit Cholesky(Options options = {}) : Base(options) {
     if (m_opt.max_block < 8) throw sparse_error("Cholesky: max_block must be at least 8, got " + std::to_string(m_opt.max_block));
     if (!(m_opt.pivot_threshold >= 0 && m_opt.pivot_threshold <= 0.5))
       throw sparse_error("Cholesky: pivot_threshold must be in [0, 0.5], got " + std::to_string(m_opt.pivot_threshold));
     if (!(m_opt.static_pivot >= 0 && m_opt.static_pivot < 1))
       throw sparse_error("Cholesky: static_pivot must be in [0, 1), got " + std::to_string(m_opt.static_pivot));
   }
-  Cholesky(const Cholesky&) = delete;
-  Cholesky& operator=(const Cholesky&) = delete;
 
   void analyze(const CrsMatrix<T>& A);
   void factorize(const CrsMatrix<T>& A);
-  // x := A^-1 b. Rank 1, or rank 2 (n x nrhs, LayoutLeft) for several
-  // right-hand sides at once. x and b may be the same View.
-  void solve(View<T*, HostSpace> x, View<const T*, HostSpace> b);
-  void solve(View<T**, LayoutLeft, HostSpace> x, View<const T**, LayoutLeft, HostSpace> b);
-  // The same on raw column-major arrays (n x nrhs, leading dimension n).
+  // x := A^-1 b on raw column-major arrays (n x nrhs, leading dimension n);
+  // the View forms, rank 1 and rank 2, are CholeskyCommon's.
+  using Base::solve;
   void solve(T* x, const T* b, std::int64_t nrhs);
-
-  bool analyzed() const { return m_analyzed; }
-  bool factorized() const { return m_factorized; }
-  const Options& options() const { return m_opt; }
-  const Stats& stats() const { return m_stats; }
-  const SymbolicFactor& symbolic() const { return m_sym; }
-  const OrderingResult& ordering() const { return m_ordering; }
-  // perm[new] = old: the final elimination order (ordering, then postorder).
-  const std::vector<std::int64_t>& permutation() const { return m_sym.perm; }
-  // The inertia of A (counts of positive, negative and zero eigenvalues)
-  // from the pivots, by Sylvester's law: D's 1x1 and 2x2 blocks for LDLt,
-  // all positive for a completed Cholesky.
-  Inertia inertia() const { return m_stats.inertia; }
-  // sign and log|det(A)| from the factor: 2 sum log L(j, j) for Cholesky,
-  // the 1x1 and 2x2 blocks of D for LDLt.
-  LogDeterminant log_determinant() const;
-  // An estimate of the reciprocal 1-norm condition number
-  // 1 / (||A||_1 ||A^-1||_1), ||A^-1||_1 by Hager and Higham's estimator
-  // (LAPACK's dlacon/dlacn2) from a few solves with the factor (A is
-  // symmetric: solves with A^-T are solves with A^-1). The estimate of
-  // ||A^-1||_1 is a lower bound, so rcond() is at least the true value (up
-  // to rounding) and usually within a factor of 3 of it. Computed on the
-  // first call after each factorize.
-  double rcond();
   // The factor's supernodal panels (see SymbolicFactor for the layout).
   // LDLt: only fronts that received no delayed column are there.
   const T* factor_values() const { return m_num.values(); }
@@ -259,6 +109,9 @@ class Cholesky {
   const detail::SupernodalNumeric<T>& numeric() const { return m_num; }
 
  private:
+  using Base::m_opt, Base::m_analyzed, Base::m_factorized, Base::m_ordering, Base::m_sym, Base::m_levels,
+      Base::m_input, Base::m_A, Base::m_log_det, Base::m_norm_a, Base::m_rcond, Base::m_stats, Base::norm_a;
+
   struct Plan;
   struct Generator;
   void run_tasks();
@@ -268,7 +121,6 @@ class Cholesky {
   void solve_levels(T* xp, std::int64_t nrhs);
   // x := A^-1 b with the factor alone (no refinement); x may be b.
   void solve_with_factor(const T* b, T* x, std::int64_t nrhs);
-  double norm_a();  // ||A||_inf = ||A||_1 of the factorized matrix, computed once per factorize
   // Small subtrees (flops <= this) are one task in the factorization and the solves.
   double small_subtree_flops() const;
   int threads() const { return Space().concurrency(); }
@@ -282,19 +134,9 @@ class Cholesky {
                  [&](std::int64_t q) { f(level[q]); });
   }
 
-  Options m_opt;
-  bool m_analyzed = false, m_factorized = false;
-  OrderingResult m_ordering;
-  SymbolicFactor m_sym;
   detail::SupernodalNumeric<T> m_num;
-  std::vector<std::vector<std::int64_t>> m_levels;
-  detail::AnalyzedInput m_input;  // what the analysis depended on, checked by factorize
-  CrsMatrix<T> m_A;  // the factorized matrix (shared Views), for refinement
   std::optional<scheduler_type> m_sched;
   std::int64_t m_paired_pivots = 0;
-  LogDeterminant m_log_det;
-  double m_norm_a = -1, m_rcond = -1;  // -1: not computed since the last factorize
-  Stats m_stats;
 };
 
 // ---------------------------------------------------------------------------
@@ -797,6 +639,8 @@ void Cholesky<T, Space>::run_levels() {
 template <class T, class Space>
 void Cholesky<T, Space>::solve_with_factor(const T* b, T* x, std::int64_t nrhs) {
   const std::int64_t n = m_sym.n;
+  // The solve's tasks call BLAS from every worker: one BLAS thread each.
+  detail::BlasSingleThreaded one_blas_thread;
   // b is read whole before x is written: x may be b.
   std::vector<T> xp(std::size_t(n * nrhs));
   for (std::int64_t c = 0; c < nrhs; ++c)
@@ -807,12 +651,6 @@ void Cholesky<T, Space>::solve_with_factor(const T* b, T* x, std::int64_t nrhs) 
   m_num.end_solve();
   for (std::int64_t c = 0; c < nrhs; ++c)
     for (std::int64_t k = 0; k < n; ++k) x[m_sym.perm[k] + c * n] = xp[k + c * n];
-}
-
-template <class T, class Space>
-double Cholesky<T, Space>::norm_a() {
-  if (m_norm_a < 0) m_norm_a = m_A.norm_inf();
-  return m_norm_a;
 }
 
 template <class T, class Space>
@@ -837,51 +675,6 @@ void Cholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
     m_stats.backward_error = r.backward_error;
   }
   m_stats.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-template <class T, class Space>
-LogDeterminant Cholesky<T, Space>::log_determinant() const {
-  if (!m_factorized) throw sparse_error("log_determinant: no successful factorize() before it");
-  return m_log_det;
-}
-
-template <class T, class Space>
-double Cholesky<T, Space>::rcond() {
-  if (!m_factorized) throw sparse_error("rcond: no successful factorize() before it");
-  if (m_rcond >= 0) return m_rcond;
-  const std::int64_t n = m_sym.n;
-  const double anorm = norm_a();
-  if (n == 0) {
-    m_rcond = 1;  // as LAPACK's dpocon for an empty matrix
-  } else if (anorm == 0) {
-    m_rcond = 0;
-  } else {
-    detail::BlasSingleThreaded one_blas_thread;
-    // A = A^T (A = A^H for complex): products with the transpose are solves too.
-    auto inverse = [&](T* v) { solve_with_factor(v, v, 1); };
-    const double inverse_norm = detail::estimate_norm1<T>(n, inverse, inverse);
-    m_rcond = inverse_norm > 0 ? 1.0 / (anorm * inverse_norm) : 0.0;
-  }
-  return m_rcond;
-}
-
-template <class T, class Space>
-void Cholesky<T, Space>::solve(View<T*, HostSpace> x, View<const T*, HostSpace> b) {
-  if (std::int64_t(x.extent(0)) != m_sym.n || std::int64_t(b.extent(0)) != m_sym.n)
-    throw sparse_error("solve: x has " + std::to_string(x.extent(0)) + " rows and b " + std::to_string(b.extent(0)) +
-                       ", the matrix has order " + std::to_string(m_sym.n));
-  solve(x.data(), b.data(), 1);
-}
-
-template <class T, class Space>
-void Cholesky<T, Space>::solve(View<T**, LayoutLeft, HostSpace> x, View<const T**, LayoutLeft, HostSpace> b) {
-  if (std::int64_t(x.extent(0)) != m_sym.n || std::int64_t(b.extent(0)) != m_sym.n || x.extent(1) != b.extent(1))
-    throw sparse_error("solve: x is " + std::to_string(x.extent(0)) + " x " + std::to_string(x.extent(1)) + " and b " +
-                       std::to_string(b.extent(0)) + " x " + std::to_string(b.extent(1)) + " for a matrix of order " +
-                       std::to_string(m_sym.n));
-  if (x.stride(1) != x.extent(0) || b.stride(1) != b.extent(0))
-    throw sparse_error("solve: x and b must be contiguous (n x nrhs, LayoutLeft, no subview with a stride)");
-  solve(x.data(), b.data(), std::int64_t(x.extent(1)));
 }
 
 }  // namespace tessera::sparse

@@ -33,6 +33,7 @@
 // refinement runs on Space (residual SpMV, corrections, the stopping test);
 // rcond() estimates with solves on Space from the host.
 #include <tessera/sparse/cholesky.hpp>
+#include <tessera/sparse/detail/cholesky_common.hpp>
 #include <tessera/sparse/detail/level_numeric.hpp>
 
 #include <algorithm>
@@ -46,14 +47,16 @@
 namespace tessera::sparse::detail {
 
 template <class T, class Space>
-class LevelCholesky {
+class LevelCholesky : public CholeskyCommon<LevelCholesky<T, Space>, T> {
   static_assert(std::is_same_v<T, double>, "the level-set Cholesky (Cholesky on Cuda) supports double for now");
+  using Base = CholeskyCommon<LevelCholesky<T, Space>, T>;
+  friend Base;
 
  public:
   using value_type = T;
   using execution_space = Space;
 
-  explicit LevelCholesky(Options options = {}) : m_opt(options) {
+  explicit LevelCholesky(Options options = {}) : Base(options) {
     if (m_opt.factorization == Factorization::LDLt && m_opt.static_pivot != 0)
       throw sparse_error(std::string("Cholesky on ") + Space::name() +
                          ": Options::static_pivot is not implemented by the level-set LDL^T (no pivot leaves its "
@@ -63,51 +66,28 @@ class LevelCholesky {
     if (!(m_opt.pivot_tolerance >= 0))
       throw sparse_error("Cholesky: pivot_tolerance must be >= 0, got " + std::to_string(m_opt.pivot_tolerance));
   }
-  LevelCholesky(const LevelCholesky&) = delete;
-  LevelCholesky& operator=(const LevelCholesky&) = delete;
 
   void analyze(const CrsMatrix<T>& A);
   void factorize(const CrsMatrix<T>& A);
-  // x := A^-1 b (host memory, the matrix's numbering); the work is on Space.
-  void solve(View<T*, HostSpace> x, View<const T*, HostSpace> b);
-  void solve(View<T**, LayoutLeft, HostSpace> x, View<const T**, LayoutLeft, HostSpace> b);
+  // x := A^-1 b (host memory, the matrix's numbering); the work is on
+  // Space. The View forms, rank 1 and rank 2, are CholeskyCommon's.
+  using Base::solve;
   void solve(T* x, const T* b, std::int64_t nrhs);
 
-  bool analyzed() const { return m_analyzed; }
-  bool factorized() const { return m_factorized; }
-  const Options& options() const { return m_opt; }
-  const Stats& stats() const { return m_stats; }
-  const SymbolicFactor& symbolic() const { return m_sym; }
-  const OrderingResult& ordering() const { return m_ordering; }
-  const std::vector<std::int64_t>& permutation() const { return m_sym.perm; }
-  Inertia inertia() const { return m_stats.inertia; }
-  LogDeterminant log_determinant() const;
-  double rcond();
   // The factor's supernodal panels, copied from Space's memory (the layout
   // of SymbolicFactor::lx_ptr). LDLt: each panel holds sytrf's L and D of
   // F11 (lower) and F21 as assembled (not L21).
   std::vector<double> factor_values_host() const;
 
  private:
+  using Base::m_opt, Base::m_analyzed, Base::m_factorized, Base::m_ordering, Base::m_sym, Base::m_levels,
+      Base::m_input, Base::m_A, Base::m_log_det, Base::m_norm_a, Base::m_rcond, Base::m_stats, Base::norm_a;
+
   void solve_with_factor(const T* b, T* x, std::int64_t nrhs) { m_num.solve(b, x, nrhs); }
-  double norm_a() {
-    if (m_norm_a < 0) m_norm_a = m_A.norm_inf();
-    return m_norm_a;
-  }
   [[noreturn]] void throw_failure(const typename LevelNumeric<Space>::PivotFailure& f) const;
   [[noreturn]] void throw_zero_pivots(const std::vector<std::int64_t>& columns, double zero_pivot) const;
 
-  Options m_opt;
-  bool m_analyzed = false, m_factorized = false;
-  OrderingResult m_ordering;
-  SymbolicFactor m_sym;
-  std::vector<std::vector<std::int64_t>> m_levels;
-  AnalyzedInput m_input;
   LevelNumeric<Space> m_num;
-  CrsMatrix<T> m_A;
-  LogDeterminant m_log_det;
-  double m_norm_a = -1, m_rcond = -1;
-  Stats m_stats;
 };
 
 template <class T, class Space>
@@ -261,48 +241,6 @@ void LevelCholesky<T, Space>::solve(T* x, const T* b, std::int64_t nrhs) {
     m_stats.backward_error = r.backward_error;
   }
   m_stats.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-template <class T, class Space>
-void LevelCholesky<T, Space>::solve(View<T*, HostSpace> x, View<const T*, HostSpace> b) {
-  if (std::int64_t(x.extent(0)) != m_sym.n || std::int64_t(b.extent(0)) != m_sym.n)
-    throw sparse_error("solve: x has " + std::to_string(x.extent(0)) + " rows and b " + std::to_string(b.extent(0)) +
-                       ", the matrix has order " + std::to_string(m_sym.n));
-  solve(x.data(), b.data(), 1);
-}
-
-template <class T, class Space>
-void LevelCholesky<T, Space>::solve(View<T**, LayoutLeft, HostSpace> x, View<const T**, LayoutLeft, HostSpace> b) {
-  if (std::int64_t(x.extent(0)) != m_sym.n || std::int64_t(b.extent(0)) != m_sym.n || x.extent(1) != b.extent(1))
-    throw sparse_error("solve: x is " + std::to_string(x.extent(0)) + " x " + std::to_string(x.extent(1)) + " and b " +
-                       std::to_string(b.extent(0)) + " x " + std::to_string(b.extent(1)) + " for a matrix of order " +
-                       std::to_string(m_sym.n));
-  if (x.stride(1) != x.extent(0) || b.stride(1) != b.extent(0))
-    throw sparse_error("solve: x and b must be contiguous (n x nrhs, LayoutLeft, no subview with a stride)");
-  solve(x.data(), b.data(), std::int64_t(x.extent(1)));
-}
-
-template <class T, class Space>
-LogDeterminant LevelCholesky<T, Space>::log_determinant() const {
-  if (!m_factorized) throw sparse_error("log_determinant: no successful factorize() before it");
-  return m_log_det;
-}
-
-template <class T, class Space>
-double LevelCholesky<T, Space>::rcond() {
-  if (!m_factorized) throw sparse_error("rcond: no successful factorize() before it");
-  if (m_rcond >= 0) return m_rcond;
-  const double anorm = norm_a();
-  if (m_sym.n == 0) {
-    m_rcond = 1;
-  } else if (anorm == 0) {
-    m_rcond = 0;
-  } else {
-    auto inverse = [&](double* v) { solve_with_factor(v, v, 1); };
-    const double inverse_norm = estimate_norm1(m_sym.n, inverse, inverse);
-    m_rcond = inverse_norm > 0 ? 1.0 / (anorm * inverse_norm) : 0.0;
-  }
-  return m_rcond;
 }
 
 template <class T, class Space>

@@ -31,6 +31,7 @@
 // (detail/scalar.hpp) and instantiated for both in src/supernodal_numeric.cpp
 // and src/supernodal_ldlt.cpp, so that a translation unit using the solver
 // compiles none of it.
+#include <tessera/sparse/cholesky_options.hpp>
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/buffer_pool.hpp>
 #include <tessera/sparse/detail/dense_kernels.hpp>
@@ -47,8 +48,6 @@
 #include <vector>
 
 namespace tessera::sparse {
-
-enum class Factorization { Cholesky, LDLt };
 
 namespace detail {
 
