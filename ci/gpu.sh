@@ -24,7 +24,7 @@
 # CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
 # Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS,
 # CUDA_BENCH=0 / TASK_BENCH=0 / GRAPH_BENCH=0 / SOLVE=0 (leave out one benchmark, or tessera-solve
-# factoring lap3d:100 and stokes:30 on Cuda), SPARSE_BENCH=1 (add bench_cholesky --gpu: minutes),
+# factoring lap3d:100 (teams, then library fronts only) and stokes:30 on Cuda), SPARSE_BENCH=1 (add bench_cholesky --gpu: minutes),
 # TASK_BENCH_ARGS, GRAPH_BENCH_ARGS, SPARSE_BENCH_ARGS (e.g. --quick).
 # The sparse benchmark alone: SPARSE_BENCH=1 CUDA_BENCH=0 TASK_BENCH=0 GRAPH_BENCH=0 SOLVE=0 BENCH=first bash .gpu/run.sh '^$'
 

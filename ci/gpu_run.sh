@@ -6,7 +6,8 @@
 # leaves it out), tessera_bench_task_cuda (TASK_BENCH=0 leaves it out; its
 # arguments in TASK_BENCH_ARGS), then tessera_bench_graph_cuda (GRAPH_BENCH=0
 # leaves it out; its arguments in GRAPH_BENCH_ARGS, e.g. --quick), then
-# tessera-solve factoring lap3d:100 and stokes:30 (LDL^T) on Cuda (SOLVE=0
+# tessera-solve factoring lap3d:100 (teams for the small fronts, then the
+# library for all) and stokes:30 (LDL^T) on Cuda (SOLVE=0
 # leaves it out; output in solve_cuda.txt), and, when SPARSE_BENCH=1,
 # bench_cholesky --gpu (SPARSE_BENCH_ARGS; output in bench_sparse_cuda.txt). Each one's
 # exit status is in the summary: a nonzero one means an answer check failed or
@@ -77,9 +78,12 @@ bench() {
     echo "bench_cholesky --gpu: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
-  # on Cuda, backward error <= 1e-12 in the JSON), and LDL^T's inertia.
+  # on Cuda, backward error <= 1e-12 in the JSON), the same with every front
+  # through cuSOLVER/cuBLAS (what the small fronts' team kernels save: compare
+  # factorize_seconds), and LDL^T's inertia.
   if [ "${SOLVE:-1}" != 0 ] && [ -x ./tessera-solve ]; then
-    for args in "lap3d:100 --space cuda --json" "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
+    for args in "lap3d:100 --space cuda --json" "lap3d:100 --space cuda --small-front-rows 0 --json" \
+      "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
       echo "== tessera-solve $args"
       timeout 300 ./tessera-solve $args 2>&1 | tee -a "$R/solve_cuda.txt"
       echo "tessera-solve $args: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
