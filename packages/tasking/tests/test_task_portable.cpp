@@ -228,6 +228,144 @@ TYPED_TEST(TaskPortable, TeamSplitsOfMMembersByVectorLanesGiveTheSameSums) {
   }
 }
 
+// ---- nested scans and N-D ranges on every split -----------------------------------------
+//
+// One functor run as a single task and as team tasks of M members (M x 32/M
+// lanes on Cuda, up to M threads on a host back-end):
+//  * a TeamThreadRange scan of w(i) = 1 + i % 7 over [0, n) and a
+//    TeamVectorRange scan over [5, n), each writing its exclusive prefix and
+//    checking its total;
+//  * per row r of an R x C table, a ThreadVectorRange scan of r C + c inside
+//    a TeamThreadRange;
+//  * a TeamThreadMDRange over the R x C box and a TeamVectorMDRange over an
+//    A x B x D box, each visit counted once per index;
+//  * a TeamVectorMDRange reduction over that box and a ThreadVectorMDRange
+//    one inside a TeamThreadRange;
+//  * team_scan of rank + 1, alone and twice into a global accumulator.
+// Expected values: prefixes from a sequential loop on the host, sums from
+// their closed forms.
+
+template <class Sched, class View>
+struct ScanAndBoxWork {
+  static constexpr int A = 5, B = 6, D = 7;
+  View team_prefix;    // [0, n): by TeamThreadRange
+  View vector_prefix;  // [5, n): by TeamVectorRange; [0, 5) stays 0
+  View row_prefix;     // R x C: by ThreadVectorRange, row by row
+  View seen2;          // R x C: TeamThreadMDRange visits
+  View seen3;          // A x B x D: TeamVectorMDRange visits
+  View errors;         // (0): a scan's total, (1): an N-D reduction, (2): a team_scan, wrong
+  View accum;          // (0): team_scan's global accumulator, (1): the team size
+  int n, R, C;
+  long long total_all, total_from5;  // sums of w over [0, n) and [5, n), by the host
+
+  TESSERA_FUNCTION static long long w(long long i) { return 1 + i % 7; }
+
+  TESSERA_FUNCTION void operator()(typename Sched::member_type& m) const {
+    long long total = -1;
+    tessera::parallel_scan(
+        tessera::TeamThreadRange(m, n),
+        [&](int i, long long& update, bool final) {
+          if (final) team_prefix(i) = update;
+          update += w(i);
+        },
+        total);
+    if (total != total_all) tessera::atomic_add(&errors(0), 1ll);
+    total = -1;
+    tessera::parallel_scan(
+        tessera::TeamVectorRange(m, 5, n),
+        [&](int i, long long& update, bool final) {
+          if (final) vector_prefix(i) = update;
+          update += w(i);
+        },
+        total);
+    if (total != total_from5) tessera::atomic_add(&errors(0), 1ll);
+    tessera::parallel_for(tessera::TeamThreadRange(m, R), [&](int r) {
+      long long row = -1;
+      tessera::parallel_scan(
+          tessera::ThreadVectorRange(m, C),
+          [&](int c, long long& update, bool final) {
+            if (final) row_prefix(r * C + c) = update;
+            update += (long long)r * C + c;
+          },
+          row);
+      if (row != (long long)r * C * C + (long long)C * (C - 1) / 2) tessera::atomic_add(&errors(0), 1ll);
+    });
+    // A TeamThread index runs on every vector lane of its member: one counts it.
+    tessera::parallel_for(tessera::TeamThreadMDRange(m, R, C), [&](int r, int c) {
+      tessera::single(tessera::PerThread(m), [&]() { tessera::atomic_add(&seen2(r * C + c), 1ll); });
+    });
+    tessera::parallel_for(tessera::TeamVectorMDRange(m, A, B, D), [&](int a, int b, int d) {
+      tessera::atomic_add(&seen3((a * B + b) * D + d), 1ll);
+    });
+    constexpr long long cells = (long long)A * B * D;
+    long long box = 0;
+    tessera::parallel_reduce(
+        tessera::TeamVectorMDRange(m, A, B, D),
+        [&](int a, int b, int d, long long& s) { s += (long long)(a * B + b) * D + d; }, box);
+    if (box != cells * (cells - 1) / 2) tessera::atomic_add(&errors(1), 1ll);
+    tessera::parallel_for(tessera::TeamThreadRange(m, R), [&](int r) {
+      long long s = 0;
+      tessera::parallel_reduce(
+          tessera::ThreadVectorMDRange(m, C, 3), [&](int c, int k, long long& t) { t += r + c * 3 + k; }, s);
+      if (s != 3ll * C * r + 3ll * C * (3ll * C - 1) / 2) tessera::atomic_add(&errors(1), 1ll);
+    });
+    const long long rank = m.team_rank(), size = m.team_size();
+    const long long before = rank * (rank + 1) / 2, all = size * (size + 1) / 2;
+    const long long alone = m.team_scan(rank + 1);
+    const long long first = m.team_scan(rank + 1, &accum(0));
+    const long long second = m.team_scan(rank + 1, &accum(0));
+    if (alone != before || first != before || second != all + before) tessera::atomic_add(&errors(2), 1ll);
+    tessera::single(tessera::PerTeam(m), [&]() { accum(1) = size; });
+  }
+};
+
+TYPED_TEST(TaskPortable, NestedScansAndMultidimensionalRangesOnEverySplit) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  using View = CountView<TypeParam>;
+  using Work = ScanAndBoxWork<Sched, View>;
+  Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
+  const int n = 1003, R = 19, C = 45;  // not multiples of any split
+  std::vector<long long> prefix(std::size_t(n) + 1, 0), prefix5(std::size_t(n) + 1, 0);
+  for (int i = 0; i < n; ++i) prefix[std::size_t(i) + 1] = prefix[std::size_t(i)] + Work::w(i);
+  for (int i = 5; i < n; ++i) prefix5[std::size_t(i) + 1] = prefix5[std::size_t(i)] + Work::w(i);
+  for (int M : {0, 1, 2, 4, 8, 16, 32}) {  // 0: a single task
+    const std::string label = M == 0 ? "a single task" : "M = " + std::to_string(M);
+    View tp("team_prefix", n), vp("vector_prefix", n), rp("row_prefix", R * C), s2("seen2", R * C),
+        s3("seen3", Work::A * Work::B * Work::D), errors("errors", 3), accum("accum", 2);
+    const Work work{tp, vp, rp, s2, s3, errors, accum, n, R, C, prefix[std::size_t(n)], prefix5[std::size_t(n)]};
+    if (M == 0) {
+      tessera::host_spawn(tessera::TaskSingle(sched), work);
+    } else {
+      auto policy = tessera::TaskTeam(sched);
+      policy.set_team_size(M);
+      tessera::host_spawn(policy, work);
+    }
+    tessera::wait(sched);
+    const auto e = to_host<TypeParam>(errors);
+    EXPECT_EQ(e[0], 0) << "scan totals, " << label;
+    EXPECT_EQ(e[1], 0) << "N-D reductions, " << label;
+    EXPECT_EQ(e[2], 0) << "team_scan, " << label;
+    const auto a = to_host<TypeParam>(accum);
+    EXPECT_EQ(a[0], a[1] * (a[1] + 1)) << "team_scan's accumulator after two scans, " << label;
+    if constexpr (!tessera::is_host_execution_space<TypeParam>::value) {
+      EXPECT_EQ(a[1], M == 0 ? 1 : M) << "team size, " << label;  // a Cuda team is exactly M members
+    }
+    const auto t = to_host<TypeParam>(tp), v = to_host<TypeParam>(vp);
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(t[std::size_t(i)], prefix[std::size_t(i)]) << "TeamThreadRange scan, i = " << i << ", " << label;
+      ASSERT_EQ(v[std::size_t(i)], i < 5 ? 0 : prefix5[std::size_t(i)])
+          << "TeamVectorRange scan, i = " << i << ", " << label;
+    }
+    const auto r = to_host<TypeParam>(rp);
+    for (int row = 0; row < R; ++row)
+      for (int c = 0; c < C; ++c)
+        ASSERT_EQ(r[std::size_t(row * C + c)], (long long)row * C * c + (long long)c * (c - 1) / 2)
+            << "ThreadVectorRange scan, row " << row << ", column " << c << ", " << label;
+    for (long long x : to_host<TypeParam>(s2)) ASSERT_EQ(x, 1) << "TeamThreadMDRange visits, " << label;
+    for (long long x : to_host<TypeParam>(s3)) ASSERT_EQ(x, 1) << "TeamVectorMDRange visits, " << label;
+  }
+}
+
 // ---- failures ---------------------------------------------------------------------------
 
 template <class Sched>

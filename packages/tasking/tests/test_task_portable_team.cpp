@@ -3,9 +3,11 @@
 // size, team and single tasks interleaved, and a respawned team task that
 // keeps its team. A team on Cuda is one warp of M members x 32/M vector
 // lanes (M a power of two up to 32); on a host back-end at most M threads.
-// Staying in test_task_team.cpp: team sizes that are not powers of two and
-// parallel_scan inside a task (neither exists on Cuda), and an exception
-// thrown by one member (device code cannot throw; task_fail is the way).
+// Nested scans and N-D ranges on every M x V split are in
+// test_task_portable.cpp, beside the splits. Staying in test_task_team.cpp:
+// team sizes that are not powers of two (none exists on Cuda), and an
+// exception thrown by one member (device code cannot throw; task_fail is
+// the way).
 #include "portable_task_test_util.hpp"
 
 #include <algorithm>

@@ -2,11 +2,10 @@
 // ThreadVectorRange parallel_for / parallel_reduce / parallel_scan,
 // team_barrier and broadcast inside tasks, team tasks mixed with single
 // tasks, respawned team tasks, and an exception thrown by one member.
-// test_task_portable_team.cpp has the first three for every back-end (Cuda
-// included), with team sizes that are powers of two and no parallel_scan
-// (a Cuda team is a warp of M x 32/M lanes; scan in tasks is host-only so
-// far). Host-only: team sizes of 3, the nested scan, and the exception
-// thrown by one member (device code cannot throw).
+// test_task_portable_team.cpp and test_task_portable.cpp have them for
+// every back-end (Cuda included), with team sizes that are powers of two (a
+// Cuda team is a warp of M x 32/M lanes). Host-only: team sizes of 3, and
+// the exception thrown by one member (device code cannot throw).
 #include "tasking_test_util.hpp"
 
 #include <algorithm>

@@ -17,9 +17,14 @@
 //    ThreadVectorRange the member's lanes (distances below V, with the
 //    member's lane mask, so one member may reduce alone), over
 //    TeamVectorRange all lanes; every participating lane gets the result;
+//  * N-D ranges (TeamThreadMDRange, ...) split their collapsed index space
+//    as a 1-D range of that size; parallel_scan (1-D ranges) gives each
+//    participant a contiguous block, in order, and shuffles the blocks'
+//    sums, so its results are exact for integers and repeat run to run;
 //  * team_barrier is a __syncwarp; team collectives (barrier, team_reduce,
-//    team_broadcast, TeamThread/TeamVector reductions, single(PerTeam) with
-//    a value) must be reached by all 32 lanes, as on every back-end.
+//    team_scan, team_broadcast, TeamThread/TeamVector reductions and scans,
+//    single(PerTeam) with a value) must be reached by all 32 lanes, as on
+//    every back-end.
 // The butterfly gives every lane the same bits for commutative joins (sums,
 // min, max): each step joins the same two values on both partners.
 // A team task's level-0 scratch is its warp's slice of the driver's dynamic
@@ -28,8 +33,10 @@
 #include <tessera/core.hpp>
 #include <tessera/tasking/detail/cuda_task_queue.hpp>
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #if defined(__CUDACC__)
 
@@ -92,6 +99,22 @@ class CudaTaskMember {
     (void)root;
 #endif
   }
+  // The exclusive prefix sum of one value per member (its V lanes hold the
+  // same one), in rank order; with global_accum, the team's total is added
+  // to *global_accum atomically and its old value added to every prefix (a
+  // slot in a shared output). Every lane gets its member's result.
+  template <class T>
+  TESSERA_INLINE_FUNCTION T team_scan(const T& value, T* global_accum = nullptr) const {
+    T prefix = T(), total = value;
+    if (is_warp()) exclusive_scan(participants_of<TeamThreadLevel>(), value, prefix, total);
+    if (global_accum) {
+      T base = T();
+      if (m_rank == 0 && m_vlane == 0) base = atomic_fetch_add(global_accum, total);
+      if (is_warp()) base = shuffle(base, 0, 0xffffffffu, 32);
+      prefix = base + prefix;
+    }
+    return prefix;
+  }
   // One contribution per member (its V lanes hold the same one).
   template <class R>
   TESSERA_INLINE_FUNCTION void team_reduce(const R& reducer, const typename R::value_type& contribution) const {
@@ -104,33 +127,70 @@ class CudaTaskMember {
     team_reduce(reducer, reducer.reference());
   }
 
-  // ---- the nested-parallelism protocol of core/nested_policies.hpp (1-D ranges) ----
+  // ---- the nested-parallelism protocol of core/nested_policies.hpp ----
+  // An N-D range is walked as its collapsed index space, in the range's
+  // direction, with the lane partition of a 1-D range of that size.
   template <class Rg, class F>
   TESSERA_INLINE_FUNCTION void impl_nested_for(const Rg& r, const F& f) const {
-    static_assert(!Rg::is_md, "tessera: task members on Cuda take 1-D nested ranges only (not implemented yet)");
-    using I = typename Rg::index_type;
-    const I end = r.end < r.start ? r.start : r.end;
     const Part p = part_of<Rg>();
-    for (I i = r.start + I(p.first); i < end; i += I(p.step)) f(i);
+    if constexpr (Rg::is_md) {
+      md_visit(r, p, [&](auto... idx) { f(idx...); });
+    } else {
+      using I = typename Rg::index_type;
+      const I end = r.end < r.start ? r.start : r.end;
+      for (I i = r.start + I(p.first); i < end; i += I(p.step)) f(i);
+    }
   }
   template <class Rg, class F, class Red>
   TESSERA_INLINE_FUNCTION void impl_nested_reduce(const Rg& r, const F& f, const Red& reducer) const {
-    static_assert(!Rg::is_md, "tessera: task members on Cuda take 1-D nested ranges only (not implemented yet)");
-    using I = typename Rg::index_type;
     using V = typename Red::value_type;
     V v;
     reducer.init(v);
-    const I end = r.end < r.start ? r.start : r.end;
     const Part p = part_of<Rg>();
-    for (I i = r.start + I(p.first); i < end; i += I(p.step)) f(i, v);
+    if constexpr (Rg::is_md) {
+      md_visit(r, p, [&](auto... idx) { f(idx..., v); });
+    } else {
+      using I = typename Rg::index_type;
+      const I end = r.end < r.start ? r.start : r.end;
+      for (I i = r.start + I(p.first); i < end; i += I(p.step)) f(i, v);
+    }
     if constexpr (Rg::level == NestLevel::ThreadVector) combine(reducer, v, 1, m_vlen, member_mask());
     else if constexpr (Rg::level == NestLevel::TeamThread) combine(reducer, v, m_vlen, 32, 0xffffffffu);
     else combine(reducer, v, 1, 32, 0xffffffffu);
     reducer.reference() = v;
   }
+  // Prefix sums through the functor's `final` flag, with the host's
+  // semantics. Each participant (a member's V lanes for TeamThreadRange, a
+  // lane of the calling member for ThreadVectorRange, every lane for
+  // TeamVectorRange) takes a contiguous block of the indices, in order, and
+  // sums it (final = false); a shuffle scan over the participants gives each
+  // block its offset, and the block is walked again from there
+  // (final = true). *total, when given, gets the sum on every lane that took
+  // part. Integers come out exact, and the order of the additions depends
+  // only on the split, so a run repeats bit for bit. A single task (a team
+  // of one lane) walks the range once.
   template <class Rg, class F, class V>
-  TESSERA_INLINE_FUNCTION void impl_nested_scan(const Rg&, const F&, V*) const {
-    static_assert(sizeof(V) == 0, "tessera: parallel_scan inside a Cuda task is not implemented yet");
+  TESSERA_INLINE_FUNCTION void impl_nested_scan(const Rg& r, const F& f, V* total) const {
+    static_assert(!Rg::is_md, "tessera: parallel_scan does not take multidimensional nested ranges");
+    using I = typename Rg::index_type;
+    const I end = r.end < r.start ? r.start : r.end;
+    const Participants q = participants_of<Rg>();
+    if (!is_warp() || q.count == 1) {
+      V update = V();
+      for (I i = r.start; i < end; ++i) f(i, update, true);
+      if (total) *total = update;
+      return;
+    }
+    const std::int64_t n = std::int64_t(end) - std::int64_t(r.start);
+    const std::int64_t per = n / q.count, extra = n % q.count;
+    const I first = r.start + I(q.me * per + (q.me < extra ? q.me : extra));
+    const I last = first + I(per + (q.me < extra ? 1 : 0));
+    V part = V();
+    for (I i = first; i < last; ++i) f(i, part, false);
+    V offset, sum;
+    exclusive_scan(q, part, offset, sum);
+    for (I i = first; i < last; ++i) f(i, offset, true);
+    if (total) *total = sum;
   }
   // single(PerTeam): vector lane 0 of member 0; with a value, then every lane gets it.
   template <class F>
@@ -172,6 +232,63 @@ class CudaTaskMember {
     if constexpr (Rg::level == NestLevel::TeamThread) return {m_rank, m_size};
     else if constexpr (Rg::level == NestLevel::ThreadVector) return {m_vlane, m_vlen};
     else return {m_rank * m_vlen + m_vlane, m_size * m_vlen};
+  }
+  // The participants of a scan over a range of level Rg: how many, which
+  // one this lane is, and the warp lane each sits on (for a TeamThreadRange,
+  // the lane of this lane's vector index in each member, so that the V
+  // lanes of a member scan side by side and agree).
+  struct Participants {
+    int count, me, first_lane, stride;
+    unsigned mask;
+    TESSERA_INLINE_FUNCTION int lane_of(int p) const { return first_lane + p * stride; }
+  };
+  struct TeamThreadLevel {
+    static constexpr NestLevel level = NestLevel::TeamThread;
+  };
+  template <class Rg>
+  TESSERA_INLINE_FUNCTION Participants participants_of() const {
+    if constexpr (Rg::level == NestLevel::ThreadVector) return {m_vlen, m_vlane, m_rank * m_vlen, 1, member_mask()};
+    else if constexpr (Rg::level == NestLevel::TeamThread) return {m_size, m_rank, m_vlane, m_vlen, 0xffffffffu};
+    else return {m_size * m_vlen, m_rank * m_vlen + m_vlane, 0, 1, 0xffffffffu};
+  }
+  // Hillis-Steele over the participants q (their lanes q.stride apart):
+  // `offset` gets the sum of the values of the participants before this
+  // lane's, `sum` the sum of all, on every lane of q.mask.
+  template <class V>
+  TESSERA_INLINE_FUNCTION static void exclusive_scan(const Participants& q, const V& value, V& offset, V& sum) {
+    const int lane = q.lane_of(q.me);
+    V inclusive = value;
+    for (int d = 1; d < q.count; d <<= 1) {
+      const V other = shuffle(inclusive, q.me >= d ? q.lane_of(q.me - d) : lane, q.mask, 32);
+      if (q.me >= d) inclusive = other + inclusive;
+    }
+    offset = shuffle(inclusive, q.me >= 1 ? q.lane_of(q.me - 1) : lane, q.mask, 32);
+    if (q.me == 0) offset = V();
+    sum = shuffle(inclusive, q.lane_of(q.count - 1), q.mask, 32);
+  }
+  // Visits the collapsed indices p.first, p.first + p.step, ... of an N-D
+  // range, unflattened in the range's direction (as core's Cuda team member).
+  template <class Rg, class Call>
+  TESSERA_INLINE_FUNCTION static void md_visit(const Rg& r, const Part& p, const Call& call) {
+    constexpr int N = int(Rg::rank);
+    constexpr bool right = Rg::direction == Iterate::Right;
+    std::int64_t total = 1;
+    for (int d = 0; d < N; ++d) total *= r.extents[d] > 0 ? r.extents[d] : 0;
+    for (std::int64_t t = p.first; t < total; t += p.step) {
+      std::int64_t idx[N];
+      std::int64_t rest = t;
+      for (int k = 0; k < N; ++k) {
+        const int d = right ? N - 1 - k : k;
+        idx[d] = rest % r.extents[d];
+        rest /= r.extents[d];
+      }
+      md_apply(call, idx, std::make_integer_sequence<int, N>());
+    }
+  }
+  template <class Call, int... K>
+  TESSERA_INLINE_FUNCTION static void md_apply(const Call& call, const std::int64_t* idx,
+                                               std::integer_sequence<int, K...>) {
+    call(idx[K]...);
   }
   TESSERA_INLINE_FUNCTION bool is_warp() const { return m_size * m_vlen > 1; }
   // The lanes of the calling member.
