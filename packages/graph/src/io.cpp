@@ -105,41 +105,6 @@ struct header {
 static_assert(sizeof(header) == 40);
 }  // namespace
 
-namespace {
-// The arrays of a binary CSR file must describe a graph: offsets from 0 to
-// the entry count, never decreasing, and targets in [0, n). Checked here,
-// where a bad value can be named by its position in the file, and before
-// anything converts the 64-bit values to a graph's narrower types.
-void check_binary_csr(const std::string& path, const binary_csr& r) {
-  const auto& rows = r.row_map;
-  const std::int64_t m = std::int64_t(r.entries.size());
-  auto bad_offset = [&](std::int64_t k, const std::string& why) {
-    return io_error(path, 0,
-                    "row offset " + std::to_string(k) + " (byte " + std::to_string(sizeof(header) + std::size_t(k) * 8) +
-                        ") is " + std::to_string(rows[std::size_t(k)]) + ": " + why);
-  };
-  if (rows[0] != 0) throw bad_offset(0, "the first offset must be 0");
-  for (std::int64_t k = 1; k <= r.n; ++k) {
-    const std::int64_t o = rows[std::size_t(k)];
-    if (o < rows[std::size_t(k - 1)])
-      throw bad_offset(k, "below the previous offset " + std::to_string(rows[std::size_t(k - 1)]) +
-                              " (offsets must not decrease)");
-    if (o > m) throw bad_offset(k, "beyond the " + std::to_string(m) + " entries of the file");
-  }
-  if (rows[std::size_t(r.n)] != m)
-    throw bad_offset(r.n, "the last offset must equal the " + std::to_string(m) + " entries of the file");
-  for (std::int64_t j = 0; j < m; ++j) {
-    const std::int64_t v = r.entries[std::size_t(j)];
-    if (v < 0 || v >= r.n) {
-      const auto row = std::upper_bound(rows.begin(), rows.end(), j) - rows.begin() - 1;
-      throw io_error(path, 0,
-                     "entry " + std::to_string(j) + " (row " + std::to_string(row) + ") is vertex " + std::to_string(v) +
-                         ", outside [0, " + std::to_string(r.n) + ")");
-    }
-  }
-}
-}  // namespace
-
 void write_binary_csr_raw(const std::string& path, std::uint32_t category, std::int64_t n,
                           const std::vector<std::int64_t>& row_map, const std::vector<std::int64_t>& entries) {
   std::ofstream out(path, std::ios::binary);
@@ -162,7 +127,7 @@ void write_binary_csr_raw(const std::string& path, std::uint32_t category, std::
   if (!out) throw io_error(path, 0, "write failed");
 }
 
-binary_csr read_binary_csr_raw(const std::string& path) {
+binary_csr_layout read_binary_csr_layout(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw io_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);
@@ -175,29 +140,42 @@ binary_csr read_binary_csr_raw(const std::string& path) {
   if (h.version != 1) throw io_error(path, 0, "unsupported binary CSR version " + std::to_string(h.version));
   if (h.category > 2) throw io_error(path, 0, "unknown directed category code " + std::to_string(h.category));
   if (h.vertex_bytes != 4 && h.vertex_bytes != 8) throw io_error(path, 0, "bad vertex width " + std::to_string(h.vertex_bytes));
-  // Check sizes against the file before allocating anything.
+  // Sizes against the file before anything is allocated.
   const std::uint64_t need_rows = (h.n + 1) * 8, need_entries = h.entries * h.vertex_bytes;
   if (h.n > (std::uint64_t(1) << 40) || h.entries > (std::uint64_t(1) << 44) || sizeof h + need_rows + need_entries != size)
     throw io_error(path, 0,
                    "size mismatch: header says " + std::to_string(h.n) + " vertices and " + std::to_string(h.entries) +
                        " entries (" + std::to_string(sizeof h + need_rows + need_entries) + " bytes), file has " +
                        std::to_string(size) + " bytes");
-  binary_csr r;
-  r.category = h.category;
-  r.n = std::int64_t(h.n);
-  r.row_map.resize(h.n + 1);
-  in.read(reinterpret_cast<char*>(r.row_map.data()), std::streamsize(need_rows));
-  r.entries.resize(h.entries);
-  if (h.vertex_bytes == 4) {
-    std::vector<std::int32_t> e32(h.entries);
-    in.read(reinterpret_cast<char*>(e32.data()), std::streamsize(need_entries));
-    std::copy(e32.begin(), e32.end(), r.entries.begin());
-  } else {
-    in.read(reinterpret_cast<char*>(r.entries.data()), std::streamsize(need_entries));
-  }
-  if (!in) throw io_error(path, 0, "read failed");
-  check_binary_csr(path, r);
-  return r;
+  binary_csr_layout l;
+  l.category = h.category;
+  l.n = std::int64_t(h.n);
+  l.entries = std::int64_t(h.entries);
+  l.vertex_bytes = int(h.vertex_bytes);
+  l.row_map_at = sizeof h;
+  l.entries_at = sizeof h + need_rows;
+  return l;
+}
+
+void read_binary_csr_bytes(const std::string& path, std::uint64_t at, std::uint64_t bytes, void* dst) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw io_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  in.seekg(std::streamoff(at));
+  if (!in.read(static_cast<char*>(dst), std::streamsize(bytes)))
+    throw io_error(path, 0, "read failed at byte " + std::to_string(at) + " (" + std::to_string(bytes) + " bytes)");
+}
+
+void throw_binary_csr_bad_offset(const std::string& path, std::int64_t k, std::int64_t value, const std::string& why) {
+  throw io_error(path, 0,
+                  "row offset " + std::to_string(k) + " (byte " + std::to_string(sizeof(header) + std::uint64_t(k) * 8) +
+                      ") is " + std::to_string(value) + ": " + why);
+}
+
+void throw_binary_csr_bad_target(const std::string& path, std::int64_t j, std::int64_t row, std::int64_t value,
+                                 std::int64_t n) {
+  throw io_error(path, 0,
+                  "entry " + std::to_string(j) + " (row " + std::to_string(row) + ") is vertex " + std::to_string(value) +
+                      ", outside [0, " + std::to_string(n) + ")");
 }
 
 }  // namespace detail

@@ -15,6 +15,38 @@ std::string temp_file(const std::string& name, const std::string& text) {
   return p;
 }
 
+// A .tgb file written byte by byte (the format of io.hpp), independent of
+// write_binary_csr: the header, the n + 1 64-bit offsets, the targets at
+// `width` bytes each.
+std::string tgb_file(const std::string& name, std::uint32_t category, const std::vector<std::int64_t>& rows,
+                     const std::vector<std::int64_t>& targets, std::uint32_t width) {
+  std::string bytes("TSRGRAPH", 8);
+  auto put = [&](std::uint64_t x, int size) {
+    for (int b = 0; b < size; ++b) bytes.push_back(char((x >> (8 * b)) & 0xff));  // little-endian
+  };
+  put(1, 4);                 // version
+  put(category, 4);          // 0 directed, 1 undirected, 2 bidirectional
+  put(rows.size() - 1, 8);   // n
+  put(targets.size(), 8);    // entries
+  put(width, 4);             // vertex bytes
+  put(0, 4);                 // reserved
+  for (auto o : rows) put(std::uint64_t(o), 8);
+  for (auto t : targets) put(std::uint64_t(t), int(width));
+  const std::string p = (std::filesystem::temp_directory_path() / ("tessera_graph_" + name)).string();
+  std::ofstream(p, std::ios::binary) << bytes;
+  return p;
+}
+
+template <class G>
+std::string tgb_error(const std::string& path) {
+  try {
+    tg::read_binary_csr<G>(path);
+  } catch (const tg::io_error& e) {
+    return e.what();
+  }
+  return "(read without an error)";
+}
+
 // The message must name the file, a line and the problem.
 void expect_rejected(const std::string& path, const std::vector<std::string>& problem_parts) {
   try {
@@ -304,6 +336,73 @@ TYPED_TEST(GraphData, BinaryCsrRoundTripAndErrors) {
     EXPECT_NE(std::string(e.what()).find("size mismatch"), std::string::npos) << e.what();
   }
   EXPECT_THROW(tg::read_binary_csr<G>(temp_file("text.tgb", "not a graph at all, certainly not 40 bytes of header")), tg::io_error);
+}
+
+// The reader loads the arrays at the widths the file stores (4- or 8-byte
+// targets) into graphs of every index width, in the graph's space; a bad
+// offset or target is named by its place in the file, checked before any
+// narrowing could hide it (a target of 2^40 in an 8-byte file).
+TYPED_TEST(GraphData, BinaryCsrOfEveryStoredWidthIntoEveryIndexType) {
+  using G32 = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;                     // int32, int64
+  using G64 = tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam, std::int64_t, std::int32_t>;
+  using G16 = tg::compressed_sparse_row_graph<tg::directedS, TypeParam, std::int16_t, std::int32_t>;
+  // 5 vertices: 0 -> {1, 4}, 1 -> {}, 2 -> {0, 3, 4}, 3 -> {2}, 4 -> {}.
+  const std::vector<std::int64_t> rows{0, 2, 2, 5, 6, 6}, targets{1, 4, 0, 3, 4, 2};
+  const std::vector<std::vector<std::int64_t>> want{{1, 4}, {}, {0, 3, 4}, {2}, {}};
+  for (std::uint32_t width : {4u, 8u}) {
+    SCOPED_TRACE("targets of " + std::to_string(width) + " bytes");
+    const auto p = tgb_file("w" + std::to_string(width) + ".tgb", 0, rows, targets, width);
+    EXPECT_EQ(rows_of(tg::read_binary_csr<G32>(p)), want);
+    EXPECT_EQ(rows_of(tg::read_binary_csr<G64>(p)), want);
+    EXPECT_EQ(rows_of(tg::read_binary_csr<G16>(p)), want);
+    const auto in = tg::read_binary_csr<G64>(p);  // the transpose, built from the loaded rows
+    EXPECT_EQ(tg::in_degree(std::int64_t(4), in), 2);
+    EXPECT_EQ(tg::in_degree(std::int64_t(1), in), 1);
+    // memory_bytes: 6 offsets and 6 targets; the bidirectional graph has the
+    // transpose's too, and an out-slot index (4 bytes) per transposed entry.
+    EXPECT_EQ(tg::read_binary_csr<G32>(p).memory_bytes(), 6u * 8 + 6u * 4);
+    EXPECT_EQ(in.memory_bytes(), 2 * (6u * 4 + 6u * 8) + 6u * 4);
+
+    const auto bad = [&](const char* name, std::vector<std::int64_t> r, std::vector<std::int64_t> t) {
+      const auto q = tgb_file(std::string(name) + std::to_string(width) + ".tgb", 0, r, t, width);
+      const std::string a = tgb_error<G32>(q), b = tgb_error<G64>(q);
+      EXPECT_EQ(a, b) << "the message depends on the graph's index types";
+      EXPECT_EQ(a.rfind(q + ":0: ", 0), 0u) << a;
+      return a.substr(a.find(":0: ") + 4);
+    };
+    EXPECT_EQ(bad("first", {3, 3, 3, 5, 6, 6}, targets), "row offset 0 (byte 40) is 3: the first offset must be 0");
+    EXPECT_EQ(bad("down", {0, 2, 4, 1, 6, 6}, targets),
+              "row offset 3 (byte 64) is 1: below the previous offset 4 (offsets must not decrease)");
+    EXPECT_EQ(bad("beyond", {0, 2, 2, 9, 9, 9}, targets), "row offset 3 (byte 64) is 9: beyond the 6 entries of the file");
+    EXPECT_EQ(bad("short", {0, 2, 2, 5, 5, 5}, targets),
+              "row offset 5 (byte 80) is 5: the last offset must equal the 6 entries of the file");
+    EXPECT_EQ(bad("target", rows, {1, 4, 0, 5, 4, 2}), "entry 3 (row 2) is vertex 5, outside [0, 5)");
+    EXPECT_EQ(bad("negative", rows, {1, 4, 0, 3, 4, -1}), "entry 5 (row 3) is vertex -1, outside [0, 5)");
+    if (width == 8) {  // 2^40 + 1 would narrow to the valid vertex 1
+      EXPECT_EQ(bad("wide", rows, {1, (std::int64_t(1) << 40) + 1, 0, 3, 4, 2}),
+                "entry 1 (row 0) is vertex 1099511627777, outside [0, 5)");
+    }
+  }
+  // A vertex count that does not fit the vertex type, before anything is loaded.
+  std::vector<std::int64_t> many(40001, 0);
+  const auto p = tgb_file("many.tgb", 0, many, {}, 4);
+  EXPECT_NE(tgb_error<G16>(p).find("40000 vertices do not fit the graph's vertex type"), std::string::npos)
+      << tgb_error<G16>(p);
+  EXPECT_EQ(tg::num_vertices(tg::read_binary_csr<G32>(p)), 40000);
+}
+
+// More than a million stored entries: on a device space the file goes up in
+// several host chunks (binary_csr_load.hpp); the graph must not depend on it.
+TYPED_TEST(GraphData, BinaryCsrLargerThanOneUploadChunk) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  G g(random_edges(1 << 17, 700000, 5), tg::build_options::simple());
+  ASSERT_GT(g.num_stored_edges(), std::int64_t(1) << 20);
+  const std::string p = (std::filesystem::temp_directory_path() / "tessera_graph_large.tgb").string();
+  tg::write_binary_csr(p, g);
+  const G back = tg::read_binary_csr<G>(p);
+  EXPECT_EQ(tg::detail::to_host_vector(back.row_map()), tg::detail::to_host_vector(g.row_map()));
+  EXPECT_EQ(tg::detail::to_host_vector(back.entries()), tg::detail::to_host_vector(g.entries()));
+  EXPECT_EQ(tg::detail::to_host_vector(back.edge_ids()), tg::detail::to_host_vector(g.edge_ids()));
 }
 
 TYPED_TEST(GraphData, CsrArraysAreValidated) {

@@ -135,6 +135,10 @@ run_result run_algorithm(const std::string& alg, const G& g, std::int64_t source
     });
     d.add("max_degree", "max degree", maxdeg);
     d.add("isolated_vertices", "isolated vertices", isolated);
+    // The graph's own arrays, in the memory of the space that ran (the GPU's
+    // on a CUDA build): what a user sizes a card by.
+    d.add("graph_bytes", "graph arrays (bytes)", std::int64_t(g.memory_bytes()));
+    d.add_string("memory_space", "memory space", G::memory_space::name());
     r.edges = double(tg::num_edges(g));
   } else if (alg == "bfs") {
     tg::vertex_property_map<G, std::int32_t> lv(g);

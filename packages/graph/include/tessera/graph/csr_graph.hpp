@@ -19,6 +19,7 @@
 #include <tessera/graph/graph_traits.hpp>
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <limits>
@@ -517,8 +518,19 @@ class compressed_sparse_row_graph {
   const row_map_type& transpose_row_map() const { return m_t_row_map; }  // bidirectional only
   const entries_type& transpose_entries() const { return m_t_entries; }
   const row_map_type& transpose_edge_ids() const { return m_t_edge_ids; }
+  // Bytes of the arrays above, in the graph's memory space (device memory
+  // for a graph on a GPU): what the graph itself holds, not what building
+  // it took.
+  std::size_t memory_bytes() const {
+    return bytes_of(m_row_map) + bytes_of(m_entries) + bytes_of(m_edge_ids) + bytes_of(m_t_row_map) +
+           bytes_of(m_t_entries) + bytes_of(m_t_edge_ids);
+  }
 
  private:
+  template <class Array>
+  static std::size_t bytes_of(const Array& a) {
+    return std::size_t(a.extent(0)) * sizeof(typename Array::value_type);
+  }
   void assign(detail::csr_storage<Space, Vertex, EdgeIndex>&& st) {
     m_n = st.n;
     m_m = st.m;

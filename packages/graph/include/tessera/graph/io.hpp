@@ -15,6 +15,7 @@
 // and parse the chunks in parallel on the default host execution space; the
 // result does not depend on the thread count or the chunk size.
 #include <tessera/graph/csr_graph.hpp>
+#include <tessera/graph/detail/binary_csr_load.hpp>
 #include <tessera/graph/edge_list.hpp>
 
 #include <cstdint>
@@ -83,15 +84,18 @@ void write_snap(const std::string& path, const edge_list& el);
 // u32 vertex bytes (4 or 8), u32 reserved, then (n+1) u64 row offsets and
 // the entries.
 namespace detail {
-struct binary_csr {
+// What a binary CSR file's header says, checked against the file's size.
+struct binary_csr_layout {
   std::uint32_t category = 0;
   std::int64_t n = 0;
-  std::vector<std::int64_t> row_map;
-  std::vector<std::int64_t> entries;
+  std::int64_t entries = 0;
+  int vertex_bytes = 8;          // width of the stored targets: 4 or 8
+  std::uint64_t row_map_at = 0;  // byte of the n + 1 64-bit row offsets
+  std::uint64_t entries_at = 0;  // byte of the targets
 };
 void write_binary_csr_raw(const std::string& path, std::uint32_t category, std::int64_t n,
                           const std::vector<std::int64_t>& row_map, const std::vector<std::int64_t>& entries);
-binary_csr read_binary_csr_raw(const std::string& path);
+binary_csr_layout read_binary_csr_layout(const std::string& path);
 
 template <class D>
 constexpr std::uint32_t category_code() {
@@ -115,20 +119,31 @@ void write_binary_csr(const std::string& path, const compressed_sparse_row_graph
 
 // Reads a file written by write_binary_csr into a graph of the same
 // directed category (directed and bidirectional files are interchangeable).
+// The arrays are loaded, checked and narrowed in the graph's space, in
+// parallel (detail/binary_csr_load.hpp).
 template <class G>
 G read_binary_csr(const std::string& path) {
-  auto raw = detail::read_binary_csr_raw(path);
+  const auto layout = detail::read_binary_csr_layout(path);
   constexpr std::uint32_t want = detail::category_code<typename G::directed_category>();
-  if ((want == 1) != (raw.category == 1))
-    throw io_error(path, 0, std::string("file holds a ") + detail::category_name(raw.category) + " graph, asked for " +
+  if ((want == 1) != (layout.category == 1))
+    throw io_error(path, 0, std::string("file holds a ") + detail::category_name(layout.category) + " graph, asked for " +
                                 detail::category_name(want));
   using V = typename G::vertex_descriptor;
   using E = typename G::edge_index_type;
-  if (raw.n > std::int64_t(std::numeric_limits<V>::max()))
-    throw io_error(path, 0, std::to_string(raw.n) + " vertices do not fit the graph's vertex type");
+  using S = typename G::space_type;
+  using Exec = typename G::execution_space;
+  const std::int64_t n = layout.n, m = layout.entries;
+  if (n > std::int64_t(std::numeric_limits<V>::max()))
+    throw io_error(path, 0, std::to_string(n) + " vertices do not fit the graph's vertex type");
+  if (m > std::int64_t(std::numeric_limits<E>::max()))
+    throw io_error(path, 0, std::to_string(m) + " entries do not fit the graph's edge index type");
   try {
-    return G(csr_arrays_t{}, raw.n, detail::to_space<E, typename G::space_type>("graph::row_map", raw.row_map),
-             detail::to_space<V, typename G::space_type>("graph::entries", raw.entries));
+    auto rows = detail::load_binary_array<std::int64_t, S>(path, layout.row_map_at, n + 1, "graph::row_map");
+    detail::check_binary_row_offsets<Exec>(path, rows, n, m);
+    auto entries = layout.vertex_bytes == 4
+                       ? detail::load_binary_targets<V, Exec, S, std::int32_t>(path, layout.entries_at, m, rows, n)
+                       : detail::load_binary_targets<V, Exec, S, std::int64_t>(path, layout.entries_at, m, rows, n);
+    return G(csr_arrays_t{}, n, detail::convert_binary_array<E, Exec>(rows), std::move(entries));
   } catch (const io_error&) {
     throw;
   } catch (const std::exception& e) {
