@@ -116,6 +116,28 @@ struct job_options {
   bool fuse = true;                  // false: every job alone, one after another (the baseline)
 };
 
+namespace detail {
+// Column c of a row-major n x k result matrix, as a host vector: gathered in
+// the matrix's space and copied out alone (n values, not the n x k matrix,
+// cross to the host from a device).
+template <class M>
+std::vector<typename M::non_const_value_type> matrix_column(const M& m, std::int64_t c) {
+  using T = typename M::non_const_value_type;
+  const std::int64_t n = std::int64_t(m.extent(0));
+  if constexpr (tessera::detail::host_accessible<typename M::memory_space>::value) {
+    std::vector<T> out(static_cast<std::size_t>(n));
+    for (std::int64_t v = 0; v < n; ++v) out[std::size_t(v)] = m(v, c);
+    return out;
+  } else {
+    tessera::View<T*, typename M::memory_space> col(
+        tessera::view_alloc("graph::jobs::column", tessera::WithoutInitializing), n);
+    tessera::parallel_for("graph::jobs::get_column", tessera::RangePolicy<typename M::execution_space>(0, n),
+                          TESSERA_LAMBDA(std::int64_t v) { col(v) = m(v, c); });
+    return to_host_vector(col);
+  }
+}
+}  // namespace detail
+
 // Each job's result lives in the column of its kind's matrix given by
 // column(i); the host accessors copy one job's column out.
 template <class G>
@@ -145,11 +167,7 @@ struct job_set_result {
   }
   template <class M>
   std::vector<typename M::non_const_value_type> column_of(const M& m, std::size_t i, job_kind want) const {
-    const std::int64_t c = col(i, want);
-    auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), m);
-    std::vector<typename M::non_const_value_type> out(h.extent(0));
-    for (std::size_t v = 0; v < out.size(); ++v) out[v] = h(v, c);
-    return out;
+    return detail::matrix_column(m, col(i, want));
   }
 };
 
@@ -197,25 +215,45 @@ void pagerank_batch(const G& g, const M& ranks, std::int64_t col0, const std::ve
   using SS = typename G::space_type;
   const std::int64_t n = num_vertices(g);
   const int count = int(batch.size());
-  // Teleport vector of each lane: 1/n, or 1/|S| on the personalization set S.
-  tessera::View<double**, tessera::LayoutRight, SS> tele("graph::jobs::pagerank::teleport", n, W);
-  auto th = tessera::create_mirror_view(tessera::HostSpace(), tele);
+  // Teleport vector of each lane, built in the graph's space: 1/n
+  // everywhere, or 1/|S| on the personalization set S and 0 elsewhere (and 0
+  // for unused lanes). Only the sets cross from the host.
+  tessera::View<double**, tessera::LayoutRight, SS> tele(
+      tessera::view_alloc("graph::jobs::pagerank::teleport", tessera::WithoutInitializing), n, W);
+  pagerank_lane_fill<W> fill{};
   std::vector<double> damping;
-  for (int k = 0; k < W; ++k)
-    for (std::int64_t v = 0; v < n; ++v) th(v, k) = 0.0;
+  std::vector<std::int64_t> set_vertex, set_lane;
+  std::vector<double> set_value;
   for (int k = 0; k < count; ++k) {
     const graph_job& j = *batch[std::size_t(k)];
     damping.push_back(j.damping);
     if (j.personalization.empty()) {
-      for (std::int64_t v = 0; v < n; ++v) th(v, k) = 1.0 / double(n);
+      fill.value[k] = 1.0 / double(n);
     } else {
       std::vector<std::int64_t> s = j.personalization;
       std::sort(s.begin(), s.end());
       s.erase(std::unique(s.begin(), s.end()), s.end());
-      for (auto v : s) th(v, k) = 1.0 / double(s.size());
+      for (auto v : s) {
+        set_vertex.push_back(v);
+        set_lane.push_back(k);
+        set_value.push_back(1.0 / double(s.size()));
+      }
     }
   }
-  tessera::deep_copy(tele, th);
+  using Exec = typename G::execution_space;
+  tessera::parallel_for("graph::jobs::pagerank::teleport_fill", tessera::RangePolicy<Exec>(0, n),
+                        TESSERA_LAMBDA(std::int64_t v) {
+                          for (int k = 0; k < W; ++k) tele(v, k) = fill.value[k];
+                        });
+  if (!set_vertex.empty()) {
+    // Distinct (vertex, lane) pairs: no two writes meet.
+    auto sv = to_space<std::int64_t, SS>("graph::jobs::pagerank::set_vertex", set_vertex);
+    auto sl = to_space<std::int64_t, SS>("graph::jobs::pagerank::set_lane", set_lane);
+    auto sw = to_space<double, SS>("graph::jobs::pagerank::set_value", set_value);
+    tessera::parallel_for("graph::jobs::pagerank::teleport_sets",
+                          tessera::RangePolicy<Exec>(0, std::int64_t(set_vertex.size())),
+                          TESSERA_LAMBDA(std::int64_t i) { tele(sv(i), sl(i)) = sw(i); });
+  }
   std::vector<int> it;
   pagerank_lanes<W>(g, ranks, col0, count, damping, tele, o.pagerank_tolerance, o.pagerank_max_iterations, it);
   iterations.insert(iterations.end(), it.begin(), it.end());

@@ -67,6 +67,13 @@ struct pagerank_lane_consts {
   int write[W];     // 1: the lane is a live job whose ranks are still updated
 };
 
+// The value of each lane's teleport column away from its personalization
+// set (1/n, or 0), captured by the kernel that fills the columns.
+template <int W>
+struct pagerank_lane_fill {
+  double value[W];
+};
+
 // One vertex's new ranks from the sums s[k] of its in-neighbours'
 // contributions: its next contribution, its share of the dangling mass, and
 // (for the lanes still written) its rank and L1 change. Shared by the pull
