@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 namespace graph_test {
 
 namespace tg = tessera::graph;
@@ -96,6 +98,13 @@ std::vector<std::vector<std::int64_t>> rows_of(const G& g) {
   std::vector<std::vector<std::int64_t>> out(n);
   for (std::int64_t v = 0; v < n; ++v) out[v].assign(ha.data() + hd(v), ha.data() + hd(v + 1));
   return out;
+}
+
+// A file name in the temporary directory that is this process's own: the
+// typed cases of one test run as separate processes side by side (ctest -j),
+// and a shared name let one case truncate the file another was reading.
+inline std::filesystem::path temp_path(const std::string& name) {
+  return std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
 }
 
 // Random edge list with duplicates, loops, isolated vertices.

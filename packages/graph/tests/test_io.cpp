@@ -10,7 +10,7 @@ using namespace graph_test;
 
 namespace {
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string p = (std::filesystem::temp_directory_path() / ("tessera_graph_" + name)).string();
+  const std::string p = (graph_test::temp_path("tessera_graph_" + name)).string();
   std::ofstream(p) << text;
   return p;
 }
@@ -32,7 +32,7 @@ std::string tgb_file(const std::string& name, std::uint32_t category, const std:
   put(0, 4);                 // reserved
   for (auto o : rows) put(std::uint64_t(o), 8);
   for (auto t : targets) put(std::uint64_t(t), int(width));
-  const std::string p = (std::filesystem::temp_directory_path() / ("tessera_graph_" + name)).string();
+  const std::string p = (graph_test::temp_path("tessera_graph_" + name)).string();
   std::ofstream(p, std::ios::binary) << bytes;
   return p;
 }
@@ -257,7 +257,7 @@ TEST(GraphIo, MatrixMarketWriteReadRoundTrip) {
   auto el = random_edges(40, 100, 9);
   el.symmetric = true;
   for (std::int64_t i = 0; i < el.size(); ++i) el.weights.push_back(0.25 * double(i));
-  const std::string p = (std::filesystem::temp_directory_path() / "tessera_graph_rt.mtx").string();
+  const std::string p = (graph_test::temp_path("tessera_graph_rt.mtx")).string();
   tg::write_matrix_market(p, el);
   auto back = tg::read_matrix_market(p);
   EXPECT_TRUE(back.symmetric);
@@ -311,7 +311,7 @@ TYPED_TEST(GraphData, BinaryCsrRoundTripAndErrors) {
   using D = tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam>;
   auto el = random_edges(500, 3000, 21);
   G g(el, tg::build_options::simple());
-  const std::string p = (std::filesystem::temp_directory_path() / "tessera_graph_rt.tgb").string();
+  const std::string p = (graph_test::temp_path("tessera_graph_rt.tgb")).string();
   tg::write_binary_csr(p, g);
   G back = tg::read_binary_csr<G>(p);
   EXPECT_EQ(tg::num_edges(back), tg::num_edges(g));
@@ -397,7 +397,7 @@ TYPED_TEST(GraphData, BinaryCsrLargerThanOneUploadChunk) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   G g(random_edges(1 << 17, 700000, 5), tg::build_options::simple());
   ASSERT_GT(g.num_stored_edges(), std::int64_t(1) << 20);
-  const std::string p = (std::filesystem::temp_directory_path() / "tessera_graph_large.tgb").string();
+  const std::string p = (graph_test::temp_path("tessera_graph_large.tgb")).string();
   tg::write_binary_csr(p, g);
   const G back = tg::read_binary_csr<G>(p);
   EXPECT_EQ(tg::detail::to_host_vector(back.row_map()), tg::detail::to_host_vector(g.row_map()));

@@ -17,7 +17,7 @@ using namespace graph_test;
 namespace {
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string p = (std::filesystem::temp_directory_path() / ("tessera_graph_pio_" + name)).string();
+  const std::string p = (graph_test::temp_path("tessera_graph_pio_" + name)).string();
   std::ofstream(p, std::ios::binary) << text;
   return p;
 }
@@ -227,7 +227,7 @@ TEST(ParallelRead, RectangularMatricesAreBipartiteGraphsOrAsTheCallerSays) {
   EXPECT_NE(io_message([&] { tg::read_matrix_market(sym); }).find(sym + ":2: the matrix is 2 x 3; a symmetric matrix must be square"),
             std::string::npos);
   // Written back, it is the same rectangular matrix.
-  const std::string out = (std::filesystem::temp_directory_path() / "tessera_graph_pio_rect_out.mtx").string();
+  const std::string out = (graph_test::temp_path("tessera_graph_pio_rect_out.mtx")).string();
   tg::write_matrix_market(out, bi);
   auto back = tg::read_matrix_market(out);
   EXPECT_EQ(back.mm_rows, 2);
@@ -238,7 +238,7 @@ TEST(ParallelRead, RectangularMatricesAreBipartiteGraphsOrAsTheCallerSays) {
 TEST(ParallelRead, SnapWriterRoundTrip) {
   auto el = random_edges(300, 2000, 17);
   for (std::int64_t i = 0; i < el.size(); ++i) el.weights.push_back(0.1 * double(i) - 7);
-  const std::string p = (std::filesystem::temp_directory_path() / "tessera_graph_pio_rt.el").string();
+  const std::string p = (graph_test::temp_path("tessera_graph_pio_rt.el")).string();
   tg::write_snap(p, el);
   auto back = tg::read_snap(p, chunked(100));
   EXPECT_EQ(edges_of(back), edges_of(el));  // shortest round-trip weights read back exactly
@@ -402,7 +402,7 @@ TYPED_TEST(CountingBuild, ManyVerticesFewEdgesUseTheAtomicPathWithTheSameResult)
   // Adopted arrays (a binary CSR file read back) take the searching
   // edge-index kernel for the same reason: the same indices.
   U g(el);
-  const std::string p = (std::filesystem::temp_directory_path() / "tessera_graph_pio_sparse.tgb").string();
+  const std::string p = (graph_test::temp_path("tessera_graph_pio_sparse.tgb")).string();
   tg::write_binary_csr(p, g);
   U back = tg::read_binary_csr<U>(p);
   EXPECT_EQ(tg::detail::to_host_vector(back.edge_ids()), brute_force(el, true, {}).edge_ids);
