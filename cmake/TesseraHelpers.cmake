@@ -614,16 +614,20 @@ function(tessera_ensure_test_main)
 endfunction()
 
 # Test programs check behaviour, not speed: in Release builds GCC and Clang
-# compile them at -O2 instead of -O3 (the option comes after the build
+# compile them at -O1 instead of -O3 (the option comes after the build
 # type's flags, and the last -O wins). The typed suites instantiate every
-# algorithm for every back-end, and -O3's extra inlining and vectorization
-# made them a fifth slower to compile (the 105 test sources of the README
-# build: 2,647 CPU-s at -O3, 2,122 at -O2, GCC 12), which is most of a 2-core
-# CI's build. The whole README build passes -Werror at -O2 (GCC 12, 2026-11-28).
-# Libraries, tools, examples and benchmarks keep the build type's flags.
+# algorithm for every back-end, and compiling them is most of a 2-core CI's
+# build. GCC 12, 2026-11-29: four of the heaviest test sources (graph
+# algorithms, core sort, sparse device Cholesky, kernel graphs) took 189
+# CPU-s at -O1 against 281 at -O2 (each pair compiled side by side); the 90
+# test sources of the host build took 1,556 CPU-s at -O1 (2,122 at -O2 for
+# 105 sources on 2026-11-28, 2,647 at -O3); their 1,390 non-slow cases ran
+# in 218 CPU-s at -O1 against 186 at -O2.
+# The whole host build passes -Werror at -O1. Libraries, tools, examples and
+# benchmarks keep the build type's flags, and the CLI tests run the tools.
 function(tessera_test_optimization target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    target_compile_options(${target} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O2>)
+    target_compile_options(${target} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O1>)
   endif()
 endfunction()
 
