@@ -1,6 +1,7 @@
 // Inputs: bad files and specs are rejected naming the file and line (or the
 // spec); loops and duplicate entries are dropped/merged and counted.
 #include "analytics_test_util.hpp"
+#include "tessera_test_temp.hpp"
 
 #include <fstream>
 
@@ -8,7 +9,7 @@ using namespace analytics_test;
 
 namespace {
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string p = (std::filesystem::temp_directory_path() / ("tessera_analytics_" + name)).string();
+  const std::string p = tessera::test::temp_path(name).string();
   std::ofstream(p) << text;
   return p;
 }

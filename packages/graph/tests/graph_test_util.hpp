@@ -2,6 +2,7 @@
 // Shared helpers of the graph tests: data location, small graphs, serial
 // references.
 #include "tessera_test_spaces.hpp"
+#include "tessera_test_temp.hpp"
 
 #include <tessera/graph.hpp>
 
@@ -13,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
 
 namespace graph_test {
 
@@ -100,12 +100,8 @@ std::vector<std::vector<std::int64_t>> rows_of(const G& g) {
   return out;
 }
 
-// A file name in the temporary directory that is this process's own: the
-// typed cases of one test run as separate processes side by side (ctest -j),
-// and a shared name let one case truncate the file another was reading.
-inline std::filesystem::path temp_path(const std::string& name) {
-  return std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
-}
+// A file in this test process's own temporary folder (removed at exit).
+using tessera::test::temp_path;
 
 // Random edge list with duplicates, loops, isolated vertices.
 inline tg::edge_list random_edges(std::int64_t n, std::int64_t m, unsigned seed) {

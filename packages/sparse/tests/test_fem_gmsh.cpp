@@ -3,11 +3,10 @@
 // tests solved on them, and bad files refused with the file and line at
 // fault.
 #include "fem_test_util.hpp"
+#include "tessera_test_temp.hpp"
 
 #include <filesystem>
 #include <fstream>
-
-#include <unistd.h>
 
 using namespace fem_test;
 
@@ -24,9 +23,7 @@ struct QuadraticU {  // -lap u = -(2 + 2 - 2) = -2
 };
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / ("tessera_fem_gmsh_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
+  const std::string path = tessera::test::temp_path(name).string();
   std::ofstream(path) << text;
   return path;
 }

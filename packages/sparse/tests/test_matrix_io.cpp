@@ -2,6 +2,7 @@
 // pattern files as Laplacian + I, and every kind of bad input refused with
 // the file and line.
 #include "sparse_test_util.hpp"
+#include "tessera_test_temp.hpp"
 
 #include <fstream>
 
@@ -10,7 +11,7 @@ using namespace sparse_test;
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("tessera_sparse_" + name)).string();
+  const std::string path = tessera::test::temp_path(name).string();
   std::ofstream(path) << text;
   return path;
 }
