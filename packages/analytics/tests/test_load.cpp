@@ -6,13 +6,9 @@
 #include <fstream>
 
 using namespace analytics_test;
+using tessera::test::write_temp_file;
 
 namespace {
-std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string p = tessera::test::temp_path(name).string();
-  std::ofstream(p) << text;
-  return p;
-}
 
 // The message starts with "<path>:<line>:".
 void expect_io_error_at(const std::string& path, int line) {
@@ -28,11 +24,11 @@ void expect_io_error_at(const std::string& path, int line) {
 }  // namespace
 
 TEST(AnalyticsLoad, BadFilesNameTheirFileAndLine) {
-  expect_io_error_at(temp_file("bad_entry.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 x\n"), 4);
-  expect_io_error_at(temp_file("out_of_range.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n4 1\n"), 3);
-  expect_io_error_at(temp_file("no_banner.mtx", "3 3 1\n2 1\n"), 1);
-  expect_io_error_at(temp_file("bad_line.txt", "# a SNAP list\n0 1\n1 2\n2 frog\n"), 4);
-  expect_io_error_at(temp_file("negative.txt", "0 1\n-1 2\n"), 2);
+  expect_io_error_at(write_temp_file("bad_entry.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 x\n"), 4);
+  expect_io_error_at(write_temp_file("out_of_range.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n4 1\n"), 3);
+  expect_io_error_at(write_temp_file("no_banner.mtx", "3 3 1\n2 1\n"), 1);
+  expect_io_error_at(write_temp_file("bad_line.txt", "# a SNAP list\n0 1\n1 2\n2 frog\n"), 4);
+  expect_io_error_at(write_temp_file("negative.txt", "0 1\n-1 2\n"), 2);
   expect_io_error_at("/nonexistent/graph.txt", 0);
 }
 
@@ -51,7 +47,7 @@ TEST(AnalyticsLoad, BadGeneratorSpecsNameTheSpec) {
 TEST(AnalyticsLoad, LoopsAndDuplicatesAreDroppedAndCounted) {
   // Triangle 0-1-2 listed with both directions, a repeat, two loops, and a
   // pendant edge: 4 edges, 1 triangle.
-  const std::string p = temp_file("messy.txt", "# messy\n0 1\n1 0\n1 2\n2 0\n0 2\n0 1\n3 3\n1 1\n2 3\n");
+  const std::string p = write_temp_file("messy.txt", "# messy\n0 1\n1 0\n1 2\n2 0\n0 2\n0 1\n3 3\n1 1\n2 3\n");
   const auto el = ta::load_edges(p);
   ta::cleanup_counts c;
   const auto g = ta::build_simple<Graph<tessera::Serial>>(el, &c);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -46,6 +47,13 @@ class temp_folder {
 inline std::filesystem::path temp_path(const std::string& name) {
   static const temp_folder folder;
   return folder.path() / name;
+}
+
+// Writes `bytes` as they are to temp_path(name) and returns that path.
+inline std::string write_temp_file(const std::string& name, const std::string& bytes) {
+  const std::string path = temp_path(name).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
 }
 
 }  // namespace tessera::test

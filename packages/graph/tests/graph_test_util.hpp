@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-
 namespace graph_test {
 
 namespace tg = tessera::graph;
@@ -100,8 +99,9 @@ std::vector<std::vector<std::int64_t>> rows_of(const G& g) {
   return out;
 }
 
-// A file in this test process's own temporary folder (removed at exit).
+// Files in this test process's own temporary folder (removed at exit).
 using tessera::test::temp_path;
+using tessera::test::write_temp_file;
 
 // Random edge list with duplicates, loops, isolated vertices.
 inline tg::edge_list random_edges(std::int64_t n, std::int64_t m, unsigned seed) {

@@ -10,9 +10,7 @@ using namespace graph_test;
 
 namespace {
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string p = (graph_test::temp_path("tessera_graph_" + name)).string();
-  std::ofstream(p) << text;
-  return p;
+  return write_temp_file("tessera_graph_" + name, text);
 }
 
 // A .tgb file written byte by byte (the format of io.hpp), independent of
@@ -32,9 +30,7 @@ std::string tgb_file(const std::string& name, std::uint32_t category, const std:
   put(0, 4);                 // reserved
   for (auto o : rows) put(std::uint64_t(o), 8);
   for (auto t : targets) put(std::uint64_t(t), int(width));
-  const std::string p = (graph_test::temp_path("tessera_graph_" + name)).string();
-  std::ofstream(p, std::ios::binary) << bytes;
-  return p;
+  return write_temp_file("tessera_graph_" + name, bytes);
 }
 
 template <class G>

@@ -17,9 +17,7 @@ using namespace graph_test;
 namespace {
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string p = (graph_test::temp_path("tessera_graph_pio_" + name)).string();
-  std::ofstream(p, std::ios::binary) << text;
-  return p;
+  return write_temp_file("tessera_graph_pio_" + name, text);
 }
 
 tg::read_options chunked(std::int64_t bytes) {

@@ -9,6 +9,7 @@
 #include <fstream>
 
 using namespace fem_test;
+using tessera::test::write_temp_file;
 
 template <class Space>
 class FemGmshTest : public SpaceTest<Space> {};
@@ -22,15 +23,9 @@ struct QuadraticU {  // -lap u = -(2 + 2 - 2) = -2
   }
 };
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = tessera::test::temp_path(name).string();
-  std::ofstream(path) << text;
-  return path;
-}
-
 // Expects read_gmsh(text) to throw a message holding every word of `expect`.
 void expect_refused(const std::string& name, const std::string& text, const std::vector<std::string>& expect) {
-  const std::string path = write_temp(name, text);
+  const std::string path = write_temp_file(name, text);
   try {
     (void)fem::read_gmsh(path);
     ADD_FAILURE() << name << ": accepted";

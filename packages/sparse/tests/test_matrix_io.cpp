@@ -7,14 +7,9 @@
 #include <fstream>
 
 using namespace sparse_test;
+using tessera::test::write_temp_file;
 
 namespace {
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = tessera::test::temp_path(name).string();
-  std::ofstream(path) << text;
-  return path;
-}
 
 // The message of the exception `f` throws (empty when it throws none).
 template <class F>
@@ -110,14 +105,14 @@ TEST(SparseMatrixIo, BadFilesNameTheFileAndLine) {
       {"value.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 1\n1 1 x\n", ":3:", "not a real"},
   };
   for (const auto& c : cases) {
-    const std::string path = write_temp(c.name, c.text);
+    const std::string path = write_temp_file(c.name, c.text);
     const std::string msg = error_of([&] { ts::read_matrix_market<double>(path); });
     EXPECT_NE(msg.find(path + c.where), std::string::npos) << c.name << ": " << msg;
     EXPECT_NE(msg.find(c.what), std::string::npos) << c.name << ": " << msg;
   }
   // A general file whose pattern is not symmetric names the unmatched entry.
   const std::string path =
-      write_temp("unsym.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n2 2 1\n3 3 1\n3 1 5\n");
+      write_temp_file("unsym.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n2 2 1\n3 3 1\n3 1 5\n");
   const std::string msg = error_of([&] { ts::read_matrix_market<double>(path); });
   EXPECT_NE(msg.find("not symmetric"), std::string::npos) << msg;
   EXPECT_NE(msg.find("(3, 1)"), std::string::npos) << msg;
@@ -128,14 +123,14 @@ TEST(SparseMatrixIo, BadFilesNameTheFileAndLine) {
 }
 
 TEST(SparseMatrixIo, DenseRightHandSides) {
-  const std::string arr = write_temp("b.mtx", "%%MatrixMarket matrix array real general\n% two columns\n3 2\n1\n2\n3\n4\n5\n6\n");
+  const std::string arr = write_temp_file("b.mtx", "%%MatrixMarket matrix array real general\n% two columns\n3 2\n1\n2\n3\n4\n5\n6\n");
   const auto b = ts::read_dense_matrix_market(arr);
   EXPECT_EQ(b.rows, 3);
   EXPECT_EQ(b.cols, 2);
   EXPECT_EQ(b.values, (std::vector<double>{1, 2, 3, 4, 5, 6}));
-  const std::string crd = write_temp("bc.mtx", "%%MatrixMarket matrix coordinate real general\n3 1 1\n2 1 7\n");
+  const std::string crd = write_temp_file("bc.mtx", "%%MatrixMarket matrix coordinate real general\n3 1 1\n2 1 7\n");
   EXPECT_EQ(ts::read_dense_matrix_market(crd).values, (std::vector<double>{0, 7, 0}));
-  const std::string bad = write_temp("bb.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\n");
+  const std::string bad = write_temp_file("bb.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\n");
   const std::string msg = error_of([&] { ts::read_dense_matrix_market(bad); });
   EXPECT_NE(msg.find(bad + ":"), std::string::npos) << msg;
 }
