@@ -2,6 +2,7 @@
 // symmetrize, transpose), the generic API, edge indices, errors.
 #include "graph_test_util.hpp"
 
+#include <algorithm>
 #include <map>
 
 using namespace graph_test;
@@ -185,4 +186,62 @@ TYPED_TEST(CsrGraph, HostEdgesIteratorListsEachEdgeOnce) {
     if (el.src[i] != el.dst[i]) want.insert({std::min(el.src[i], el.dst[i]), std::max(el.src[i], el.dst[i])});
   EXPECT_EQ(got, want);
   (void)sizeof(TypeParam);
+}
+
+namespace {
+// Records, per discovered vertex, its tree edge's source and index: the
+// index as the visitor's edges carry it (computed per slot, as nothing asked
+// the graph for its stored ids). ReadsIndex = false says it reads none.
+template <class S, bool ReadsIndex>
+struct tree_edge_index_visitor : tg::default_bfs_visitor {
+  static constexpr bool reads_edge_index = ReadsIndex;
+  tessera::View<std::int64_t**, S> seen;  // (vertex, 0): parent; (vertex, 1): edge index
+  template <class E, class GG>
+  TESSERA_INLINE_FUNCTION void tree_edge(const E& e, const GG& g) const {
+    seen(tg::target(e, g), 0) = tg::source(e, g);
+    seen(tg::target(e, g), 1) = std::int64_t(e.id);
+  }
+};
+}  // namespace
+
+TYPED_TEST(CsrGraph, BfsTreeEdgesCarryTheStoredIndexUnlessTheVisitorReadsNone) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using S = typename G::space_type;
+  // Dense enough that the search also runs bottom-up (whose tree edges are
+  // the parent's row seen from the child), and both slots of edges occur.
+  const G g(random_edges(3000, 40000, 11), tg::build_options::simple());
+  const auto rows = rows_of(g);
+  const auto rm = tg::detail::to_host_vector(g.row_map());
+  for (const auto direction : {tg::bfs_direction::automatic, tg::bfs_direction::top_down}) {
+    tessera::View<std::int64_t**, S> seen("seen", 3000, 2);
+    tessera::deep_copy(seen, std::int64_t(-7));
+    tg::bfs_options opts;
+    opts.direction = direction;
+    const auto r = tg::breadth_first_search(g, 5, tree_edge_index_visitor<S, true>{{}, seen}, opts);
+    if (direction == tg::bfs_direction::automatic) {
+      EXPECT_GT(r.bottom_up_levels, 0);
+    }
+    tessera::View<std::int64_t**, S> blind("blind", 3000, 2);
+    tessera::deep_copy(blind, std::int64_t(-7));
+    tg::breadth_first_search(g, 5, tree_edge_index_visitor<S, false>{{}, blind}, opts);
+    ASSERT_FALSE(g.has_stored_edge_ids());
+    const auto ids = tg::detail::to_host_vector(g.edge_ids());  // built now, from the rows
+    const auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), seen);
+    const auto hb = tessera::create_mirror_view_and_copy(tessera::HostSpace(), blind);
+    std::int64_t tree_edges = 0;
+    for (std::int64_t w = 0; w < 3000; ++w) {
+      if (hb(w, 0) >= 0) {
+        EXPECT_EQ(hb(w, 1), -1) << "a visitor that reads no index gets -1";
+      }
+      const std::int64_t u = h(w, 0);
+      if (u < 0) continue;  // unreached, or the source
+      ++tree_edges;
+      // The stored index of {u, w}: its slot in u's row (a simple graph).
+      const auto& row = rows[std::size_t(u)];
+      const auto at = std::lower_bound(row.begin(), row.end(), w);
+      ASSERT_TRUE(at != row.end() && *at == w) << u << " - " << w << " is not an edge";
+      EXPECT_EQ(h(w, 1), ids[std::size_t(rm[std::size_t(u)] + (at - row.begin()))]) << "tree edge " << u << " - " << w;
+    }
+    EXPECT_GT(tree_edges, 2000);
+  }
 }

@@ -359,6 +359,32 @@ reference_csr built(const tg::edge_list& el, tg::build_options o) {
   G plain(el, o);
   EXPECT_EQ(tg::detail::to_host_vector(plain.entries()), en);
   EXPECT_EQ(tg::detail::to_host_vector(plain.row_map()), rm);
+  if constexpr (tg::graph_traits<G>::is_undirected) {
+    // Nothing asked for plain's edge ids: its out-edges compute each index
+    // (a lower slot by a search of its twin's row), and must give the
+    // stored array's, without storing one.
+    using V = typename G::vertex_descriptor;
+    EXPECT_FALSE(plain.has_stored_edge_ids());
+    const std::size_t bytes = plain.memory_bytes();
+    tessera::View<std::int64_t*, typename G::space_type> computed("computed_ids", std::size_t(plain.num_stored_edges()));
+    tg::forall_vertices(plain, TESSERA_LAMBDA(V v) {
+      const auto row = tg::out_edges(v, plain);
+      for (auto it = row.begin(); it != row.end(); ++it) {
+        computed(it.slot()) = std::int64_t(tg::get_edge_index(*it, plain));
+        if (plain.slot_edge_index(v, it.slot()) != (*it).id) computed(it.slot()) = -2;
+      }
+    });
+    auto c = tg::detail::to_host_vector(computed);
+    EXPECT_EQ(std::vector<std::int64_t>(c.begin(), c.end()), r.edge_ids);
+    EXPECT_FALSE(plain.has_stored_edge_ids());
+    EXPECT_EQ(plain.memory_bytes(), bytes);
+    // Built on request, once, and shared by the graph's copies.
+    const G copy = plain;
+    const auto ids = plain.edge_ids();
+    EXPECT_EQ(copy.edge_ids().data(), ids.data());
+    EXPECT_EQ(plain.memory_bytes(), bytes + ids.extent(0) * sizeof(typename G::edge_index_type));
+    EXPECT_TRUE(plain.with_edge_ids().has_stored_edge_ids());
+  }
   return r;
 }
 

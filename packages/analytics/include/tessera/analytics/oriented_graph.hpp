@@ -88,7 +88,7 @@ struct fill_out_functor {
       prev = w;
       if (!keep) continue;
       entries(k) = w;
-      edge_ids(k) = g.slot_edge_index(j);
+      edge_ids(k) = g.slot_edge_index(u, j);
       ++k;
     }
   }

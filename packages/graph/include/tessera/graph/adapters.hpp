@@ -29,6 +29,7 @@ class reversed_edge_iterator {
   TESSERA_INLINE_FUNCTION explicit reversed_edge_iterator(It it) : m_it(it) {}
   TESSERA_INLINE_FUNCTION value_type operator*() const { return flip(*m_it); }
   TESSERA_INLINE_FUNCTION value_type operator[](difference_type k) const { return flip(m_it[k]); }
+  TESSERA_INLINE_FUNCTION reversed_edge_iterator operator+(difference_type k) const { return reversed_edge_iterator(m_it + k); }
   TESSERA_INLINE_FUNCTION reversed_edge_iterator& operator++() {
     ++m_it;
     return *this;
@@ -290,7 +291,10 @@ class subgraph_adapter {
   // vertex_mask: one value per vertex of g (nonzero = keep); an empty View keeps all.
   // edge_mask: one value per edge index of g (nonzero = keep); an empty View keeps all.
   template <class VM = tessera::View<int*, space_type>, class EM = tessera::View<int*, space_type>>
-  subgraph_adapter(const G& g, const VM& vertex_mask, const EM& edge_mask = EM()) : m_g(g) {
+  // The view keeps g with its edge ids stored (detail::with_stored_edge_indices):
+  // its edge ranges read the index of every edge they filter.
+  subgraph_adapter(const G& g, const VM& vertex_mask, const EM& edge_mask = EM())
+      : m_g(detail::with_stored_edge_indices(g)) {
     using Exec = execution_space;
     using V = vertex_descriptor;
     const std::int64_t n = tessera::graph::num_vertices(g);

@@ -49,7 +49,7 @@ struct advance_vertex_loop {
 }  // namespace detail
 
 template <class G, class FV, class F>
-void advance(const std::string& label, const G& g, const FV& frontier, const F& f,
+void advance(const std::string& label, const G& graph, const FV& frontier, const F& f,
              const traversal_options& opts = {}) {
   static_assert(tessera::is_view_v<FV> && FV::rank == 1, "advance: the frontier is a rank-1 View of vertex ids");
   static_assert(tessera::SpaceAccessibility<typename G::execution_space, typename FV::memory_space>::accessible,
@@ -59,6 +59,7 @@ void advance(const std::string& label, const G& g, const FV& frontier, const F& 
   using Rows = detail::frontier_rows<V, FV>;
   const std::int64_t count = std::int64_t(frontier.extent(0));
   if (count == 0) return;
+  const G g = detail::with_stored_edge_indices(graph);  // f reads edges' indices in O(1)
   const Rows rows{frontier};
   const edge_schedule schedule = detail::resolve_schedule<G>(opts);
   if constexpr (graph_traits<G>::random_access_adjacency) {

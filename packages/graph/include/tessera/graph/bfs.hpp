@@ -19,6 +19,10 @@
 //   filter(e, g) -> bool     false: the edge is ignored entirely (default: true)
 //   color_test(v, g) -> bool false: v may not be discovered (default: true)
 // Events of one level run in parallel; a vertex is discovered exactly once.
+// A visitor that never reads get_edge_index(e, g) may say so with
+// `static constexpr bool reads_edge_index = false;`: its edges then come with
+// id -1, which spares an undirected CSR graph without stored edge ids a
+// search per event (bfs_parents_visitor and bfs_levels_visitor do).
 //
 // Level-synchronous. Top-down steps balance work across edges, not vertices:
 // the frontier's edge ranges are cut into equal chunks, so one vertex of
@@ -85,6 +89,7 @@ TESSERA_GRAPH_BFS_OVERRIDES(initialize_vertex)
 TESSERA_GRAPH_BFS_OVERRIDES(examine_vertex)
 TESSERA_GRAPH_BFS_OVERRIDES(finish_vertex)
 TESSERA_GRAPH_BFS_OVERRIDES(examine_edge)
+TESSERA_GRAPH_BFS_OVERRIDES(tree_edge)
 TESSERA_GRAPH_BFS_OVERRIDES(non_tree_edge)
 TESSERA_GRAPH_BFS_OVERRIDES(filter)
 #undef TESSERA_GRAPH_BFS_OVERRIDES
@@ -125,6 +130,7 @@ struct bfs_result {
 template <class G, class S = typename G::space_type>
 struct bfs_parents_visitor : default_bfs_visitor {
   using V = typename graph_traits<G>::vertex_descriptor;
+  static constexpr bool reads_edge_index = false;
   vertex_property_map<G, V, S> parents;
   explicit bfs_parents_visitor(const vertex_property_map<G, V, S>& p) : parents(p) {}
   template <class VV, class GG>
@@ -140,6 +146,7 @@ struct bfs_parents_visitor : default_bfs_visitor {
 // levels[v]: hops from the nearest source; -1 unreached.
 template <class G, class T = std::int32_t, class S = typename G::space_type>
 struct bfs_levels_visitor : default_bfs_visitor {
+  static constexpr bool reads_edge_index = false;
   vertex_property_map<G, T, S> levels;
   explicit bfs_levels_visitor(const vertex_property_map<G, T, S>& l) : levels(l) {}
   template <class VV, class GG>
@@ -226,6 +233,8 @@ bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, con
   constexpr bool ex_vertex = detail::overrides_examine_vertex<Vis, V, G>::value;
   constexpr bool fin_vertex = detail::overrides_finish_vertex<Vis, V, G>::value;
   constexpr bool ex_edge = detail::overrides_examine_edge<Vis, E, G>::value;
+  constexpr bool on_tree_edge = detail::overrides_tree_edge<Vis, E, G>::value;
+  constexpr bool on_non_tree_edge = detail::overrides_non_tree_edge<Vis, E, G>::value;
   constexpr bool do_filter = detail::overrides_filter<Vis, E, G>::value;
   constexpr bool init_vertex = detail::overrides_initialize_vertex<Vis, V, G>::value;
   constexpr bool can_bottom_up = graph_traits<G>::is_undirected && !bfs_visitor_needs_edge_events_v<Vis, G>;
@@ -285,7 +294,8 @@ bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, con
     tessera::parallel_for("graph::bfs::sources", tessera::RangePolicy<Exec>(0, ns), place_source);
   }
   if constexpr (Control == detail::BfsControl::device) {
-    const auto c = detail::bfs_device_levels<Exec, ex_vertex, fin_vertex, ex_edge, do_filter>(
+    const auto c = detail::bfs_device_levels<Exec, ex_vertex, fin_vertex, ex_edge, do_filter, on_tree_edge,
+                                                    on_non_tree_edge>(
         g, vis, opts.alpha, opts.beta, allow_bottom_up, ns, frontier, next, visited, front, front_next, counter);
     res.visited = c.visited;
     res.levels = int(c.levels);
@@ -328,26 +338,29 @@ bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, con
         tessera::parallel_for("graph::bfs::examine_vertex", tessera::RangePolicy<Exec>(0, fsize),
                               TESSERA_LAMBDA(std::int64_t i) { vis.examine_vertex(frontier(i), g); });
       detail::write_one(counter, 0, std::int64_t(0));
-      // Claims w for the edge e; true when e discovered it.
+      // Claims the target w of the edge at `it`. The edge's descriptor (*it)
+      // is built only for the events the visitor defines: its index may
+      // cost a search (an undirected CSR graph without stored edge ids).
       using buffer = detail::bfs_queue_buffer<V, tessera::View<V*, S>, tessera::View<std::int64_t*, S>, host ? 512 : 32>;
-      auto visit = TESSERA_LAMBDA(const E& e, buffer& out, std::int64_t& scout, std::int64_t& maxdeg) {
+      using edge_iter = decltype(out_edges(V(0), g).begin());
+      auto visit = TESSERA_LAMBDA(const edge_iter& it, buffer& out, std::int64_t& scout, std::int64_t& maxdeg) {
         // Plain `if`s on the constants: nvcc rejects an extended lambda whose
         // first use of a captured variable lies inside `if constexpr`.
-        if (do_filter && !vis.filter(e, g)) return;
-        if (ex_edge) vis.examine_edge(e, g);
-        const V w = target(e, g);
+        if (do_filter && !vis.filter(detail::visitor_edge<Vis>(it), g)) return;
+        if (ex_edge) vis.examine_edge(detail::visitor_edge<Vis>(it), g);
+        const V w = detail::edge_target(it, g);
         const std::int64_t word = std::int64_t(w) >> 6;
         const W bit = W(1) << (std::uint64_t(w) & 63);
         if (!(detail::load_relaxed(&visited(word)) & bit) && vis.color_test(w, g) &&
             !(tessera::atomic_fetch_or(&visited(word), bit) & bit)) {
-          vis.tree_edge(e, g);
+          if (on_tree_edge) vis.tree_edge(detail::visitor_edge<Vis>(it), g);
           vis.discover_vertex(w, g);
           out.push(w);
           const std::int64_t d = out_degree(w, g);
           scout += d;
           if (d > maxdeg) maxdeg = d;
-        } else {
-          vis.non_tree_edge(e, g);
+        } else if (on_non_tree_edge) {
+          vis.non_tree_edge(detail::visitor_edge<Vis>(it), g);
         }
       };
       std::int64_t scout = 0, maxdeg = 0;
@@ -387,7 +400,7 @@ bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, con
                   const auto r = out_edges(u, g);
                   const std::int64_t base = offs(i);
                   const std::int64_t end = offs(i + 1) < hi ? offs(i + 1) : hi;
-                  for (; k < end; ++k) visit(r[k - base], out, sc, mx);
+                  for (; k < end; ++k) visit(r.begin() + (k - base), out, sc, mx);
                   ++i;
                 }
                 out.flush();
@@ -417,8 +430,10 @@ bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, con
         auto td_block = TESSERA_LAMBDA(std::int64_t b, std::int64_t & sc, std::int64_t & mx) {
           buffer out(next, counter);
           const std::int64_t hi = (b + 1) * block < fsize ? (b + 1) * block : fsize;
-          for (std::int64_t i = b * block; i < hi; ++i)
-            for (const auto& e : out_edges(frontier(i), g)) visit(e, out, sc, mx);
+          for (std::int64_t i = b * block; i < hi; ++i) {
+            const auto r = out_edges(frontier(i), g);
+            for (auto it = r.begin(); it != r.end(); ++it) visit(it, out, sc, mx);
+          }
           out.flush();
         };
         bool inline_level = false;
@@ -451,7 +466,7 @@ bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, con
       tessera::parallel_reduce(
           "graph::bfs::bottom_up", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nw, 16),
           TESSERA_LAMBDA(std::int64_t w, std::int64_t & cnt, std::int64_t & sc, std::int64_t & ds) {
-            front_next(w) = detail::bfs_bottom_up_word(g, vis, visited, front.data(), w, n, cnt, sc, ds);
+            front_next(w) = detail::bfs_bottom_up_word<on_tree_edge>(g, vis, visited, front.data(), w, n, cnt, sc, ds);
           },
           tessera::Sum<std::int64_t>(found), tessera::Sum<std::int64_t>(scanned), tessera::Sum<std::int64_t>(degsum));
       res.edges_traversed += scanned;

@@ -7,11 +7,17 @@
 //   G g(n, src_view, dst_view, opts);                   // from Views (any integer type)
 //
 // Storage: row_map (n+1 offsets) and entries (targets, sorted within each
-// row). undirectedS stores each edge in both directions and an edge_ids
-// array giving both slots the same index in [0, num_edges); directedS uses
-// the slot as the index; bidirectionalS also keeps the transpose
-// (transpose_row_map, transpose_entries, and for each in-slot the index of
-// its out-edge). The object is a handle: copies share the arrays, and it is
+// row). directedS uses the slot as the edge index; bidirectionalS also keeps
+// the transpose (transpose_row_map, transpose_entries, and for each in-slot
+// the index of its out-edge). undirectedS stores each edge in both
+// directions; both slots share one index in [0, num_edges). Those indices are
+// not stored by default (a 64-bit index per slot was two thirds of a
+// Kronecker graph's bytes, and BFS, PageRank, components and triangles never
+// read them): upper_start (n+1 offsets) numbers the slots with src <= tgt row
+// by row, and a slot with src > tgt finds its twin by one binary search. The
+// primitives that hand edges to a functor, SSSP and the edge masks ask for
+// the stored array (edge_ids()), which is built once per graph and shared by
+// its copies. The object is a handle: copies share the arrays, and it is
 // captured by value in kernels, where every accessor is callable.
 #include <tessera/graph/detail/csr_counting_build.hpp>
 #include <tessera/graph/detail/util.hpp>
@@ -23,6 +29,7 @@
 #include <cstdint>
 #include <string>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 
@@ -30,23 +37,70 @@ namespace tessera::graph {
 
 namespace detail {
 
+// The edge index of a CSR slot. Three cases: a stored array (undirected
+// graphs whose ids were built, the transpose's in-slots), the slot itself
+// (directed out-slots), or computed (undirected, ids not built): upper slots
+// (u <= target) are numbered row by row from upper_start; a lower slot
+// (target v < u) takes the index of its twin in row v, the k-th copy of
+// {u, v} pairing with the k-th (rank needed only in a multigraph).
+template <class Vertex, class EdgeIndex>
+struct csr_slot_index {
+  const EdgeIndex* ids = nullptr;
+  const EdgeIndex* row_map = nullptr;
+  const Vertex* entries = nullptr;
+  const EdgeIndex* upper_start = nullptr;  // null: the slot is the index
+  bool repeated_targets = false;
+
+  TESSERA_INLINE_FUNCTION EdgeIndex first_upper(Vertex u) const {
+    return row_map[u + 1] - (upper_start[u + 1] - upper_start[u]);
+  }
+  // Index of slot k of row u.
+  TESSERA_INLINE_FUNCTION EdgeIndex operator()(Vertex u, EdgeIndex k) const {
+    if (ids) return ids[k];
+    if (!upper_start) return k;
+    const Vertex v = entries[k];
+    if (v >= u) return upper_start[u] + (k - first_upper(u));
+    const EdgeIndex rank = repeated_targets ? k - lower_bound(entries, row_map[u], k, v) : EdgeIndex(0);
+    const EdgeIndex twin = lower_bound(entries, row_map[v], row_map[v + 1], u) + rank;
+    return upper_start[v] + (twin - first_upper(v));
+  }
+};
+
 // Iterates a CSR row as edge descriptors. Reversed: the row holds sources
-// (the transpose), so the descriptor is (adj[k] -> v).
+// (the transpose), so the descriptor is (adj[k] -> v). target_vertex(),
+// unindexed() and slot() read the row without computing the edge index, for
+// loops that build a full descriptor only when a visitor asks for one.
 template <class Vertex, class EdgeIndex, bool Reversed>
 class csr_edge_iterator {
  public:
   using value_type = edge_descriptor<Vertex, EdgeIndex>;
   using difference_type = std::int64_t;
+  using slot_index = csr_slot_index<Vertex, EdgeIndex>;
   TESSERA_DEFAULTED_FUNCTION csr_edge_iterator() = default;
-  TESSERA_INLINE_FUNCTION csr_edge_iterator(Vertex v, const Vertex* adj, const EdgeIndex* ids, EdgeIndex k)
-      : m_v(v), m_adj(adj), m_ids(ids), m_k(k) {}
+  TESSERA_INLINE_FUNCTION csr_edge_iterator(Vertex v, const Vertex* adj, const slot_index& index, EdgeIndex k)
+      : m_v(v), m_adj(adj), m_index(index), m_k(k) {}
   TESSERA_INLINE_FUNCTION value_type operator*() const { return (*this)[0]; }
   TESSERA_INLINE_FUNCTION value_type operator[](difference_type d) const {
     const EdgeIndex k = m_k + EdgeIndex(d);
     const Vertex o = m_adj[k];
-    const EdgeIndex id = m_ids ? m_ids[k] : k;
+    const EdgeIndex id = m_index(m_v, k);
     if constexpr (Reversed) return value_type{o, m_v, id};
     else return value_type{m_v, o, id};
+  }
+  // The descriptor with id -1, for visitors that read no edge index
+  // (detail::visitor_edge).
+  TESSERA_INLINE_FUNCTION value_type unindexed() const {
+    const Vertex o = m_adj[m_k];
+    if constexpr (Reversed) return value_type{o, m_v, EdgeIndex(-1)};
+    else return value_type{m_v, o, EdgeIndex(-1)};
+  }
+  // The edge's target, without its index (detail::edge_target).
+  TESSERA_INLINE_FUNCTION Vertex target_vertex() const {
+    if constexpr (Reversed) return m_v;
+    else return m_adj[m_k];
+  }
+  TESSERA_INLINE_FUNCTION csr_edge_iterator operator+(difference_type d) const {
+    return csr_edge_iterator(m_v, m_adj, m_index, m_k + EdgeIndex(d));
   }
   TESSERA_INLINE_FUNCTION csr_edge_iterator& operator++() {
     ++m_k;
@@ -63,7 +117,7 @@ class csr_edge_iterator {
  private:
   Vertex m_v{};
   const Vertex* m_adj = nullptr;
-  const EdgeIndex* m_ids = nullptr;
+  slot_index m_index{};
   EdgeIndex m_k{};
 };
 
@@ -78,7 +132,7 @@ class csr_all_edges_iterator {
   csr_all_edges_iterator(const G* g, vertex_type row, index_type k) : m_g(g), m_row(row), m_k(k) { settle(); }
   value_type operator*() const {
     const vertex_type t = m_g->entries_data()[m_k];
-    return value_type{m_row, t, m_g->slot_edge_index(m_k)};
+    return value_type{m_row, t, m_g->slot_edge_index(m_row, m_k)};
   }
   csr_all_edges_iterator& operator++() {
     ++m_k;
@@ -104,6 +158,15 @@ class csr_all_edges_iterator {
   index_type m_k = 0;
 };
 
+// An undirected graph's edge ids once built, with the lock that builds them
+// once for all copies of the graph.
+template <class IdView>
+struct csr_edge_id_cache {
+  std::mutex mutex;
+  bool built = false;
+  IdView ids;
+};
+
 // The arrays of a CSR graph. The construction steps are free functions over
 // this struct rather than members of the graph: nvcc does not allow extended
 // (device) lambdas inside private or protected member functions.
@@ -113,13 +176,69 @@ struct csr_storage {
   std::int64_t m = 0;
   tessera::View<E*, S> row_map;
   tessera::View<V*, S> entries;
-  tessera::View<E*, S> edge_ids;
+  tessera::View<E*, S> upper_start;  // undirected: the first index of each row's upper slots (n+1)
+  bool repeated_targets = false;     // undirected: some row holds a target twice
   tessera::View<E*, S> t_row_map;
   tessera::View<V*, S> t_entries;
   tessera::View<E*, S> t_edge_ids;
 };
 
-// Edge indices (undirected) and the transpose (bidirectional) from row_map/entries.
+// The stored edge index of every slot of an undirected CSR graph (what
+// csr_slot_index computes one at a time): each upper slot (src <= tgt) takes
+// upper_start(u) + its rank among the row's upper slots and gives it to its
+// twin in the target's row. Host spaces count the twins' places (no
+// searches); devices find each twin by one binary search (the k-th duplicate
+// of {u, v} pairs with the k-th in the twin row). Every lower slot is the
+// twin of exactly one upper slot, so each is written once.
+template <class Exec, class S, class V, class E>
+tessera::View<E*, S> csr_build_edge_ids(std::int64_t n, const tessera::View<E*, S>& row_map,
+                                       const tessera::View<V*, S>& entries, const tessera::View<E*, S>& upper_start) {
+  using size_type = std::int64_t;
+  tessera::View<E*, S> ids(tessera::view_alloc("graph::edge_ids", tessera::WithoutInitializing),
+                           entries.extent(0));
+  bool done = false;
+  if constexpr (tessera::is_host_execution_space<Exec>::value)
+    done = csr_edge_ids_by_counting<Exec>(n, row_map, entries, upper_start, ids);  // no searches
+  if (!done) tessera::parallel_for(
+      "graph::csr::edge_ids", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, n, 64),
+      TESSERA_LAMBDA(size_type u) {
+        const V* a = entries.data();
+        const E b = row_map(u), e = row_map(u + 1);
+        const E diag = detail::lower_bound(a, b, e, V(u));
+        E twin = 0;
+        for (E j = diag; j < e; ++j) {
+          const E id = upper_start(u) + (j - diag);
+          ids(j) = id;
+          const V v = a[j];
+          if (v == V(u)) continue;  // a self-loop has no twin
+          if (j > diag && a[j - 1] == v) ++twin;  // the next duplicate pairs with the next slot
+          else twin = detail::lower_bound(a, row_map(v), row_map(v + 1), V(u));
+          ids(twin) = id;
+        }
+      });
+  tessera::fence("graph::csr::edge_ids");
+  return ids;
+}
+
+// Whether some row holds a target twice (a multigraph's repeated edges):
+// then a lower slot's twin is found by its rank among the copies.
+template <class Exec, class S, class V, class E>
+bool csr_repeated_targets(std::int64_t n, const tessera::View<E*, S>& row_map, const tessera::View<V*, S>& entries) {
+  std::int64_t rows = 0;
+  tessera::parallel_reduce(
+      "graph::csr::repeated_targets", tessera::RangePolicy<Exec>(0, n),
+      TESSERA_LAMBDA(std::int64_t u, std::int64_t & count) {
+        for (E j = row_map(u) + 1; j < row_map(u + 1); ++j)
+          if (entries(j) == entries(j - 1)) {
+            ++count;
+            break;
+          }
+      },
+      rows);
+  return rows > 0;
+}
+
+// Edge numbering (undirected) and the transpose (bidirectional) from row_map/entries.
 template <class D, class Exec, class S, class V, class E>
 void csr_finish(csr_storage<S, V, E>& st, const tessera::View<E*, S>& slot_origin,
                 tessera::View<E*, S>* edge_origin) {
@@ -136,46 +255,27 @@ void csr_finish(csr_storage<S, V, E>& st, const tessera::View<E*, S>& slot_origi
   (void)bits;
   if constexpr (undirected) {
     // One index per undirected edge: the slots with src <= tgt ("upper"),
-    // numbered row by row. Each upper slot also gives its index to its twin
-    // in the target's row, found by one binary search (the k-th duplicate of
-    // {u, v} pairs with the k-th in the twin row); every lower slot is the
-    // twin of exactly one upper slot, so each is written once.
-    tessera::View<E*, S> uoff("graph::csr::upper_offsets", n + 1);
+    // numbered row by row; upper_start(u) is row u's first. Whether a row
+    // repeats a target decides whether a lower slot's twin needs its rank.
+    tessera::View<E*, S> uoff("graph::upper_start", n + 1);
     tessera::parallel_for(
         "graph::csr::upper_count", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
           const E b = row_map(u), e = row_map(u + 1);
           uoff(u) = e - detail::lower_bound(entries.data(), b, e, V(u));
         });
     st.m = size_type(detail::exclusive_scan_inplace<Exec>("graph::csr::upper_scan", uoff, n));
-    st.edge_ids = tessera::View<E*, S>(tessera::view_alloc("graph::edge_ids", tessera::WithoutInitializing), ns);
-    auto ids = st.edge_ids;
-    bool done = false;
-    if constexpr (tessera::is_host_execution_space<Exec>::value)
-      done = csr_edge_ids_by_counting<Exec>(n, row_map, entries, uoff, ids);  // no searches
-    if (!done) tessera::parallel_for(
-        "graph::csr::edge_ids", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, n, 64),
-        TESSERA_LAMBDA(size_type u) {
-          const V* a = entries.data();
-          const E b = row_map(u), e = row_map(u + 1);
-          const E diag = detail::lower_bound(a, b, e, V(u));
-          E twin = 0;
-          for (E j = diag; j < e; ++j) {
-            const E id = uoff(u) + (j - diag);
-            ids(j) = id;
-            const V v = a[j];
-            if (v == V(u)) continue;  // a self-loop has no twin
-            if (j > diag && a[j - 1] == v) ++twin;  // the next duplicate pairs with the next slot
-            else twin = detail::lower_bound(a, row_map(v), row_map(v + 1), V(u));
-            ids(twin) = id;
-          }
-        });
+    st.upper_start = uoff;
+    st.repeated_targets = csr_repeated_targets<Exec>(n, row_map, entries);
     if (edge_origin) {
+      // Only the upper slots are read: the index of each is known without
+      // the twins.
       *edge_origin = tessera::View<E*, S>(tessera::view_alloc("graph::edge_origin", tessera::WithoutInitializing), st.m);
       auto eo = *edge_origin;
       tessera::parallel_for(
           "graph::csr::edge_origin", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(size_type u) {
-            for (E j = row_map(u); j < row_map(u + 1); ++j)
-              if (entries(j) >= V(u)) eo(ids(j)) = slot_origin(j);
+            const E e = row_map(u + 1);
+            const E diag = detail::lower_bound(entries.data(), row_map(u), e, V(u));
+            for (E j = diag; j < e; ++j) eo(uoff(u) + (j - diag)) = slot_origin(j);
           });
     }
   } else {
@@ -231,7 +331,8 @@ csr_storage<S, V, E> csr_build(std::int64_t n, const SV& src, const DV& dst, con
       auto u = csr_undirected_by_counting<Exec, S, V, E>(n, src, dst, opts, edge_origin != nullptr);
       st.row_map = u.row_map;
       st.entries = u.entries;
-      st.edge_ids = u.edge_ids;
+      st.upper_start = u.upper_start;
+      st.repeated_targets = csr_repeated_targets<Exec>(n, st.row_map, st.entries);
       st.m = u.m;
       if (edge_origin) *edge_origin = u.edge_origin;
       tessera::fence("graph::csr::build");
@@ -470,11 +571,11 @@ class compressed_sparse_row_graph {
   TESSERA_INLINE_FUNCTION const Vertex* entries_data() const { return m_entries.data(); }
   TESSERA_INLINE_FUNCTION EdgeIndex row_begin(Vertex v) const { return m_row_map(v); }
   TESSERA_INLINE_FUNCTION EdgeIndex row_end(Vertex v) const { return m_row_map(v + 1); }
-  // The edge index of the out-slot k.
-  TESSERA_INLINE_FUNCTION EdgeIndex slot_edge_index(EdgeIndex k) const {
-    if constexpr (DirectedS::is_directed) return k;
-    else return m_edge_ids(k);
-  }
+  // The edge index of out-slot k of row u (one binary search for a lower
+  // slot of an undirected graph whose edge ids were not built).
+  TESSERA_INLINE_FUNCTION EdgeIndex slot_edge_index(Vertex u, EdgeIndex k) const { return slot_index()(u, k); }
+  // Whether edge indices are read from a stored array (O(1) each).
+  TESSERA_INLINE_FUNCTION bool has_stored_edge_ids() const { return DirectedS::is_directed || m_edge_ids.data(); }
   TESSERA_INLINE_FUNCTION size_type out_degree(Vertex v) const { return size_type(m_row_map(v + 1) - m_row_map(v)); }
   TESSERA_INLINE_FUNCTION size_type in_degree(Vertex v) const {
     static_assert(DirectedS::is_bidirectional, "in_degree needs a bidirectionalS or undirectedS graph");
@@ -495,26 +596,51 @@ class compressed_sparse_row_graph {
     }
   }
   TESSERA_INLINE_FUNCTION iterator_range<out_edge_iterator> out(Vertex v) const {
-    const EdgeIndex* ids = DirectedS::is_directed ? nullptr : m_edge_ids.data();
-    return {out_edge_iterator(v, m_entries.data(), ids, m_row_map(v)),
-            out_edge_iterator(v, m_entries.data(), ids, m_row_map(v + 1))};
+    const auto index = slot_index();
+    return {out_edge_iterator(v, m_entries.data(), index, m_row_map(v)),
+            out_edge_iterator(v, m_entries.data(), index, m_row_map(v + 1))};
   }
   TESSERA_INLINE_FUNCTION iterator_range<in_edge_iterator> in(Vertex v) const {
     static_assert(DirectedS::is_bidirectional, "in_edges needs a bidirectionalS or undirectedS graph");
     if constexpr (DirectedS::is_directed) {
-      return {in_edge_iterator(v, m_t_entries.data(), m_t_edge_ids.data(), m_t_row_map(v)),
-              in_edge_iterator(v, m_t_entries.data(), m_t_edge_ids.data(), m_t_row_map(v + 1))};
+      const detail::csr_slot_index<Vertex, EdgeIndex> index{m_t_edge_ids.data()};
+      return {in_edge_iterator(v, m_t_entries.data(), index, m_t_row_map(v)),
+              in_edge_iterator(v, m_t_entries.data(), index, m_t_row_map(v + 1))};
     } else {
       // Undirected: the in-edges of v are its out-edges seen from the other end.
-      return {in_edge_iterator(v, m_entries.data(), m_edge_ids.data(), m_row_map(v)),
-              in_edge_iterator(v, m_entries.data(), m_edge_ids.data(), m_row_map(v + 1))};
+      return out(v);
     }
   }
 
   // ---- host-side views of the storage ----
   const row_map_type& row_map() const { return m_row_map; }
   const entries_type& entries() const { return m_entries; }
-  const row_map_type& edge_ids() const { return m_edge_ids; }      // undirected only
+  // undirectedS: the edge index of every slot, built on the first call (on
+  // the graph's space) and kept with the graph: its copies share it, and
+  // memory_bytes() counts it from then on. directedS: empty (the slot is
+  // the index).
+  row_map_type edge_ids() const {
+    if constexpr (DirectedS::is_directed) {
+      return row_map_type();
+    } else {
+      if (m_edge_ids.data() || m_n == 0) return m_edge_ids;
+      auto& cache = m_id_cache(0);
+      std::lock_guard<std::mutex> lock(cache.mutex);
+      if (!cache.built) {
+        cache.ids = detail::csr_build_edge_ids<execution_space, Space, Vertex, EdgeIndex>(m_n, m_row_map, m_entries,
+                                                                                          m_upper_start);
+        cache.built = true;
+      }
+      return cache.ids;
+    }
+  }
+  // This graph with its edge ids stored (built if they were not): for
+  // loops that read the index of every edge. Shares every array with *this.
+  compressed_sparse_row_graph with_edge_ids() const {
+    compressed_sparse_row_graph g = *this;
+    if constexpr (!DirectedS::is_directed) g.m_edge_ids = edge_ids();
+    return g;
+  }
   const row_map_type& transpose_row_map() const { return m_t_row_map; }  // bidirectional only
   const entries_type& transpose_entries() const { return m_t_entries; }
   const row_map_type& transpose_edge_ids() const { return m_t_edge_ids; }
@@ -522,7 +648,13 @@ class compressed_sparse_row_graph {
   // for a graph on a GPU): what the graph itself holds, not what building
   // it took.
   std::size_t memory_bytes() const {
-    return bytes_of(m_row_map) + bytes_of(m_entries) + bytes_of(m_edge_ids) + bytes_of(m_t_row_map) +
+    std::size_t ids = bytes_of(m_edge_ids);
+    if (!ids && m_id_cache.data()) {
+      auto& cache = m_id_cache(0);
+      std::lock_guard<std::mutex> lock(cache.mutex);
+      ids = bytes_of(cache.ids);
+    }
+    return bytes_of(m_row_map) + bytes_of(m_entries) + bytes_of(m_upper_start) + ids + bytes_of(m_t_row_map) +
            bytes_of(m_t_entries) + bytes_of(m_t_edge_ids);
   }
 
@@ -531,12 +663,19 @@ class compressed_sparse_row_graph {
   static std::size_t bytes_of(const Array& a) {
     return std::size_t(a.extent(0)) * sizeof(typename Array::value_type);
   }
+  TESSERA_INLINE_FUNCTION detail::csr_slot_index<Vertex, EdgeIndex> slot_index() const {
+    if constexpr (DirectedS::is_directed) return {};
+    else return {m_edge_ids.data(), m_row_map.data(), m_entries.data(), m_upper_start.data(), m_repeated_targets};
+  }
   void assign(detail::csr_storage<Space, Vertex, EdgeIndex>&& st) {
     m_n = st.n;
     m_m = st.m;
     m_row_map = std::move(st.row_map);
     m_entries = std::move(st.entries);
-    m_edge_ids = std::move(st.edge_ids);
+    m_upper_start = std::move(st.upper_start);
+    m_repeated_targets = st.repeated_targets;
+    if constexpr (!DirectedS::is_directed)
+      m_id_cache = tessera::View<detail::csr_edge_id_cache<row_map_type>*, tessera::HostSpace>("graph::edge_id_cache", 1);
     m_t_row_map = std::move(st.t_row_map);
     m_t_entries = std::move(st.t_entries);
     m_t_edge_ids = std::move(st.t_edge_ids);
@@ -546,7 +685,12 @@ class compressed_sparse_row_graph {
   size_type m_m = 0;
   row_map_type m_row_map;
   entries_type m_entries;
-  row_map_type m_edge_ids;
+  row_map_type m_upper_start;  // undirected
+  bool m_repeated_targets = false;
+  row_map_type m_edge_ids;     // undirected, in with_edge_ids() copies
+  // undirected: edge_ids() once built, shared by the graph's copies (a host
+  // View, so that the graph stays copyable in device code).
+  tessera::View<detail::csr_edge_id_cache<row_map_type>*, tessera::HostSpace> m_id_cache;
   row_map_type m_t_row_map;
   entries_type m_t_entries;
   row_map_type m_t_edge_ids;

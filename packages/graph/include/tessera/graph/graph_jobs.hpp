@@ -341,7 +341,8 @@ job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const
         const int cnt = int(std::min<std::size_t>(64, sssp_jobs.size() - base));
         std::vector<std::int64_t> src;
         for (int k = 0; k < cnt; ++k) src.push_back(jobs[sssp_jobs[base + std::size_t(k)]].source);
-        detail::sssp_lanes(g, r.distance_matrix, std::int64_t(base), cnt, src, wv, !has_weights, delta);
+        detail::sssp_lanes(has_weights ? detail::with_stored_edge_indices(g) : g, r.distance_matrix, std::int64_t(base), cnt,
+                           src, wv, !has_weights, delta);
       }
     }
   }

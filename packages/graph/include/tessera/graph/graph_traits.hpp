@@ -83,6 +83,47 @@ struct edge_descriptor {
   }
 };
 
+namespace detail {
+// The target of the edge an out-edge iterator points at, read without
+// building the edge's descriptor where the iterator can (a CSR row): the
+// descriptor's edge index may cost a search (undirected CSR graphs whose
+// edge ids were not built), which loops that only follow edges skip.
+template <class It, class G>
+TESSERA_INLINE_FUNCTION auto edge_target(const It& it, const G& g) {
+  if constexpr (requires { it.target_vertex(); }) return it.target_vertex();
+  else return target(*it, g);
+}
+
+// Whether a visitor reads the index of the edges it is handed: true unless
+// it says otherwise with `static constexpr bool reads_edge_index = false;`
+// (then the traversals may hand it descriptors whose id is -1, which spares
+// an undirected CSR graph without stored ids a search per edge event).
+template <class Vis>
+struct visitor_reads_edge_index : std::true_type {};
+template <class Vis>
+  requires requires { Vis::reads_edge_index; }
+struct visitor_reads_edge_index<Vis> : std::bool_constant<bool(Vis::reads_edge_index)> {};
+template <class Vis>
+inline constexpr bool visitor_reads_edge_index_v = visitor_reads_edge_index<Vis>::value;
+
+// The descriptor of the edge at `it` for an event of visitor Vis: without
+// its index where the visitor reads none and the iterator can leave it out.
+template <class Vis, class It>
+TESSERA_INLINE_FUNCTION auto visitor_edge(const It& it) {
+  if constexpr (!visitor_reads_edge_index_v<Vis> && requires { it.unindexed(); }) return it.unindexed();
+  else return *it;
+}
+
+// g with its edge indices stored, where the graph can store them
+// (compressed_sparse_row_graph::with_edge_ids, built once per graph), or g
+// itself: for loops that read the index of every edge they visit.
+template <class G>
+G with_stored_edge_indices(const G& g) {
+  if constexpr (requires { g.with_edge_ids(); }) return g.with_edge_ids();
+  else return g;
+}
+}  // namespace detail
+
 // A contiguous range of integers (vertex descriptors): iterable in kernels.
 template <class T>
 class counting_iterator {

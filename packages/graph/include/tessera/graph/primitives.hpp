@@ -104,8 +104,9 @@ void all_edges_balanced(const std::string& label, const G& g, const Sink& sink, 
 }  // namespace detail
 
 template <class G, class F>
-void forall_edges(const std::string& label, const G& g, const F& f, const traversal_options& opts = {}) {
+void forall_edges(const std::string& label, const G& graph, const F& f, const traversal_options& opts = {}) {
   using V = typename graph_traits<G>::vertex_descriptor;
+  const G g = detail::with_stored_edge_indices(graph);  // f reads edges' indices in O(1)
   constexpr bool undirected = is_undirected_graph_v<G>;
   const edge_schedule schedule = detail::resolve_schedule<G>(opts);
   if constexpr (graph_traits<G>::random_access_adjacency) {
@@ -210,9 +211,10 @@ void reduce_vertices(const G& g, const F& f, R0&& r0, R&&... results) {
 }
 
 template <class G, class F, class... R>
-void reduce_edges(const std::string& label, const G& g, const F& f, const traversal_options& opts,
+void reduce_edges(const std::string& label, const G& graph, const F& f, const traversal_options& opts,
                   R&&... results) {
   using Exec = typename G::execution_space;
+  const G g = detail::with_stored_edge_indices(graph);  // f reads edges' indices in O(1)
   if constexpr (graph_traits<G>::random_access_adjacency) {
     if (detail::resolve_schedule<G>(opts) != edge_schedule::vertex_loop) {
       using V = typename graph_traits<G>::vertex_descriptor;

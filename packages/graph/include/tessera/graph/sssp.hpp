@@ -195,7 +195,7 @@ void delta_stepping_shortest_paths_with(const G& g, std::int64_t source,
   if constexpr (C == SsspControl::host) {
     static_assert(tessera::is_host_execution_space<Exec>::value,
                   "SsspControl::host runs on host execution spaces");
-    delta_stepping_frontiers(g, V(source), weights, distances, delta);
+    delta_stepping_frontiers(detail::with_stored_edge_indices(g), V(source), weights, distances, delta);
   } else {
     delta_stepping_device_buckets(g, V(source), weights, distances, delta);
   }

@@ -90,7 +90,9 @@ struct bfs_queue_ptr {
 // caller stores them in the next frontier's word); found, scanned and
 // degsum add the vertices found, the edges looked at and the found
 // vertices' degrees. A work item owns its word, so no atomics are needed.
-template <class G, class Vis, class Visited>
+// TreeEdge: whether the visitor defines tree_edge (the edge's descriptor,
+// whose index may cost a search, is built only then).
+template <bool TreeEdge, class G, class Vis, class Visited>
 TESSERA_INLINE_FUNCTION std::uint64_t bfs_bottom_up_word(const G& g, const Vis& vis, const Visited& visited,
                                                          const std::uint64_t* frontier, std::int64_t w,
                                                          std::int64_t n, std::int64_t& found,
@@ -106,15 +108,18 @@ TESSERA_INLINE_FUNCTION std::uint64_t bfs_bottom_up_word(const G& g, const Vis& 
     const int b = lowest_bit(todo);
     const V v = V(w * 64 + b);
     if (!vis.color_test(v, g)) continue;
-    for (const auto& e : out_edges(v, g)) {
+    const auto r = out_edges(v, g);
+    for (auto it = r.begin(); it != r.end(); ++it) {
       ++scanned;
-      const V u = target(e, g);
+      const V u = edge_target(it, g);
       if ((frontier[std::int64_t(u) >> 6] >> (std::uint64_t(u) & 63)) & 1) {
         got |= W(1) << b;
-        E te = e;  // undirected: the same edge seen from u
-        te.src = u;
-        te.tgt = v;
-        vis.tree_edge(te, g);
+        if constexpr (TreeEdge) {
+          E te = visitor_edge<Vis>(it);  // undirected: the same edge seen from u
+          te.src = u;
+          te.tgt = v;
+          vis.tree_edge(te, g);
+        }
         vis.discover_vertex(v, g);
         ++found;
         degsum += out_degree(v, g);
@@ -128,16 +133,16 @@ TESSERA_INLINE_FUNCTION std::uint64_t bfs_bottom_up_word(const G& g, const Vis& 
 
 // The level loop after the sources are placed: qa holds them and counter(0)
 // is their number. qb, fa and fb are scratch (fa zeroed when bottom-up steps
-// are allowed). ExVertex, FinVertex, ExEdge, Filter: which visitor events are
-// defined.
-template <class Exec, bool ExVertex, bool FinVertex, bool ExEdge, bool Filter, class G, class Vis, class QV,
+// are allowed). ExVertex, FinVertex, ExEdge, Filter, TreeEdge, NonTreeEdge:
+// which visitor events are defined.
+template <class Exec, bool ExVertex, bool FinVertex, bool ExEdge, bool Filter, bool TreeEdge, bool NonTreeEdge,
+          class G, class Vis, class QV,
           class BV, class CV>
 bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, double beta,
                                     bool allow_bottom_up, std::int64_t ns, const QV& qa, const QV& qb,
                                     const BV& visited, const BV& fa, const BV& fb, const CV& counter) {
   using S = typename G::space_type;
   using V = typename graph_traits<G>::vertex_descriptor;
-  using E = typename graph_traits<G>::edge_descriptor;
   using W = std::uint64_t;
   using I = std::int64_t;
   constexpr bool host = tessera::is_host_execution_space<Exec>::value;
@@ -179,24 +184,26 @@ bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, do
   auto cur_bits = TESSERA_LAMBDA()->W* { return st(bfs_bits_sel) ? fb.data() : fa.data(); };
   auto next_bits = TESSERA_LAMBDA()->W* { return st(bfs_bits_sel) ? fa.data() : fb.data(); };
 
-  // Claims target(e); counts the discovered vertex's edges (the next level's
-  // frontier edges).
-  auto visit = TESSERA_LAMBDA(const E& e, buffer& out, I& sc) {
+  // Claims the target of the edge at `it`; counts the discovered vertex's
+  // edges (the next level's frontier edges). The edge's descriptor (*it),
+  // whose index may cost a search, is built only for the events defined.
+  using edge_iter = decltype(out_edges(V(0), g).begin());
+  auto visit = TESSERA_LAMBDA(const edge_iter& it, buffer& out, I& sc) {
     // Plain `if`s on the constants: nvcc rejects an extended lambda whose
     // first use of a captured variable lies inside `if constexpr`.
-    if (Filter && !vis.filter(e, g)) return;
-    if (ExEdge) vis.examine_edge(e, g);
-    const V w = target(e, g);
+    if (Filter && !vis.filter(visitor_edge<Vis>(it), g)) return;
+    if (ExEdge) vis.examine_edge(visitor_edge<Vis>(it), g);
+    const V w = edge_target(it, g);
     const I word = I(w) >> 6;
     const W bit = W(1) << (std::uint64_t(w) & 63);
     if (!(load_relaxed(&visited(word)) & bit) && vis.color_test(w, g) &&
         !(tessera::atomic_fetch_or(&visited(word), bit) & bit)) {
-      vis.tree_edge(e, g);
+      if (TreeEdge) vis.tree_edge(visitor_edge<Vis>(it), g);
       vis.discover_vertex(w, g);
       out.push(w);
       sc += out_degree(w, g);
-    } else {
-      vis.non_tree_edge(e, g);
+    } else if (NonTreeEdge) {
+      vis.non_tree_edge(visitor_edge<Vis>(it), g);
     }
   };
 
@@ -285,7 +292,8 @@ bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, do
               heavy(tessera::atomic_fetch_add(&st(bfs_heavy), I(1))) = u;
               continue;
             }
-            for (const auto& e : out_edges(u, g)) visit(e, out, sc);
+            const auto r = out_edges(u, g);
+            for (auto it = r.begin(); it != r.end(); ++it) visit(it, out, sc);
           }
           out.flush();
         },
@@ -304,7 +312,7 @@ bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, do
               const V u = heavy(j);
               const auto r = out_edges(u, g);
               const I d = I(out_degree(u, g));
-              for (I k = t; k < d; k += threads) visit(r[k], out, sc);
+              for (I k = t; k < d; k += threads) visit(r.begin() + k, out, sc);
             }
             out.flush();
           },
@@ -332,7 +340,7 @@ bfs_device_counts bfs_device_levels(const G& g, const Vis& vis, double alpha, do
           "graph::bfs::bottom_up", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nw, 16),
           TESSERA_LAMBDA(I w, I & cnt, I & sc, I & ds) {
             if (!st(bfs_bu)) return;
-            next_bits()[w] = bfs_bottom_up_word(g, vis, visited, cur_bits(), w, n, cnt, sc, ds);
+            next_bits()[w] = bfs_bottom_up_word<TreeEdge>(g, vis, visited, cur_bits(), w, n, cnt, sc, ds);
           },
           tessera::Sum<I, S>(found), tessera::Sum<I, S>(scanned), tessera::Sum<I, S>(degsum));
       if (FinVertex)

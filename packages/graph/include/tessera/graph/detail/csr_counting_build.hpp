@@ -289,7 +289,7 @@ template <class S, class V, class E>
 struct csr_undirected {
   tessera::View<E*, S> row_map;
   tessera::View<V*, S> entries;
-  tessera::View<E*, S> edge_ids;
+  tessera::View<E*, S> upper_start;  // per row, the edge index of its first upper slot (n+1)
   tessera::View<E*, S> edge_origin;  // per edge index, the input position (when asked for)
   std::int64_t m = 0;
 };
@@ -320,6 +320,7 @@ csr_undirected<S, V, E> csr_undirected_by_counting(std::int64_t n, const SV& src
   auto uent = [=](size_type a, E j) { return ut[rs(a) + (j - urm(a))]; };
   csr_undirected<S, V, E> r;
   r.m = n > 0 ? size_type(urm(n)) : 0;
+  r.upper_start = urm;
   if (keep_origin) {
     r.edge_origin = tessera::View<E*, S>(tessera::view_alloc("graph::edge_origin", tessera::WithoutInitializing), r.m);
     auto eo = r.edge_origin;
@@ -332,13 +333,10 @@ csr_undirected<S, V, E> csr_undirected_by_counting(std::int64_t n, const SV& src
   auto row_map = r.row_map;
   // Row v of the graph: its lower part (the upper slots (a, v), a < v, in
   // slot order, so sorted by a) then its upper row.
-  auto fill_upper = [=](size_type a, const tessera::View<V*, S>& entries, const tessera::View<E*, S>& ids) {
+  auto fill_upper = [=](size_type a, const tessera::View<V*, S>& entries) {
     const E lower = (row_map(a + 1) - row_map(a)) - (urm(a + 1) - urm(a));
     const E base = row_map(a) + lower - urm(a);
-    for (E j = urm(a); j < urm(a + 1); ++j) {
-      entries(base + j) = uent(a, j);
-      ids(base + j) = j;
-    }
+    for (E j = urm(a); j < urm(a + 1); ++j) entries(base + j) = uent(a, j);
   };
   const std::int64_t nb = counting_blocks<Exec>(n, r.m);
   if (nb > 0) {
@@ -365,19 +363,15 @@ csr_undirected<S, V, E> csr_undirected_by_counting(std::int64_t n, const SV& src
       }
     });
     r.entries = tessera::View<V*, S>(tessera::view_alloc("graph::entries", tessera::WithoutInitializing), ns);
-    r.edge_ids = tessera::View<E*, S>(tessera::view_alloc("graph::edge_ids", tessera::WithoutInitializing), ns);
     auto entries = r.entries;
-    auto ids = r.edge_ids;
     tessera::parallel_for("graph::csr::expand", tessera::RangePolicy<Exec>(0, nb, 1), [=](size_type b) {
       E* c = cnt.data() + b * n;
       for (size_type a = rows_of(b); a < rows_of(b + 1); ++a) {
-        fill_upper(a, entries, ids);
+        fill_upper(a, entries);
         for (E j = urm(a); j < urm(a + 1); ++j) {
           const V t = uent(a, j);
           if (t == V(a)) continue;
-          const E q = c[t]++;
-          entries(q) = V(a);
-          ids(q) = j;
+          entries(c[t]++) = V(a);
         }
       }
     });
@@ -395,29 +389,23 @@ csr_undirected<S, V, E> csr_undirected_by_counting(std::int64_t n, const SV& src
     const E ns = exclusive_scan_inplace<Exec>("graph::csr::row_scan", row_map, n);
     tessera::parallel_for("graph::csr::lower_cursors", tessera::RangePolicy<Exec>(0, n), [=](size_type v) { lower(v) = row_map(v); });
     r.entries = tessera::View<V*, S>(tessera::view_alloc("graph::entries", tessera::WithoutInitializing), ns);
-    r.edge_ids = tessera::View<E*, S>(tessera::view_alloc("graph::edge_ids", tessera::WithoutInitializing), ns);
     auto entries = r.entries;
-    auto ids = r.edge_ids;
     tessera::parallel_for(
         "graph::csr::expand", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, n, 256), [=](size_type a) {
-          fill_upper(a, entries, ids);
+          fill_upper(a, entries);
           for (E j = urm(a); j < urm(a + 1); ++j) {
             const V t = uent(a, j);
             if (t == V(a)) continue;
-            const E q = tessera::atomic_fetch_add(&lower(t), E(1));
-            entries(q) = V(a);
-            ids(q) = j;
+            entries(tessera::atomic_fetch_add(&lower(t), E(1))) = V(a);
           }
         });
+    // The lower parts hold sources in the threads' order: sorted, they are
+    // what the counters would have given (equal sources are alike).
     tessera::parallel_for(
         "graph::csr::lower_sort", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, n, 256), [=](size_type v) {
           const E b = row_map(v);
           const E e = b + (row_map(v + 1) - row_map(v)) - (urm(v + 1) - urm(v));
-          thread_local std::vector<std::pair<E, V>> part;
-          part.resize(std::size_t(e - b));
-          for (E k = b; k < e; ++k) part[std::size_t(k - b)] = {ids(k), entries(k)};
-          std::sort(part.begin(), part.end());
-          for (E k = b; k < e; ++k) std::tie(ids(k), entries(k)) = part[std::size_t(k - b)];
+          std::sort(entries.data() + b, entries.data() + e);
         });
   }
   if (opts.progress) opts.progress("building", 5, csr_build_steps, opts.progress_user);
