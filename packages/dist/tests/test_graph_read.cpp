@@ -3,6 +3,7 @@
 // reader's, in file order; bad files are one error, the same on every
 // rank, naming the file and the line the node-level reader names.
 #include "dist_graph_test_util.hpp"
+#include "tessera_test_temp.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -21,11 +22,13 @@ tg::edge_list gathered(const td::Comm& comm, const tg::edge_list& share) {
   return el;
 }
 
-// A file written by rank 0 and seen by all (one machine: one file system).
+// A file written by rank 0 and seen by all (one machine: one file system),
+// in rank 0's temporary folder (tessera_test_temp.hpp), which rank 0 removes
+// when it exits. Every read is followed by a collective, so no rank still
+// reads it then.
 std::string shared_file(const td::Comm& comm, const std::string& name, const std::string& text) {
   const std::string path =
-      ::testing::TempDir() + "/tessera_dist_" + std::to_string(comm.broadcast(long(::getpid()))) + "_" + name;
-  if (comm.rank() == 0) std::ofstream(path) << text;
+      comm.broadcast(comm.rank() == 0 ? tessera::test::write_temp_file("tessera_dist_" + name, text) : std::string());
   comm.barrier();
   return path;
 }

@@ -105,26 +105,28 @@ struct header {
 static_assert(sizeof(header) == 40);
 }  // namespace
 
-void write_binary_csr_raw(const std::string& path, std::uint32_t category, std::int64_t n,
-                          const std::vector<std::int64_t>& row_map, const std::vector<std::int64_t>& entries) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw io_error(path, 0, std::string("cannot create: ") + std::strerror(errno));
+std::unique_ptr<std::ostream> open_binary_csr(const std::string& path, std::uint32_t category, std::int64_t n,
+                                              std::int64_t entries) {
+  auto out = std::make_unique<std::ofstream>(path, std::ios::binary);
+  if (!*out) throw io_error(path, 0, std::string("cannot create: ") + std::strerror(errno));
   header h{};
   std::memcpy(h.magic, kMagic, 8);
   h.version = 1;
   h.category = category;
   h.n = std::uint64_t(n);
-  h.entries = entries.size();
-  h.vertex_bytes = n <= std::int64_t(std::numeric_limits<std::int32_t>::max()) ? 4 : 8;
-  out.write(reinterpret_cast<const char*>(&h), sizeof h);
-  out.write(reinterpret_cast<const char*>(row_map.data()), std::streamsize(row_map.size() * 8));
-  if (h.vertex_bytes == 4) {
-    std::vector<std::int32_t> e32(entries.begin(), entries.end());
-    out.write(reinterpret_cast<const char*>(e32.data()), std::streamsize(e32.size() * 4));
-  } else {
-    out.write(reinterpret_cast<const char*>(entries.data()), std::streamsize(entries.size() * 8));
-  }
+  h.entries = std::uint64_t(entries);
+  h.vertex_bytes = std::uint32_t(binary_csr_target_bytes(n));
+  out->write(reinterpret_cast<const char*>(&h), sizeof h);
+  return out;
+}
+
+void close_binary_csr(std::ostream& out, const std::string& path) {
+  out.flush();
   if (!out) throw io_error(path, 0, "write failed");
+  if (auto* file = dynamic_cast<std::ofstream*>(&out)) {
+    file->close();
+    if (!*file) throw io_error(path, 0, "write failed (closing the file)");
+  }
 }
 
 binary_csr_layout read_binary_csr_layout(const std::string& path) {
@@ -157,9 +159,14 @@ binary_csr_layout read_binary_csr_layout(const std::string& path) {
   return l;
 }
 
-void read_binary_csr_bytes(const std::string& path, std::uint64_t at, std::uint64_t bytes, void* dst) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+std::unique_ptr<std::istream> open_binary_csr_bytes(const std::string& path) {
+  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*in) throw io_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  return in;
+}
+
+void read_binary_csr_bytes(std::istream& in, const std::string& path, std::uint64_t at, std::uint64_t bytes,
+                           void* dst) {
   in.seekg(std::streamoff(at));
   if (!in.read(static_cast<char*>(dst), std::streamsize(bytes)))
     throw io_error(path, 0, "read failed at byte " + std::to_string(at) + " (" + std::to_string(bytes) + " bytes)");

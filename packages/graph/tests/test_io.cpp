@@ -387,6 +387,40 @@ TYPED_TEST(GraphData, BinaryCsrOfEveryStoredWidthIntoEveryIndexType) {
   EXPECT_EQ(tg::num_vertices(tg::read_binary_csr<G32>(p)), 40000);
 }
 
+// write_binary_csr writes, for graphs of every index width, the bytes of the
+// format as tgb_file spells them out: 64-bit offsets, 4-byte targets (the
+// vertex count fits 32 bits), whatever widths the graph itself holds.
+TYPED_TEST(GraphData, BinaryCsrWrittenFromEveryIndexTypeIsTheFormatsBytes) {
+  using G32 = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;  // int32, int64
+  using G64 = tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam, std::int64_t, std::int32_t>;
+  using G16 = tg::compressed_sparse_row_graph<tg::directedS, TypeParam, std::int16_t, std::int32_t>;
+  using GU = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam, std::int64_t, std::int64_t>;
+  const std::vector<std::int64_t> rows{0, 2, 2, 5, 6, 6}, targets{1, 4, 0, 3, 4, 2};
+  tg::edge_list el;
+  el.num_vertices = 5;
+  for (std::size_t u = 0; u < 5; ++u)
+    for (std::int64_t j = rows[u]; j < rows[u + 1]; ++j) el.add(std::int64_t(u), targets[std::size_t(j)]);
+  const auto bytes_of = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  const auto written = [&](const auto& g, const char* name) {
+    const std::string p = graph_test::temp_path(std::string("tessera_graph_written_") + name + ".tgb").string();
+    tg::write_binary_csr(p, g);
+    return bytes_of(p);
+  };
+  EXPECT_EQ(written(G32(el), "g32"), bytes_of(tgb_file("want0.tgb", 0, rows, targets, 4)));
+  EXPECT_EQ(written(G64(el), "g64"), bytes_of(tgb_file("want2.tgb", 2, rows, targets, 4)));
+  EXPECT_EQ(written(G16(el), "g16"), bytes_of(tgb_file("want0b.tgb", 0, rows, targets, 4)));
+  // Undirected and simple: {0,1} {0,2} {0,4} {2,3} {2,4}, each in both rows.
+  EXPECT_EQ(written(GU(el, tg::build_options::simple()), "gu"),
+            bytes_of(tgb_file("want1.tgb", 1, {0, 3, 4, 7, 8, 10}, {1, 2, 4, 0, 0, 3, 4, 2, 0, 2}, 4)));
+  // No vertices: one offset, no targets.
+  tg::edge_list none;
+  EXPECT_EQ(written(G32(none), "none"), bytes_of(tgb_file("want_none.tgb", 0, {0}, {}, 4)));
+  EXPECT_EQ(tg::num_vertices(tg::read_binary_csr<G32>(graph_test::temp_path("tessera_graph_written_none.tgb").string())), 0);
+}
+
 // More than a million stored entries: on a device space the file goes up in
 // several host chunks (binary_csr_load.hpp); the graph must not depend on it.
 TYPED_TEST(GraphData, BinaryCsrLargerThanOneUploadChunk) {

@@ -18,10 +18,14 @@
 #include <tessera/graph/detail/binary_csr_load.hpp>
 #include <tessera/graph/edge_list.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tessera::graph {
@@ -93,8 +97,31 @@ struct binary_csr_layout {
   std::uint64_t row_map_at = 0;  // byte of the n + 1 64-bit row offsets
   std::uint64_t entries_at = 0;  // byte of the targets
 };
-void write_binary_csr_raw(const std::string& path, std::uint32_t category, std::int64_t n,
-                          const std::vector<std::int64_t>& row_map, const std::vector<std::int64_t>& entries);
+// A new binary CSR file with its header written: n vertices, `entries`
+// targets stored at binary_csr_target_bytes(n) bytes each. The caller
+// writes the n + 1 offsets (write_binary_values<std::int64_t>), the
+// targets, then calls close_binary_csr, which reports a failed write.
+std::unique_ptr<std::ostream> open_binary_csr(const std::string& path, std::uint32_t category, std::int64_t n,
+                                              std::int64_t entries);
+void close_binary_csr(std::ostream& out, const std::string& path);
+inline int binary_csr_target_bytes(std::int64_t n) {
+  return n <= std::int64_t(std::numeric_limits<std::int32_t>::max()) ? 4 : 8;
+}
+// `count` integers of any width written as To, a bounded chunk converted at
+// a time (the array itself when the widths agree: no copy of the whole).
+template <class To, class From>
+void write_binary_values(std::ostream& out, const From* values, std::int64_t count) {
+  if constexpr (std::is_same_v<To, From>) {
+    out.write(reinterpret_cast<const char*>(values), std::streamsize(count * std::int64_t(sizeof(To))));
+  } else {
+    std::vector<To> chunk(std::size_t(std::min<std::int64_t>(count, std::int64_t(1) << 20)));
+    for (std::int64_t b = 0; b < count && out; b += std::int64_t(chunk.size())) {
+      const std::int64_t e = std::min(count, b + std::int64_t(chunk.size()));
+      std::transform(values + b, values + e, chunk.begin(), [](From x) { return To(x); });
+      out.write(reinterpret_cast<const char*>(chunk.data()), std::streamsize((e - b) * std::int64_t(sizeof(To))));
+    }
+  }
+}
 binary_csr_layout read_binary_csr_layout(const std::string& path);
 
 template <class D>
@@ -108,13 +135,24 @@ inline const char* category_name(std::uint32_t c) {
 }
 }  // namespace detail
 
+// Writes g's rows and targets (see read_binary_csr). A graph on a host
+// space is written from its own arrays, converted to the file's widths a
+// chunk at a time; a device graph is copied to the host first.
 template <class D, class S, class V, class E>
 void write_binary_csr(const std::string& path, const compressed_sparse_row_graph<D, S, V, E>& g) {
-  detail::write_binary_csr_raw(path, detail::category_code<D>(), g.num_vertices(), detail::to_host_vector(g.row_map()),
-                               [&] {
-                                 auto e = detail::to_host_vector(g.entries());
-                                 return std::vector<std::int64_t>(e.begin(), e.end());
-                               }());
+  const std::int64_t n = g.num_vertices();
+  const auto rows = tessera::create_mirror_view_and_copy(tessera::HostSpace(), g.row_map());
+  const auto targets = tessera::create_mirror_view_and_copy(tessera::HostSpace(), g.entries());
+  const std::int64_t m = n > 0 ? std::int64_t(targets.extent(0)) : 0;
+  auto out = detail::open_binary_csr(path, detail::category_code<D>(), n, m);
+  if (n > 0) {
+    detail::write_binary_values<std::int64_t>(*out, rows.data(), n + 1);
+  } else {
+    detail::write_binary_values<std::int64_t>(*out, &m, 1);  // a graph without vertices: its one offset, 0
+  }
+  if (detail::binary_csr_target_bytes(n) == 4) detail::write_binary_values<std::int32_t>(*out, targets.data(), m);
+  else detail::write_binary_values<std::int64_t>(*out, targets.data(), m);
+  detail::close_binary_csr(*out, path);
 }
 
 // Reads a file written by write_binary_csr into a graph of the same

@@ -12,16 +12,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <istream>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 namespace tessera::graph::detail {
 
-// In io.cpp: the bytes [at, at + bytes) of the file into dst, and the
-// io_error naming a bad row offset (k, its byte, its value, the rule) or a
-// bad target (j, its row, its value).
-void read_binary_csr_bytes(const std::string& path, std::uint64_t at, std::uint64_t bytes, void* dst);
+// In io.cpp: the file opened for reading, the bytes [at, at + bytes) of it
+// into dst, and the io_error naming a bad row offset (k, its byte, its
+// value, the rule) or a bad target (j, its row, its value).
+std::unique_ptr<std::istream> open_binary_csr_bytes(const std::string& path);
+void read_binary_csr_bytes(std::istream& in, const std::string& path, std::uint64_t at, std::uint64_t bytes,
+                           void* dst);
 [[noreturn]] void throw_binary_csr_bad_offset(const std::string& path, std::int64_t k, std::int64_t value,
                                               const std::string& why);
 [[noreturn]] void throw_binary_csr_bad_target(const std::string& path, std::int64_t j, std::int64_t row,
@@ -34,8 +38,9 @@ tessera::View<T*, S> load_binary_array(const std::string& path, std::uint64_t at
   tessera::View<T*, S> v(tessera::view_alloc(label, tessera::WithoutInitializing), count);
   using M = typename tessera::View<T*, S>::memory_space;
   if (count == 0) return v;
+  const auto in = open_binary_csr_bytes(path);
   if constexpr (tessera::detail::host_accessible<M>::value) {
-    read_binary_csr_bytes(path, at, std::uint64_t(count) * sizeof(T), v.data());
+    read_binary_csr_bytes(*in, path, at, std::uint64_t(count) * sizeof(T), v.data());
   } else {
     // 8 MiB of host memory at a time, whatever the file's size.
     const std::int64_t chunk = std::min<std::int64_t>(count, std::int64_t(1) << 20);
@@ -43,7 +48,8 @@ tessera::View<T*, S> load_binary_array(const std::string& path, std::uint64_t at
                                                  chunk);
     for (std::int64_t b = 0; b < count; b += chunk) {
       const std::int64_t e = std::min(count, b + chunk);
-      read_binary_csr_bytes(path, at + std::uint64_t(b) * sizeof(T), std::uint64_t(e - b) * sizeof(T), buffer.data());
+      read_binary_csr_bytes(*in, path, at + std::uint64_t(b) * sizeof(T), std::uint64_t(e - b) * sizeof(T),
+                            buffer.data());
       tessera::deep_copy(tessera::subview(v, std::make_pair(b, e)),
                          tessera::subview(buffer, std::make_pair(std::int64_t(0), e - b)));
     }
