@@ -25,6 +25,7 @@
 #include <initializer_list>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace tessera {
 
@@ -61,6 +62,34 @@ struct MDIndexArray {
   TESSERA_FORCEINLINE_FUNCTION constexpr const I& operator[](std::size_t r) const { return values[r]; }
   static constexpr std::size_t size() { return N; }
 };
+
+// Visits the collapsed indices first, first + step, ... of an N-D nested
+// range, each unflattened in the range's direction and handed to
+// call(i0, ..., iN-1): how a GPU team spreads a box over its lanes with the
+// partition of a 1-D range of the box's size (core's Cuda team member and
+// tasking's warp teams).
+template <class Call, int... K>
+TESSERA_INLINE_FUNCTION void call_with_indices(const Call& call, const std::int64_t* idx,
+                                               std::integer_sequence<int, K...>) {
+  call(idx[K]...);
+}
+template <class R, class Call>
+TESSERA_INLINE_FUNCTION void visit_collapsed_md(const R& r, std::int64_t first, std::int64_t step, const Call& call) {
+  constexpr int N = int(R::rank);
+  constexpr bool right = R::direction == Iterate::Right;
+  std::int64_t total = 1;
+  for (int d = 0; d < N; ++d) total *= r.extents[d] > 0 ? r.extents[d] : 0;
+  for (std::int64_t t = first; t < total; t += step) {
+    std::int64_t idx[N];
+    std::int64_t rest = t;
+    for (int k = 0; k < N; ++k) {  // N is a constant: the loop unrolls
+      const int d = right ? N - 1 - k : k;
+      idx[d] = rest % r.extents[d];
+      rest /= r.extents[d];
+    }
+    call_with_indices(call, idx, std::make_integer_sequence<int, N>());
+  }
+}
 }  // namespace detail
 
 template <class... Props>

@@ -106,7 +106,7 @@ class CudaTaskMember {
   template <class T>
   TESSERA_INLINE_FUNCTION T team_scan(const T& value, T* global_accum = nullptr) const {
     T prefix = T(), total = value;
-    if (is_warp()) exclusive_scan(participants_of<TeamThreadLevel>(), value, prefix, total);
+    if (is_warp()) exclusive_scan(participants_at<NestLevel::TeamThread>(), value, prefix, total);
     if (global_accum) {
       T base = T();
       if (m_rank == 0 && m_vlane == 0) base = atomic_fetch_add(global_accum, total);
@@ -134,7 +134,7 @@ class CudaTaskMember {
   TESSERA_INLINE_FUNCTION void impl_nested_for(const Rg& r, const F& f) const {
     const Part p = part_of<Rg>();
     if constexpr (Rg::is_md) {
-      md_visit(r, p, [&](auto... idx) { f(idx...); });
+      tessera::detail::visit_collapsed_md(r, p.first, p.step, [&](auto... idx) { f(idx...); });
     } else {
       using I = typename Rg::index_type;
       const I end = r.end < r.start ? r.start : r.end;
@@ -148,7 +148,7 @@ class CudaTaskMember {
     reducer.init(v);
     const Part p = part_of<Rg>();
     if constexpr (Rg::is_md) {
-      md_visit(r, p, [&](auto... idx) { f(idx..., v); });
+      tessera::detail::visit_collapsed_md(r, p.first, p.step, [&](auto... idx) { f(idx..., v); });
     } else {
       using I = typename Rg::index_type;
       const I end = r.end < r.start ? r.start : r.end;
@@ -242,14 +242,15 @@ class CudaTaskMember {
     unsigned mask;
     TESSERA_INLINE_FUNCTION int lane_of(int p) const { return first_lane + p * stride; }
   };
-  struct TeamThreadLevel {
-    static constexpr NestLevel level = NestLevel::TeamThread;
-  };
+  template <NestLevel Level>
+  TESSERA_INLINE_FUNCTION Participants participants_at() const {
+    if constexpr (Level == NestLevel::ThreadVector) return {m_vlen, m_vlane, m_rank * m_vlen, 1, member_mask()};
+    else if constexpr (Level == NestLevel::TeamThread) return {m_size, m_rank, m_vlane, m_vlen, 0xffffffffu};
+    else return {m_size * m_vlen, m_rank * m_vlen + m_vlane, 0, 1, 0xffffffffu};
+  }
   template <class Rg>
   TESSERA_INLINE_FUNCTION Participants participants_of() const {
-    if constexpr (Rg::level == NestLevel::ThreadVector) return {m_vlen, m_vlane, m_rank * m_vlen, 1, member_mask()};
-    else if constexpr (Rg::level == NestLevel::TeamThread) return {m_size, m_rank, m_vlane, m_vlen, 0xffffffffu};
-    else return {m_size * m_vlen, m_rank * m_vlen + m_vlane, 0, 1, 0xffffffffu};
+    return participants_at<Rg::level>();
   }
   // Hillis-Steele over the participants q (their lanes q.stride apart):
   // `offset` gets the sum of the values of the participants before this
@@ -265,30 +266,6 @@ class CudaTaskMember {
     offset = shuffle(inclusive, q.me >= 1 ? q.lane_of(q.me - 1) : lane, q.mask, 32);
     if (q.me == 0) offset = V();
     sum = shuffle(inclusive, q.lane_of(q.count - 1), q.mask, 32);
-  }
-  // Visits the collapsed indices p.first, p.first + p.step, ... of an N-D
-  // range, unflattened in the range's direction (as core's Cuda team member).
-  template <class Rg, class Call>
-  TESSERA_INLINE_FUNCTION static void md_visit(const Rg& r, const Part& p, const Call& call) {
-    constexpr int N = int(Rg::rank);
-    constexpr bool right = Rg::direction == Iterate::Right;
-    std::int64_t total = 1;
-    for (int d = 0; d < N; ++d) total *= r.extents[d] > 0 ? r.extents[d] : 0;
-    for (std::int64_t t = p.first; t < total; t += p.step) {
-      std::int64_t idx[N];
-      std::int64_t rest = t;
-      for (int k = 0; k < N; ++k) {
-        const int d = right ? N - 1 - k : k;
-        idx[d] = rest % r.extents[d];
-        rest /= r.extents[d];
-      }
-      md_apply(call, idx, std::make_integer_sequence<int, N>());
-    }
-  }
-  template <class Call, int... K>
-  TESSERA_INLINE_FUNCTION static void md_apply(const Call& call, const std::int64_t* idx,
-                                               std::integer_sequence<int, K...>) {
-    call(idx[K]...);
   }
   TESSERA_INLINE_FUNCTION bool is_warp() const { return m_size * m_vlen > 1; }
   // The lanes of the calling member.

@@ -403,7 +403,7 @@ class CudaTeamMember {
 #if TESSERA_IMPL_ON_DEVICE
     const Part p = part_of<R>();
     if constexpr (R::is_md) {
-      md_visit(r, p, [&](auto... idx) { f(idx...); });
+      visit_collapsed_md(r, p.first, p.step, [&](auto... idx) { f(idx...); });
     } else {
       using I = typename R::index_type;
       const I end = r.end < r.start ? r.start : r.end;
@@ -426,7 +426,7 @@ class CudaTeamMember {
     V v;
     reducer.init(v);
     if constexpr (R::is_md) {
-      md_visit(r, p, [&](auto... idx) { f(idx..., v); });
+      visit_collapsed_md(r, p.first, p.step, [&](auto... idx) { f(idx..., v); });
     } else {
       using I = typename R::index_type;
       const I end = r.end < r.start ? r.start : r.end;
@@ -609,30 +609,6 @@ class CudaTeamMember {
     }
   }
 
-  // Visits the collapsed indices first, first + step, ... of an MD range,
-  // unflattened in the range's direction.
-  template <class R, class Call>
-  TESSERA_IMPL_DEVICE static void md_visit(const R& r, const Part& p, const Call& call) {
-    constexpr int N = int(R::rank);
-    constexpr bool right = R::direction == Iterate::Right;
-    std::int64_t total = 1;
-    for (int d = 0; d < N; ++d) total *= r.extents[d] > 0 ? r.extents[d] : 0;
-    for (std::int64_t t = p.first; t < total; t += p.step) {
-      std::int64_t idx[N];
-      std::int64_t rest = t;
-#pragma unroll
-      for (int k = 0; k < N; ++k) {
-        const int d = right ? N - 1 - k : k;
-        idx[d] = rest % r.extents[d];
-        rest /= r.extents[d];
-      }
-      apply(call, idx, std::make_integer_sequence<int, N>());
-    }
-  }
-  template <class Call, int... K>
-  TESSERA_IMPL_DEVICE static void apply(const Call& call, const std::int64_t* idx, std::integer_sequence<int, K...>) {
-    call(idx[K]...);
-  }
 #endif
 
   int m_league_rank = 0;
