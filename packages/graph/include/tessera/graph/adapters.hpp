@@ -30,6 +30,19 @@ class reversed_edge_iterator {
   TESSERA_INLINE_FUNCTION value_type operator*() const { return flip(*m_it); }
   TESSERA_INLINE_FUNCTION value_type operator[](difference_type k) const { return flip(m_it[k]); }
   TESSERA_INLINE_FUNCTION reversed_edge_iterator operator+(difference_type k) const { return reversed_edge_iterator(m_it + k); }
+  // The reversed edge's target (the base edge's source) and its descriptor
+  // without the index, where the base iterator offers them (a CSR row):
+  // detail::edge_target and detail::visitor_edge use them.
+  TESSERA_INLINE_FUNCTION auto target_vertex() const
+    requires requires(const It& it) { it.source_vertex(); }
+  {
+    return m_it.source_vertex();
+  }
+  TESSERA_INLINE_FUNCTION value_type unindexed() const
+    requires requires(const It& it) { it.unindexed(); }
+  {
+    return flip(m_it.unindexed());
+  }
   TESSERA_INLINE_FUNCTION reversed_edge_iterator& operator++() {
     ++m_it;
     return *this;

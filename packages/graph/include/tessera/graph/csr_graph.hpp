@@ -94,10 +94,15 @@ class csr_edge_iterator {
     if constexpr (Reversed) return value_type{o, m_v, EdgeIndex(-1)};
     else return value_type{m_v, o, EdgeIndex(-1)};
   }
-  // The edge's target, without its index (detail::edge_target).
+  // The edge's target and source, without its index (detail::edge_target;
+  // a transpose_adapter's reversed edges read the source).
   TESSERA_INLINE_FUNCTION Vertex target_vertex() const {
     if constexpr (Reversed) return m_v;
     else return m_adj[m_k];
+  }
+  TESSERA_INLINE_FUNCTION Vertex source_vertex() const {
+    if constexpr (Reversed) return m_adj[m_k];
+    else return m_v;
   }
   TESSERA_INLINE_FUNCTION csr_edge_iterator operator+(difference_type d) const {
     return csr_edge_iterator(m_v, m_adj, m_index, m_k + EdgeIndex(d));
