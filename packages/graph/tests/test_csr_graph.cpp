@@ -245,3 +245,50 @@ TYPED_TEST(CsrGraph, BfsTreeEdgesCarryTheStoredIndexUnlessTheVisitorReadsNone) {
     EXPECT_GT(tree_edges, 2000);
   }
 }
+
+TYPED_TEST(CsrGraph, ForallAndReduceEdgesComputeIndicesWithoutStoringThem) {
+  // Each undirected edge is visited from its lower end, whose index is O(1)
+  // to compute: no schedule may need (or build) the stored array, and each
+  // must hand out the stored array's indices.
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using S = typename G::space_type;
+  using E = typename tg::graph_traits<G>::edge_descriptor;
+  const G g(random_edges(2000, 12000, 17), tg::build_options::simple());
+  const std::int64_t m = tg::num_edges(g);
+  const std::size_t bytes = g.memory_bytes();
+  std::vector<tessera::View<std::int64_t**, S>> seen;
+  for (auto schedule : {tg::edge_schedule::vertex_loop, tg::edge_schedule::by_degree, tg::edge_schedule::edge_balanced}) {
+    tessera::View<std::int64_t**, S> rec("rec", m, 3);  // (index, 0): visits; 1: source; 2: target
+    tg::forall_edges(
+        g,
+        TESSERA_LAMBDA(const E& e) {
+          tessera::atomic_inc(&rec(e.id, 0));
+          rec(e.id, 1) = tg::source(e, g);
+          rec(e.id, 2) = tg::target(e, g);
+        },
+        {.schedule = schedule});
+    std::int64_t sum = 0;
+    tg::reduce_edges(
+        "sum_ids", g, TESSERA_LAMBDA(const E& e, std::int64_t& s) { s += std::int64_t(e.id); },
+        tg::traversal_options{.schedule = schedule}, sum);
+    EXPECT_EQ(sum, m * (m - 1) / 2) << "every index once";
+    seen.push_back(rec);
+  }
+  EXPECT_FALSE(g.has_stored_edge_ids());
+  EXPECT_EQ(g.memory_bytes(), bytes) << "forall_edges or reduce_edges stored edge ids";
+  const auto ids = tg::detail::to_host_vector(g.edge_ids());
+  const auto rm = tg::detail::to_host_vector(g.row_map());
+  const auto rows = rows_of(g);
+  for (const auto& rec : seen) {
+    const auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), rec);
+    for (std::int64_t id = 0; id < m; ++id) {
+      ASSERT_EQ(h(id, 0), 1) << "edge index " << id;
+      const std::int64_t s = h(id, 1), t = h(id, 2);
+      ASSERT_LE(s, t);
+      const auto& row = rows[std::size_t(s)];
+      const auto at = std::lower_bound(row.begin(), row.end(), t);
+      ASSERT_TRUE(at != row.end() && *at == t);
+      EXPECT_EQ(ids[std::size_t(rm[std::size_t(s)] + (at - row.begin()))], id) << s << " - " << t;
+    }
+  }
+}

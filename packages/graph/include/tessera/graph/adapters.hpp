@@ -38,6 +38,11 @@ class reversed_edge_iterator {
   {
     return m_it.source_vertex();
   }
+  TESSERA_INLINE_FUNCTION auto source_vertex() const
+    requires requires(const It& it) { it.target_vertex(); }
+  {
+    return m_it.target_vertex();
+  }
   TESSERA_INLINE_FUNCTION value_type unindexed() const
     requires requires(const It& it) { it.unindexed(); }
   {

@@ -29,9 +29,9 @@ namespace detail {
 template <class F>
 struct advance_sink {
   F f;
-  template <class V, class E>
-  TESSERA_INLINE_FUNCTION void operator()(const V& u, const E& e) const {
-    f(u, e);
+  template <class V, class It>
+  TESSERA_INLINE_FUNCTION void operator()(const V& u, const It& it) const {
+    f(u, *it);
   }
 };
 

@@ -93,6 +93,20 @@ TESSERA_INLINE_FUNCTION auto edge_target(const It& it, const G& g) {
   if constexpr (requires { it.target_vertex(); }) return it.target_vertex();
   else return target(*it, g);
 }
+template <class It, class G>
+TESSERA_INLINE_FUNCTION auto edge_source(const It& it, const G& g) {
+  if constexpr (requires { it.source_vertex(); }) return it.source_vertex();
+  else return source(*it, g);
+}
+// Whether the edge at `it` is one forall_edges and reduce_edges visit: every
+// edge of a directed graph, an undirected edge from its lower endpoint.
+// Read without the edge's index: on an undirected CSR graph the visited
+// (upper) slots' indices are O(1), the others' would cost a search.
+template <class G, class It>
+TESSERA_INLINE_FUNCTION bool visits_once(const It& it, const G& g) {
+  if constexpr (graph_traits<G>::is_undirected) return edge_source(it, g) <= edge_target(it, g);
+  else return true;
+}
 
 // Whether a visitor reads the index of the edges it is handed: true unless
 // it says otherwise with `static constexpr bool reads_edge_index = false;`

@@ -72,18 +72,19 @@ edge_schedule resolve_schedule(const traversal_options& opts) {
 template <class G>
 concept has_row_map = requires(const G& g) { g.row_map(); };
 
-// forall_edges' visit: each undirected edge from its lower endpoint.
+// forall_edges' visit of the edge at `it`: each undirected edge from its
+// lower endpoint.
 template <class G, class F>
 struct forall_edges_sink {
   G g;
   F f;
-  template <class V, class E>
-  TESSERA_INLINE_FUNCTION void operator()(const V&, const E& e) const {
-    if (!is_undirected_graph_v<G> || source(e, g) <= target(e, g)) f(e);
+  template <class V, class It>
+  TESSERA_INLINE_FUNCTION void operator()(const V&, const It& it) const {
+    if (visits_once(it, g)) f(*it);
   }
 };
 
-// sink(u, e) for every out-edge of every vertex, balanced (random access only).
+// sink(u, it) for every out-edge of every vertex, balanced (random access only).
 template <class G, class Sink>
 void all_edges_balanced(const std::string& label, const G& g, const Sink& sink, edge_schedule schedule,
                         const traversal_options& opts) {
@@ -104,10 +105,8 @@ void all_edges_balanced(const std::string& label, const G& g, const Sink& sink, 
 }  // namespace detail
 
 template <class G, class F>
-void forall_edges(const std::string& label, const G& graph, const F& f, const traversal_options& opts = {}) {
+void forall_edges(const std::string& label, const G& g, const F& f, const traversal_options& opts = {}) {
   using V = typename graph_traits<G>::vertex_descriptor;
-  const G g = detail::with_stored_edge_indices(graph);  // f reads edges' indices in O(1)
-  constexpr bool undirected = is_undirected_graph_v<G>;
   const edge_schedule schedule = detail::resolve_schedule<G>(opts);
   if constexpr (graph_traits<G>::random_access_adjacency) {
     if (schedule != edge_schedule::vertex_loop) {
@@ -115,9 +114,13 @@ void forall_edges(const std::string& label, const G& graph, const F& f, const tr
       return;
     }
   }
+  // Targets are read before descriptors are built: an undirected CSR graph
+  // computes the index of a slot it visits (src <= tgt) in O(1), and never
+  // needs the others'.
   tessera::parallel_for(label, detail::make_vertex_policy(g), TESSERA_LAMBDA(std::int64_t i) {
-    for (const auto& e : out_edges(V(i), g))
-      if (!undirected || source(e, g) <= target(e, g)) f(e);
+    const auto r = out_edges(V(i), g);
+    for (auto it = r.begin(); it != r.end(); ++it)
+      if (detail::visits_once(it, g)) f(*it);
   });
 }
 template <class G, class F>
@@ -160,8 +163,9 @@ struct edge_reduce_functor : reduce_functor_traits_base<F> {
   template <class... A>
   TESSERA_INLINE_FUNCTION void operator()(std::int64_t i, A&... acc) const {
     using V = typename graph_traits<G>::vertex_descriptor;
-    for (const auto& e : out_edges(V(i), g))
-      if (!is_undirected_graph_v<G> || source(e, g) <= target(e, g)) this->f(e, acc...);
+    const auto r = out_edges(V(i), g);
+    for (auto it = r.begin(); it != r.end(); ++it)
+      if (visits_once(it, g)) this->f(*it, acc...);
   }
 };
 
@@ -178,8 +182,8 @@ struct edge_balanced_reduce_functor : reduce_functor_traits_base<F> {
   TESSERA_INLINE_FUNCTION void operator()(std::int64_t c, A&... acc) const {
     using V = typename graph_traits<G>::vertex_descriptor;
     const std::int64_t d0 = c * per, d1 = d0 + per < n + m ? d0 + per : n + m;
-    merge_path_walk(g, offs, all_rows<V>{}, n, m, d0, d1, [&](const V&, const auto& e) {
-      if (!is_undirected_graph_v<G> || source(e, g) <= target(e, g)) this->f(e, acc...);
+    merge_path_walk(g, offs, all_rows<V>{}, n, m, d0, d1, [&](const V&, const auto& it) {
+      if (visits_once(it, g)) this->f(*it, acc...);
     });
   }
 };
@@ -211,10 +215,9 @@ void reduce_vertices(const G& g, const F& f, R0&& r0, R&&... results) {
 }
 
 template <class G, class F, class... R>
-void reduce_edges(const std::string& label, const G& graph, const F& f, const traversal_options& opts,
+void reduce_edges(const std::string& label, const G& g, const F& f, const traversal_options& opts,
                   R&&... results) {
   using Exec = typename G::execution_space;
-  const G g = detail::with_stored_edge_indices(graph);  // f reads edges' indices in O(1)
   if constexpr (graph_traits<G>::random_access_adjacency) {
     if (detail::resolve_schedule<G>(opts) != edge_schedule::vertex_loop) {
       using V = typename graph_traits<G>::vertex_descriptor;

@@ -31,7 +31,7 @@ struct by_degree_short {
     const auto u = rows(i);
     const auto r = out_edges(u, g);
     if (r.size() >= warp_degree) return;
-    for (std::int64_t k = 0; k < r.size(); ++k) sink(u, r[k]);
+    for (std::int64_t k = 0; k < r.size(); ++k) sink(u, r.begin() + k);
   }
 };
 
@@ -64,7 +64,7 @@ struct by_degree_medium {
     if (at >= medium) return;
     const auto u = rows(list(at));
     const auto r = out_edges(u, g);
-    tessera::parallel_for(tessera::ThreadVectorRange(mem, r.size()), [&](std::int64_t k) { sink(u, r[k]); });
+    tessera::parallel_for(tessera::ThreadVectorRange(mem, r.size()), [&](std::int64_t k) { sink(u, r.begin() + k); });
   }
 };
 
@@ -79,11 +79,12 @@ struct by_degree_long {
   TESSERA_INLINE_FUNCTION void operator()(const Member& mem) const {
     const auto u = rows(list(count - 1 - std::int64_t(mem.league_rank())));
     const auto r = out_edges(u, g);
-    tessera::parallel_for(tessera::TeamVectorRange(mem, r.size()), [&](std::int64_t k) { sink(u, r[k]); });
+    tessera::parallel_for(tessera::TeamVectorRange(mem, r.size()), [&](std::int64_t k) { sink(u, r.begin() + k); });
   }
 };
 
-// sink(u, e) for every out-edge e of rows(0..count-1).
+// sink(u, it) for every out-edge of rows(0..count-1), `it` an iterator at it
+// (the sink builds the descriptor, *it, only if it needs it).
 template <class Exec, class G, class Rows, class Sink>
 void by_degree_for(const std::string& label, const G& g, const Rows& rows, std::int64_t count, const Sink& sink,
                    const traversal_options& opts) {

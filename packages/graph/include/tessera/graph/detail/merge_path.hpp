@@ -52,8 +52,9 @@ TESSERA_INLINE_FUNCTION std::int64_t merge_path_row(const Off& offs, std::int64_
   return lo;
 }
 
-// Calls visit(u, e) for the edges among steps [d0, d1) of the path, u the
-// row's vertex and e its out-edge (adjacency must be random access).
+// Calls visit(u, it) for the edges among steps [d0, d1) of the path: u the
+// row's vertex, `it` an out-edge iterator at the edge (*it is its
+// descriptor; adjacency must be random access).
 template <class G, class Off, class Rows, class Visit>
 TESSERA_INLINE_FUNCTION void merge_path_walk(const G& g, const Off& offs, const Rows& rows, std::int64_t n,
                                              std::int64_t m, std::int64_t d0, std::int64_t d1, const Visit& visit) {
@@ -66,7 +67,7 @@ TESSERA_INLINE_FUNCTION void merge_path_walk(const G& g, const Off& offs, const 
     if (take > 0) {
       const auto u = rows(i);
       const auto r = out_edges(u, g);
-      for (std::int64_t k = j - begin; k < j - begin + take; ++k) visit(u, r[k]);
+      for (std::int64_t k = j - begin; k < j - begin + take; ++k) visit(u, r.begin() + k);
       j += take;
       left -= take;
     }
@@ -118,7 +119,7 @@ struct edge_balanced_items {
   }
 };
 
-// sink(u, e) for every out-edge e of rows(0..n-1), offs their edge offsets
+// sink(u, it) for every out-edge (at `it`) of rows(0..n-1), offs their edge offsets
 // (m = offs(n) edges).
 template <class Exec, class G, class Off, class Rows, class Sink>
 void edge_balanced_for(const std::string& label, const G& g, const Off& offs, const Rows& rows, std::int64_t n,
