@@ -16,8 +16,9 @@
 // read them): upper_start (n+1 offsets) numbers the slots with src <= tgt row
 // by row, and a slot with src > tgt finds its twin by one binary search.
 // advance, SSSP and the edge masks ask for the stored array (edge_ids()),
-// which is built once per graph and shared by its copies. The object is a handle: copies share the arrays, and it is
-// captured by value in kernels, where every accessor is callable.
+// which is built once per graph and shared by its copies. The object is a
+// handle: copies share the arrays, and it is captured by value in kernels,
+// where every accessor is callable.
 #include <tessera/graph/detail/csr_counting_build.hpp>
 #include <tessera/graph/detail/util.hpp>
 #include <tessera/graph/edge_list.hpp>
