@@ -246,6 +246,62 @@ TYPED_TEST(CsrGraph, BfsTreeEdgesCarryTheStoredIndexUnlessTheVisitorReadsNone) {
   }
 }
 
+namespace {
+// Counts, per edge index, the examine_edge events and the endpoints they
+// name: a visitor that reads the index of every edge it examines.
+template <class S>
+struct examined_edge_visitor : tg::default_bfs_visitor {
+  tessera::View<std::int64_t**, S> rec;  // (index, 0): events; 1: lower end; 2: upper end
+  template <class E, class GG>
+  TESSERA_INLINE_FUNCTION void examine_edge(const E& e, const GG& g) const {
+    const std::int64_t a = tg::source(e, g), b = tg::target(e, g);
+    tessera::atomic_inc(&rec(e.id, 0));
+    rec(e.id, 1) = a < b ? a : b;
+    rec(e.id, 2) = a < b ? b : a;
+  }
+};
+}  // namespace
+
+TYPED_TEST(CsrGraph, BfsExaminedEdgesCarryTheStoredIndex) {
+  // Per-edge events hand the visitor every edge of the reached part from both
+  // ends: each must carry the stored array's index of {u, w}, whichever slot
+  // it was seen from.
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using S = typename G::space_type;
+  const std::int64_t n = 1500;
+  const G g(random_edges(n, 4000, 23), tg::build_options::simple());
+  const std::int64_t m = tg::num_edges(g);
+  const auto rows = rows_of(g);
+  tessera::View<std::int64_t**, S> rec("rec", m, 3);
+  const auto r = tg::breadth_first_search(g, 0, examined_edge_visitor<S>{{}, rec});
+  // The reference: the source's component by a host search over the rows.
+  std::vector<char> reached(std::size_t(n), 0);
+  std::vector<std::int64_t> queue{0};
+  reached[0] = 1;
+  for (std::size_t q = 0; q < queue.size(); ++q)
+    for (auto w : rows[std::size_t(queue[q])])
+      if (!reached[std::size_t(w)]) reached[std::size_t(w)] = 1, queue.push_back(w);
+  EXPECT_EQ(r.visited, std::int64_t(queue.size()));
+  const auto ids = tg::detail::to_host_vector(g.edge_ids());
+  const auto rm = tg::detail::to_host_vector(g.row_map());
+  const auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), rec);
+  std::int64_t examined = 0;
+  for (std::int64_t u = 0; u < n; ++u) {
+    const auto& row = rows[std::size_t(u)];
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      const std::int64_t w = row[k], id = ids[std::size_t(rm[std::size_t(u)]) + k];
+      if (u > w) continue;  // each edge once, from its lower end
+      ASSERT_TRUE(id >= 0 && id < m);
+      EXPECT_EQ(h(id, 0), reached[std::size_t(u)] ? 2 : 0) << "edge " << u << " - " << w;
+      if (!reached[std::size_t(u)]) continue;
+      ++examined;
+      EXPECT_EQ(h(id, 1), u) << "edge " << id;
+      EXPECT_EQ(h(id, 2), w) << "edge " << id;
+    }
+  }
+  EXPECT_GT(examined, m / 2);
+}
+
 TYPED_TEST(CsrGraph, ForallAndReduceEdgesComputeIndicesWithoutStoringThem) {
   // Each undirected edge is visited from its lower end, whose index is O(1)
   // to compute: no schedule may need (or build) the stored array, and each

@@ -223,7 +223,15 @@ bfs_result breadth_first_search(const G& g, const Src& sources, const Vis& vis =
 }
 
 template <detail::BfsControl Control, class G, class Src, class Vis>
-bfs_result detail::breadth_first_search_with(const G& g, const Src& sources, const Vis& vis, const bfs_options& opts) {
+bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources, const Vis& vis, const bfs_options& opts) {
+  // A visitor that reads the index of edges on a per-edge event (filter,
+  // examine_edge, non_tree_edge) is handed up to three descriptors per edge:
+  // it runs on the graph with its indices stored (built once per graph), not
+  // on one that computes a lower slot's index by a search each time. Tree
+  // edges alone (n - 1 of them) are cheaper to compute than the array.
+  const G g = visitor_reads_edge_index_v<Vis> && bfs_visitor_needs_edge_events_v<Vis, G>
+                  ? with_stored_edge_indices(graph)
+                  : graph;
   using Exec = typename G::execution_space;
   using S = typename G::space_type;
   using V = typename graph_traits<G>::vertex_descriptor;
