@@ -299,6 +299,74 @@ TYPED_TEST(GraphAlgorithms, StronglyConnectedComponentsMatchTarjan) {
   }
 }
 
+TYPED_TEST(GraphAlgorithms, ThirtyTwoBitEdgeIndicesGiveTheReferenceResults) {
+  // Half-width row offsets and edge indices (a graph whose slots fit 2^31):
+  // BFS (both directions), components, PageRank, triangles and per-edge
+  // indices as with the default 64-bit ones, against the serial references.
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam, std::int32_t, std::int32_t>;
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam, std::int32_t, std::int32_t>;
+  using E = typename tg::graph_traits<G>::edge_descriptor;
+  const auto el = tg::kronecker(10, 8, 33);  // skewed: bottom-up steps, hubs, isolated vertices
+  const auto adj = simple_adjacency(el, true);
+  const G g(el, tg::build_options::simple());
+  static_assert(sizeof(typename G::row_map_type::value_type) == 4);
+  for (auto dir : {tg::bfs_direction::automatic, tg::bfs_direction::top_down}) {
+    tg::bfs_options opt;
+    opt.direction = dir;
+    std::int64_t hub = 0;
+    for (std::size_t v = 0; v < adj.size(); ++v)
+      if (adj[v].size() > adj[std::size_t(hub)].size()) hub = std::int64_t(v);
+    EXPECT_EQ(levels_of(g, {hub}, opt), graph_ref::bfs_levels(adj, {hub}));
+  }
+  const auto want_c = graph_ref::components(adj);
+  tg::vertex_property_map<G, std::int32_t> c(g);
+  EXPECT_EQ(tg::connected_components(g, c), std::int64_t(std::set<std::int64_t>(want_c.begin(), want_c.end()).size()));
+  const auto got_c = tg::detail::to_host_vector(c.view());
+  EXPECT_EQ(std::vector<std::int64_t>(got_c.begin(), got_c.end()), want_c);
+  for (const bool undirected : {true, false}) {
+    tg::vertex_property_map<G, double> r(g);
+    tg::vertex_property_map<D, double> rd;
+    const auto want = graph_ref::pagerank(simple_adjacency(el, undirected), 0.85, 30);
+    std::vector<double> got;
+    if (undirected) {
+      EXPECT_EQ(tg::pagerank(g, r, 0.85, 0.0, 30), 30);
+      got = tg::detail::to_host_vector(r.view());
+    } else {
+      const D d(el, tg::build_options::simple());
+      rd = tg::vertex_property_map<D, double>(d);
+      EXPECT_EQ(tg::pagerank(d, rd, 0.85, 0.0, 30), 30);
+      got = tg::detail::to_host_vector(rd.view());
+    }
+    for (std::size_t v = 0; v < want.size(); ++v) ASSERT_NEAR(got[v], want[v], 1e-10) << v;
+  }
+  EXPECT_EQ(tg::count_triangles(g), std::int64_t(graph_ref::triangles(adj).size()));
+  // Edge indices 0..m-1, each visited once: their sum is m(m-1)/2.
+  const std::int64_t m = tg::num_edges(g);
+  std::int64_t sum = 0;
+  tg::reduce_edges(g, TESSERA_LAMBDA(const E& e, std::int64_t& acc) { acc += e.id; }, sum);
+  EXPECT_EQ(sum, m * (m - 1) / 2);
+}
+
+TYPED_TEST(GraphAlgorithms, EdgeIndexTooNarrowForTheEdgeListIsRefused) {
+  // 20,000 undirected edges take 40,000 slots: more than a 16-bit index
+  // counts. The build refuses before any offset could wrap, and says why.
+  tg::edge_list el;
+  el.num_vertices = 1000;
+  for (int i = 0; i < 20000; ++i) el.add(i % 1000, (i * 7 + 3) % 1000);
+  using G16 = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam, std::int32_t, std::int16_t>;
+  try {
+    G16 g(el);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("20000 edges needs up to 40000 edge slots"), std::string::npos) << w;
+    EXPECT_NE(w.find("max 32767"), std::string::npos) << w;
+  }
+  // A directed graph stores each edge once: the same list fits.
+  using D16 = tg::compressed_sparse_row_graph<tg::directedS, TypeParam, std::int32_t, std::int16_t>;
+  EXPECT_EQ(tg::num_edges(D16(el)), 20000);
+}
+
 TYPED_TEST(GraphAlgorithms, PageRankMatchesSerialPowerIteration) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;

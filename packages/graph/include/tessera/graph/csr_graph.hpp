@@ -19,6 +19,13 @@
 // which is built once per graph and shared by its copies. The object is a
 // handle: copies share the arrays, and it is captured by value in kernels,
 // where every accessor is callable.
+//
+// EdgeIndex (std::int64_t by default) counts slots: std::int32_t halves the
+// offsets of a graph with fewer than 2^31 slots (an undirected edge takes
+// two), and a build whose edge list could need more slots than EdgeIndex
+// holds is refused up front. On two host cores Kronecker 19 ran BFS,
+// components and PageRank at the same speed with either width, so the tools
+// keep 64 bits.
 #include <tessera/graph/detail/csr_counting_build.hpp>
 #include <tessera/graph/detail/util.hpp>
 #include <tessera/graph/edge_list.hpp>
@@ -327,6 +334,15 @@ csr_storage<S, V, E> csr_build(std::int64_t n, const SV& src, const DV& dst, con
     detail::fail("number of vertices " + std::to_string(n) + " does not fit the vertex type (max " +
                  std::to_string(std::numeric_limits<V>::max()) + ")");
   const size_type m_in = size_type(src.extent(0));
+  // Offsets, slot positions and input positions are counted in E: refused
+  // before any of them could wrap (duplicates and loops are removed later,
+  // so the bound is the slots the list could need).
+  const size_type slots = undirected ? 2 * m_in : m_in;
+  if (slots > size_type(std::numeric_limits<E>::max()))
+    detail::fail("an edge list of " + std::to_string(m_in) + " edges needs up to " + std::to_string(slots) +
+                 " edge slots" + (undirected ? " (an undirected edge is stored from both ends)" : "") +
+                 ", more than the edge index type holds (max " + std::to_string(std::numeric_limits<E>::max()) +
+                 "): build the graph with a wider EdgeIndex (std::int64_t is the default)");
 
   csr_storage<S, V, E> st;
   st.n = n;
