@@ -452,6 +452,38 @@ TYPED_TEST(GraphData, CsrArraysAreValidated) {
   EXPECT_EQ(tg::num_edges(ok), 1);
 }
 
+TYPED_TEST(GraphData, CsrArraysWithAMovedTwinAreRefused) {
+  // A lower slot of row c moved from a to a + 1: every row keeps its length
+  // and order, so only the twins tell. The host's counting check (blocks of
+  // rows, one per thread) must see it, and the error name the first bad row:
+  // a, whose edge to c has no twin in row c.
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  const G g(random_edges(3000, 20000, 9), tg::build_options::simple());
+  auto rm = tg::detail::to_host_vector(g.row_map());
+  auto en = tg::detail::to_host_vector(g.entries());
+  const std::int64_t n = tg::num_vertices(g);
+  std::int64_t a = -1, c = -1, slot = -1;
+  for (std::int64_t v = n / 2; v < n && slot < 0; ++v)
+    for (auto j = rm[std::size_t(v)]; j < rm[std::size_t(v) + 1]; ++j) {
+      const std::int64_t u = en[std::size_t(j)];
+      const bool next_free = j + 1 == rm[std::size_t(v) + 1] || en[std::size_t(j) + 1] != u + 1;
+      if (u + 1 < v && u > 0 && next_free) {
+        a = u, c = v, slot = j;
+        break;
+      }
+    }
+  ASSERT_GE(slot, 0);
+  en[std::size_t(slot)] = std::int32_t(a + 1);
+  auto rmv = tg::detail::to_space<std::int64_t, TypeParam>("rm", std::vector<std::int64_t>(rm.begin(), rm.end()));
+  auto env = tg::detail::to_space<std::int32_t, TypeParam>("en", std::vector<std::int32_t>(en.begin(), en.end()));
+  try {
+    G bad(tg::csr_arrays_t{}, n, rmv, env);
+    FAIL() << "arrays with the twin of {" << a << ", " << c << "} moved accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("row " + std::to_string(a) + " is invalid"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GraphGenerators, KroneckerIsDeterministicAndGraph500Shaped) {
   auto a = tg::kronecker(10, 16, 42), b = tg::kronecker(10, 16, 42), c = tg::kronecker(10, 16, 43);
   EXPECT_EQ(a.num_vertices, 1024);
