@@ -314,8 +314,8 @@ tessera::View<std::int64_t*, S> row_blocks(const tessera::View<E*, S>& row_map, 
 // depends on it, and an exact pass over all rows cost a low-degree graph
 // more than it saved (a 2048^2 grid, 2 threads).
 template <class S, class V, class E>
-tessera::View<std::int64_t*, S> upper_row_blocks(const tessera::View<E*, S>& row_map, const tessera::View<V*, S>& entries,
-                                                 std::int64_t n, std::int64_t nb) {
+tessera::View<std::int64_t*, S> upper_row_blocks(const tessera::View<E*, S>& row_map,
+                                                 const tessera::View<V*, S>& entries, std::int64_t n, std::int64_t nb) {
   constexpr std::int64_t stride = 64;
   const std::int64_t samples = nb > 1 ? (n + stride - 1) / stride : 0;  // one block: no split to estimate
   std::vector<std::int64_t> upto(std::size_t(samples) + 1, 0);  // estimated upper slots before sample k's run
@@ -323,7 +323,8 @@ tessera::View<std::int64_t*, S> upper_row_blocks(const tessera::View<E*, S>& row
     const std::int64_t u = k * stride;
     const E e = row_map(u + 1);
     const std::int64_t rows = std::min(stride, n - u);
-    upto[std::size_t(k) + 1] = upto[std::size_t(k)] + rows * std::int64_t(e - lower_bound(entries.data(), row_map(u), e, V(u)));
+    const std::int64_t upper = std::int64_t(e - lower_bound(entries.data(), row_map(u), e, V(u)));
+    upto[std::size_t(k) + 1] = upto[std::size_t(k)] + rows * upper;
   }
   tessera::View<std::int64_t*, S> first(tessera::view_alloc("graph::csr::row_blocks", tessera::WithoutInitializing), nb + 1);
   first(0) = 0;
