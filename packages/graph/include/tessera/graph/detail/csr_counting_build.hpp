@@ -521,14 +521,13 @@ bool csr_edge_ids_by_counting(std::int64_t n, const tessera::View<E*, S>& row_ma
   // Blocks of rows with equal shares of upper slots, the only ones both
   // passes walk (see upper_row_blocks); uoff counts them exactly.
   const auto rows_of = row_blocks(uoff, n, nb);
-  auto diagonal = [=](size_type u) { return E(row_map(u + 1) - (uoff(u + 1) - uoff(u))); };
   tessera::View<E*, S> cnt("graph::csr::id_counts", std::size_t(nb * n));
   tessera::parallel_for("graph::csr::id_count", tessera::RangePolicy<Exec>(0, nb, 1), [=](size_type b) {
     E* c = cnt.data() + b * n;
     const V* a = entries.data();
     for (size_type u = rows_of(b); u < rows_of(b + 1); ++u) {
       const E e = row_map(u + 1);
-      const E diag = diagonal(u);
+      const E diag = e - (uoff(u + 1) - uoff(u));  // the row's upper part, counted by uoff
       for (E j = diag; j < e; ++j) {
         ids(j) = uoff(u) + (j - diag);
         if (a[j] != V(u)) ++c[a[j]];  // a self-loop has no twin
