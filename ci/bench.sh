@@ -52,6 +52,11 @@
 #                 without it graph runs on a generated Kronecker graph and the
 #                 real graphs of examples/data
 #   <BENCH>_ARGS  extra arguments for one benchmark, e.g. STREAM_ARGS="--n 1000000"
+#   SETTLE        seconds a run may wait, at most, for the 1-minute load average
+#                 to fall below half the hardware threads (the report's "busy" mark)
+#                 before it starts (default 90; 0 waits not at all): the load that a
+#                 pass leaves behind decays with a one-minute time constant, so
+#                 without the wait the next pass records its predecessor's load
 #                 or GRAPH_ARGS="--algorithms bfs,pr" (for quick trial runs)
 #   DATA_ONLY=1   only run and store docs/perf/*.jsonl, leave docs/performance.md
 #   PERF_DIR      where the .jsonl files go (default docs/perf) and REPORT the
@@ -156,6 +161,20 @@ cmake --build "$BUILD_DIR" --parallel "$JOBS" --target "${targets[@]}"
 PERF_DIR="${PERF_DIR:-docs/perf}"
 REPORT="${REPORT:-docs/performance.md}"
 mkdir -p "$PERF_DIR"
+# Waits (bounded by SETTLE) for the load that earlier passes and the build left
+# to decay below the report's busy threshold (ci/perf_report.py,
+# BUSY_LOAD_PER_THREAD = 0.5). A load that stays up comes from something
+# else on the machine: the run goes ahead and the report marks it busy.
+hw_threads=$(nproc)
+settle() {
+  local waited=0
+  while [ "$waited" -lt "${SETTLE:-90}" ] &&
+    awk -v hw="$hw_threads" '{ exit !($1 > 0.5 * hw) }' /proc/loadavg; do
+    sleep 5
+    waited=$((waited + 5))
+  done
+  [ "$waited" -eq 0 ] || echo "---- waited $waited s for the load to settle"
+}
 for b in "${benches[@]}"; do
   program="$BUILD_DIR/$(where_of "$b" | cut -d'|' -f2)"
   own_var="$(echo "$b" | tr '[:lower:]' '[:upper:]')_ARGS"
@@ -163,6 +182,7 @@ for b in "${benches[@]}"; do
   tmp="$(mktemp)"
   start=$SECONDS
   for t in $(counts_of "$b"); do
+    settle
     echo "---- $b at $t thread(s)$(is_mpi "$b" && echo " (MPI ranks)"): load average $(cut -d' ' -f1-3 /proc/loadavg)"
     # shellcheck disable=SC2046
     # The meta line gets the thread count this run asked for (the report
