@@ -200,3 +200,69 @@ TYPED_TEST(ReduceForms, SeveralResultsMixScalarsViewsAndReducers) {
   EXPECT_EQ(total(), 0.5 * n * (n - 1) / 2);
   EXPECT_EQ(biggest, n - 1);
 }
+
+template <class V>
+auto read_on_host(const V& v) {
+  return tessera::create_mirror_view_and_copy(tessera::HostSpace(), v)();
+}
+
+// Several results in rank-0 Views of the space's own memory (device memory
+// on a GPU, which the host cannot write), alone and beside a host scalar,
+// under the three policies. On a GPU the kernel writes those Views itself
+// and the host copies back only the scalar.
+TYPED_TEST(ReduceForms, SeveralResultsInViewsOfTheSpacesMemory) {
+  using Space = TypeParam;
+  using Mem = typename Space::memory_space;
+  tessera::View<long, Mem> count("count");
+  tessera::View<double, Mem> total("total");
+  tessera::View<int, Mem> biggest("biggest");
+
+  const int n = 5000;
+  tessera::parallel_reduce(
+      "views", tessera::RangePolicy<Space>(0, n),
+      TESSERA_LAMBDA(int i, long& c, double& t, int& m) {
+        c += 1;
+        t += 0.5 * i;
+        if (i > m) m = i;
+      },
+      count, total, tessera::Max<int, Mem>(biggest));
+  EXPECT_EQ(read_on_host(count), n);
+  EXPECT_EQ(read_on_host(total), 0.5 * n * (n - 1) / 2);
+  EXPECT_EQ(read_on_host(biggest), n - 1);
+
+  long host_count = -1;
+  tessera::parallel_reduce(
+      "beside a host scalar", tessera::RangePolicy<Space>(0, n),
+      TESSERA_LAMBDA(int i, long& c, double& t) {
+        c += 1;
+        t += i;
+      },
+      host_count, total);
+  EXPECT_EQ(host_count, n);
+  EXPECT_EQ(read_on_host(total), double(n) * (n - 1) / 2);
+
+  const int n0 = 37, n1 = 53;
+  tessera::parallel_reduce(
+      "mdrange", tessera::MDRangePolicy<Space, tessera::Rank<2>>({0, 0}, {n0, n1}),
+      TESSERA_LAMBDA(int i, int j, long& c, int& m) {
+        c += 1;
+        if (i * n1 + j > m) m = i * n1 + j;
+      },
+      count, tessera::Max<int, Mem>(biggest));
+  EXPECT_EQ(read_on_host(count), long(n0) * n1);
+  EXPECT_EQ(read_on_host(biggest), n0 * n1 - 1);
+
+  const int league = 19;
+  using Member = typename tessera::TeamPolicy<Space>::member_type;
+  tessera::parallel_reduce(
+      "team", tessera::TeamPolicy<Space>(league, tessera::AUTO),
+      TESSERA_LAMBDA(const Member& m, long& c, int& mx) {
+        if (m.team_rank() == 0) {
+          c += m.league_rank();
+          if (m.league_rank() > mx) mx = m.league_rank();
+        }
+      },
+      count, tessera::Max<int, Mem>(biggest));
+  EXPECT_EQ(read_on_host(count), long(league) * (league - 1) / 2);
+  EXPECT_EQ(read_on_host(biggest), league - 1);
+}

@@ -128,7 +128,8 @@ template <class F, class... R>
 auto make_reduce_ops(const F& f, R&... results) {
   if constexpr (sizeof...(R) > 1) {
     using List = ReducerList<decltype(as_reducer(results))...>;
-    return CombinedOps<decltype(as_reducer(results))...>{List{as_reducer(results)...}, true};
+    const bool any_host_scalar = (as_reducer(results).references_scalar() || ...);
+    return CombinedOps<decltype(as_reducer(results))...>{List{as_reducer(results)...}, any_host_scalar};
   } else {
     return make_reduce_ops_one(f, results...);
   }

@@ -121,11 +121,18 @@ struct ReducerList<R, Rest...> {
   TESSERA_INLINE_FUNCTION ReducerList(const R& h, const Rest&... rest) : head(h), tail(rest...) {}
 };
 
+// Where the results go: host back-ends copy every one (copy_results). A
+// device back-end cannot write a device View from the host, nor a host
+// scalar from a kernel, so there the kernel writes each result that is not
+// a host scalar (write_device_results), and the host copies only the host
+// scalars (copy_host_results) after waiting, which it skips when there are
+// none (any_host_scalar false): several device Views then cost no wait, as
+// one does.
 template <class... Reducers>
 struct CombinedOps {
   using value_type = CombinedValue<Reducers...>;
   ReducerList<Reducers...> reducers;
-  bool dest_on_host = true;
+  bool any_host_scalar = true;
 
   TESSERA_FORCEINLINE_FUNCTION std::size_t value_count() const { return 1; }
 
@@ -143,11 +150,17 @@ struct CombinedOps {
       join_each(l.tail, d.tail, s.tail);
     }
   }
-  template <class L, class V>
-  static void copy_each(const L& l, const V& v) {
+  // Which results the copy writes: all, those in host scalars, those not.
+  enum class Which { all, host_scalars, device_memory };
+#if defined(__NVCC__)
+#pragma nv_exec_check_disable  // user reducers' reference() may be host-only; a kernel calls it only when device-callable
+#endif
+  template <Which which, class L, class V>
+  TESSERA_INLINE_FUNCTION static void copy_each(const L& l, const V& v) {
     if constexpr (!std::is_same_v<V, CombinedValue<>>) {
-      l.head.reference() = v.head;
-      copy_each(l.tail, v.tail);
+      const bool host_scalar = l.head.references_scalar();
+      if (which == Which::all || (which == Which::host_scalars) == host_scalar) l.head.reference() = v.head;
+      copy_each<which>(l.tail, v.tail);
     }
   }
   TESSERA_FORCEINLINE_FUNCTION void init(value_type* v) const { init_each(reducers, *v); }
@@ -169,7 +182,14 @@ struct CombinedOps {
     auto bound = [&](auto&... refs) { invoke_tagged<Tag>(f, idx..., refs...); };
     call_unpack(bound, *v);
   }
-  void copy_results(const value_type* v) const { copy_each(reducers, *v); }
+  void copy_results(const value_type* v) const { copy_each<Which::all>(reducers, *v); }
+  void copy_host_results(const value_type* v) const { copy_each<Which::host_scalars>(reducers, *v); }
+#if defined(__NVCC__)
+#pragma nv_exec_check_disable  // as copy_each
+#endif
+  TESSERA_INLINE_FUNCTION void write_device_results(const value_type& v) const {
+    copy_each<Which::device_memory>(reducers, v);
+  }
 };
 
 // Copies the final value to its destination when that destination is host

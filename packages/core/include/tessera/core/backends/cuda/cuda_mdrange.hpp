@@ -257,7 +257,7 @@ void md_parallel_reduce(const MDRangePolicy<P...>& p, const F& f, const Ops& ops
   const bool direct = result_goes_to_device(ops);
   ReduceArgs<V> args{reinterpret_cast<V*>(data),
                      shape.global_slots ? reinterpret_cast<V*>(data + partial_bytes + result_bytes) : nullptr,
-                     direct ? device_dest(ops) : reinterpret_cast<V*>(data + partial_bytes), s.counter};
+                     final_value_slot(ops, direct, reinterpret_cast<V*>(data + partial_bytes)), s.counter};
   with_functor(inst, f, [&](auto holder) {
     static_assert(std::is_same_v<decltype(holder), H>);
     check_functor_placement(holder, s, what);

@@ -84,6 +84,15 @@ struct ReduceArgs {
   unsigned* counter;  // ticket counter, zero on entry, reset to zero on exit
 };
 
+// The last block's thread 0 stores the final value(s): into the result
+// slot, and, for several results, each one that lives in device-accessible
+// memory into its own destination.
+template <class Ops, class V>
+__device__ inline void store_final(const Ops& ops, V* result, const V* v, std::size_t count) {
+  for (std::size_t c = 0; c < count; ++c) result[c] = v[c];
+  if constexpr (requires { ops.write_device_results(*v); }) ops.write_device_results(*v);
+}
+
 // Combines this block's per-thread values and, in the last block, every
 // block's partial. `fold(v)` accumulates the thread's share into v.
 template <class Ops, class V, class Fold>
@@ -130,7 +139,7 @@ __device__ void reduce_block_and_grid(const Ops& ops, const ReduceArgs<V>& a, co
       block_reduce_value(ops, v, slots);
       if (threadIdx.x == 0) {
         ops.final(&v);
-        a.result[0] = v;
+        store_final(ops, a.result, &v, 1);
         *a.counter = 0;
       }
       return;
@@ -143,7 +152,7 @@ __device__ void reduce_block_and_grid(const Ops& ops, const ReduceArgs<V>& a, co
   block_reduce_slots(ops, slots, count);
   if (threadIdx.x == 0) {
     ops.final(slots);
-    for (std::size_t c = 0; c < count; ++c) a.result[c] = slots[c];
+    store_final(ops, a.result, slots, count);
     *a.counter = 0;
   }
 }
@@ -286,20 +295,31 @@ void finish_reduction(CudaInstance& inst, const Ops& ops, const typename Ops::va
   cuda_check(cudaMemcpyAsync(host, device_result, bytes, cudaMemcpyDeviceToHost, inst.stream),
              "tessera::parallel_reduce on Cuda: copying the result back");
   cuda_check(cudaStreamSynchronize(inst.stream), "tessera::parallel_reduce on Cuda (kernel failed?)");
-  copy_out_host(ops, static_cast<const V*>(host));
+  // Several results: the kernel wrote those in device-accessible memory.
+  if constexpr (requires { ops.copy_host_results(static_cast<const V*>(host)); })
+    ops.copy_host_results(static_cast<const V*>(host));
+  else
+    copy_out_host(ops, static_cast<const V*>(host));
 }
 
-// Whether the kernel may write the result straight into ops.dest.
+// Whether the kernel writes every result itself, so that the host need not
+// wait: one result in device-accessible memory (ops.dest), or several of
+// which none is a host scalar.
 template <class Ops>
 bool result_goes_to_device(const Ops& ops) {
-  if constexpr (requires { ops.dest; }) return !ops.dest_on_host && ops.dest != nullptr;
+  if constexpr (requires { ops.any_host_scalar; }) return !ops.any_host_scalar;
+  else if constexpr (requires { ops.dest; }) return !ops.dest_on_host && ops.dest != nullptr;
   else return false;
 }
+// Where the last block writes the final value: straight into a single
+// device destination, else into `scratch` (several results are then
+// scattered by store_final).
 template <class Ops>
-typename Ops::value_type* device_dest(const Ops& ops) {
-  if constexpr (requires { ops.dest; }) return ops.dest;
-  else return nullptr;
+typename Ops::value_type* final_value_slot(const Ops& ops, bool direct, typename Ops::value_type* scratch) {
+  if constexpr (requires { ops.dest; }) return direct ? ops.dest : scratch;
+  else return scratch;
 }
+
 
 // Block size and shared memory of a reduction: scalar values need one slot
 // per warp; array values one slot per thread, in global memory if the block
@@ -350,7 +370,7 @@ void range_parallel_reduce(const RangePolicy<P...>& p, const F& f, const Ops& op
   char* data = static_cast<char*>(s.data);
   const bool direct = result_goes_to_device(ops);
   ReduceArgs<V> args{reinterpret_cast<V*>(data), shape.global_slots ? reinterpret_cast<V*>(data + partial_bytes + result_bytes) : nullptr,
-                     direct ? device_dest(ops) : reinterpret_cast<V*>(data + partial_bytes), s.counter};
+                     final_value_slot(ops, direct, reinterpret_cast<V*>(data + partial_bytes)), s.counter};
   with_functor(inst, f, [&](auto holder) {
     static_assert(std::is_same_v<decltype(holder), H>);
     check_functor_placement(holder, s, what);

@@ -742,7 +742,7 @@ __device__ void team_reduce_body(const H& h, Ops ops, const CudaTeamLaunch& L,
   team_tree_reduce(ops, slots, count, nthreads, 1, tid);
   if (tid == 0) {
     ops.final(slots);
-    for (std::size_t c = 0; c < count; ++c) a.result[c] = slots[c];
+    store_final(ops, a.result, slots, count);
     *a.counter = 0;
   }
 }
@@ -919,7 +919,7 @@ void team_parallel_reduce(const TeamPolicy<P...>& p, const F& f, const Ops& ops)
   const bool direct = result_goes_to_device(ops);
   ReduceArgs<V> args{reinterpret_cast<V*>(data),
                      plan.global_slots ? reinterpret_cast<V*>(data + plan.partial_bytes + plan.result_bytes) : nullptr,
-                     direct ? device_dest(ops) : reinterpret_cast<V*>(data + plan.partial_bytes), s.counter};
+                     final_value_slot(ops, direct, reinterpret_cast<V*>(data + plan.partial_bytes)), s.counter};
   plan.launch.level1 =
       plan.level1_bytes ? data + plan.partial_bytes + plan.result_bytes + plan.slot_bytes : nullptr;
   with_functor(inst, f, [&](auto holder) {
