@@ -590,6 +590,7 @@ class TaskPolicy<Cuda> {
   TESSERA_INLINE_FUNCTION TaskPolicy& set_team_size(int n) {
     const int m = detail::tasking::cuda_team_members(n);
 #if TESSERA_IMPL_ON_DEVICE
+    if (m_dev == nullptr) return *this;  // from a null future: task_spawn returns a null future
     if (m_kind != detail::tasking::TaskKind::Team || m == 0)
       detail::tasking::cuda_record_error(m_dev, detail::tasking::CudaError::BadTeamSize,
                                          m == 0 ? "set_team_size: not 1, 2, 4, 8, 16 or 32 (M x V = 32 lanes)"
@@ -627,11 +628,26 @@ TESSERA_INLINE_FUNCTION TaskPolicy<Cuda> TaskSingle(const TaskScheduler<Cuda>& s
                                                     TaskPriority p = TaskPriority::Regular) {
   return TaskPolicy<Cuda>(detail::tasking::TaskKind::Single, s.impl_queue(), s.impl_state(), nullptr, p);
 }
+namespace detail::tasking {
+// The device state of the scheduler a future belongs to. In device code the
+// record names it; on the host the record is device memory, which the host
+// may not read, so the host queue names it.
+template <class T>
+TESSERA_INLINE_FUNCTION CudaQueueState* cuda_state_of(const BasicFuture<T, TaskScheduler<Cuda>>& dep) {
+#if TESSERA_IMPL_ON_DEVICE
+  const CudaTaskRecord* r = dep.impl_record();
+  return r ? r->queue : nullptr;
+#else
+  return dep.impl_host() ? dep.impl_host()->device_state() : nullptr;
+#endif
+}
+}  // namespace detail::tasking
+
 template <class T>
 TESSERA_INLINE_FUNCTION TaskPolicy<Cuda> TaskSingle(const BasicFuture<T, TaskScheduler<Cuda>>& dep,
                                                     TaskPriority p = TaskPriority::Regular) {
-  auto* r = dep.impl_record();
-  return TaskPolicy<Cuda>(detail::tasking::TaskKind::Single, dep.impl_host(), r ? r->queue : nullptr, r, p);
+  return TaskPolicy<Cuda>(detail::tasking::TaskKind::Single, dep.impl_host(), detail::tasking::cuda_state_of(dep),
+                          dep.impl_record(), p);
 }
 TESSERA_INLINE_FUNCTION TaskPolicy<Cuda> TaskTeam(const TaskScheduler<Cuda>& s, TaskPriority p = TaskPriority::Regular) {
   return TaskPolicy<Cuda>(detail::tasking::TaskKind::Team, s.impl_queue(), s.impl_state(), nullptr, p);
@@ -639,8 +655,8 @@ TESSERA_INLINE_FUNCTION TaskPolicy<Cuda> TaskTeam(const TaskScheduler<Cuda>& s, 
 template <class T>
 TESSERA_INLINE_FUNCTION TaskPolicy<Cuda> TaskTeam(const BasicFuture<T, TaskScheduler<Cuda>>& dep,
                                                   TaskPriority p = TaskPriority::Regular) {
-  auto* r = dep.impl_record();
-  return TaskPolicy<Cuda>(detail::tasking::TaskKind::Team, dep.impl_host(), r ? r->queue : nullptr, r, p);
+  return TaskPolicy<Cuda>(detail::tasking::TaskKind::Team, dep.impl_host(), detail::tasking::cuda_state_of(dep),
+                          dep.impl_record(), p);
 }
 
 // ---- spawn -----------------------------------------------------------------------------
@@ -720,6 +736,9 @@ TESSERA_INLINE_FUNCTION auto task_spawn(const TaskPolicy<Cuda>& policy, F&& func
   check_cuda_task<Functor>();
 #if TESSERA_IMPL_ON_DEVICE
   CudaQueueState* s = policy.impl_state();
+  // A policy made from a null future (a spawn that found the pool full)
+  // names no scheduler: spawning on it gives a null future too.
+  if (s == nullptr) return Future();
   constexpr std::size_t bytes = sizeof(TaskT);
   if (bytes > s->pool().max_block_size()) {
     cuda_record_error(s, CudaError::TaskTooLarge, "a task record larger than the pool's largest block", nullptr,
@@ -815,7 +834,6 @@ TESSERA_INLINE_FUNCTION void task_fail(detail::tasking::CudaTaskMember& member, 
 #if TESSERA_IMPL_ON_DEVICE
   detail::tasking::cuda_record_error(member.impl_state(), detail::tasking::CudaError::TaskFail, message,
                                      member.impl_task());
-  member.impl_set_failed();
 #else
   (void)member;
   (void)message;

@@ -65,7 +65,11 @@ struct CudaDeque {
     if (b0 - t <= 0) return 0;
     const long long k = b0 - t < want ? b0 - t : want;
     const long long b = b0 - k;
-    cuda_device_ref<long long>(bottom).store(b, ::cuda::std::memory_order_relaxed);
+    // Release (not relaxed, as in Le et al.'s C11 deque): since C++20 a
+    // release sequence no longer runs through this thread's later relaxed
+    // stores, so a thief that reads this bottom must still see the pushes'
+    // slot writes.
+    cuda_device_ref<long long>(bottom).store(b, ::cuda::std::memory_order_release);
     cuda_fence_seq_cst();
     t = cuda_device_ref<long long>(top).load(::cuda::std::memory_order_relaxed);
     if (t < b) {
@@ -84,7 +88,7 @@ struct CudaDeque {
       }
       // t now holds the top a thief left; retry with what remains.
     }
-    cuda_device_ref<long long>(bottom).store(b0, ::cuda::std::memory_order_relaxed);
+    cuda_device_ref<long long>(bottom).store(b0, ::cuda::std::memory_order_release);
     return n;
   }
 

@@ -42,7 +42,7 @@
 // host-side references the copy took, View reference counts for instance,
 // are given back on the host). Reference counts of records that host
 // futures take or drop between waits are summed per record and applied by
-// the kernel before it schedules anything.
+// a small kernel before the driver starts (cuda_apply_host_deltas).
 #include <tessera/core.hpp>
 #include <tessera/tasking/detail/cuda_member.hpp>
 #include <tessera/tasking/detail/cuda_task_queue.hpp>
@@ -52,6 +52,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -69,6 +70,8 @@ inline constexpr int kCudaWarpsPerBlock = kCudaDriverBlock / 32;
 inline constexpr int kCudaMaxWarpsPerSM = 16;
 inline constexpr long long kCudaSingleDequeSlots = 1024;
 inline constexpr long long kCudaTeamDequeSlots = 256;
+// Per-thread stack the driver asks of the context (see the constructor).
+inline constexpr std::size_t kCudaTaskStackBytes = 2048;
 
 // Set while the host destroys its copies of functors the device has run:
 // host futures inside them gave their references to the device copy, which
@@ -196,6 +199,16 @@ __device__ inline void cuda_watchdog(CudaQueueState* s, unsigned long long& seen
                       (long long)(s->stall_ns / 1000000ull));
 }
 
+// Host futures' reference-count changes, applied before the driver starts
+// (the same stream): in the driver's prologue a +1 on another warp could
+// land after the record it keeps alive had completed and been freed.
+template <int Unused = 0>
+__global__ void cuda_apply_host_deltas(CudaQueueState* s) {
+  const long long nthreads = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < s->ndeltas; i += nthreads)
+    cuda_apply_delta(s, s->delta_records[i], s->delta_values[i]);
+}
+
 template <int Unused = 0>
 __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueState* s) {
   __shared__ CudaTaskRecord* batch_slots[kCudaWarpsPerBlock][32];
@@ -212,8 +225,7 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
   const long long gtid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (gtid == 0) s->module = &cuda_module_marker;
 
-  // Prologue: host futures' reference counts, then the host's records.
-  for (long long i = gtid; i < s->ndeltas; i += nthreads) cuda_apply_delta(s, s->delta_records[i], s->delta_values[i]);
+  // Prologue: the host's records (cuda_apply_host_deltas ran before).
   for (long long i = gtid; i < s->nstaged; i += nthreads) {
     CudaTaskRecord* r = s->staged[i];
     if (r->is_aggregate()) cuda_continue_aggregate(s, r);
@@ -331,6 +343,17 @@ class CudaTaskQueue {
     cuda_check(cudaFuncGetAttributes(&attr, cuda_task_driver<0>), "tessera::TaskScheduler<Cuda>: driver attributes");
     m_shared_static = int(attr.sharedSizeBytes);
     m_sms = sms;
+    // The driver calls tasks through pointers, so ptxas cannot size its
+    // stack and the context's per-thread limit applies (1 KiB by default:
+    // a task with a few hundred bytes of locals beside the driver's frames
+    // would overflow it). Raised to kCudaTaskStackBytes, never lowered; the
+    // device reserves it for every resident thread (about 0.5 GiB on a
+    // 132-SM card), once per process.
+    std::size_t stack = 0;
+    cuda_check(cudaDeviceGetLimit(&stack, cudaLimitStackSize), "tessera::TaskScheduler<Cuda>: stack limit");
+    if (stack < kCudaTaskStackBytes)
+      cuda_check(cudaDeviceSetLimit(cudaLimitStackSize, kCudaTaskStackBytes),
+                 "tessera::TaskScheduler<Cuda>: raising the per-thread stack limit (kCudaTaskStackBytes)");
     // The warp arrays are sized for the launch without scratch, the
     // largest: scratch can only lower the blocks that fit on an SM.
     m_blocks = resident_blocks(0);
@@ -388,6 +411,8 @@ class CudaTaskQueue {
   ~CudaTaskQueue() {
     teardown_host_copies(m_host_copies);
     if (m_broken) return;  // a kernel may still run on this memory: leave it
+    if (m_poll_stream) cudaStreamDestroy(m_poll_stream);
+    if (m_progress_host) cudaFreeHost(m_progress_host);
     CudaSpace space;
     if (m_mirror) cudaFreeHost(m_mirror);
     space.deallocate(m_arena, m_arena_bytes);
@@ -430,7 +455,9 @@ class CudaTaskQueue {
                          std::to_string(m_shared_optin) + " per block: at most " +
                          std::to_string(room / kCudaWarpsPerBlock / 16 * 16) +
                          " bytes per team task (stage smaller tiles, or keep part of them in global memory)");
-    if (block > 48 * 1024)
+    // Without the attribute a block may hold 48 KiB of shared memory,
+    // the driver's static share included.
+    if (block + std::size_t(m_shared_static) > 48 * 1024)
       cuda_check(cudaFuncSetAttribute(cuda_task_driver<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(block)),
                  "tessera::TaskScheduler<Cuda>::set_team_scratch_size: raising the driver's shared memory");
     const int blocks = resident_blocks(block);
@@ -600,15 +627,33 @@ class CudaTaskQueue {
     cuda_check(cudaMemset(m_counters, 0, std::size_t(m_nwarps) * sizeof(CudaWarpCounters)),
                "tessera::wait (Cuda): counters");
 
-    // The launch, and a bounded wait for it.
+    // The launches (the deltas first, on the same stream), and a bounded
+    // wait for the driver.
     CudaQueueState* arg = m_dev;
     void* args[] = {&arg};
-    cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&cuda_task_driver<0>),
-                                           dim3(unsigned(m_launch_blocks)), dim3(kCudaDriverBlock), args,
-                                           std::size_t(m_state.team_scratch_bytes) * kCudaWarpsPerBlock, nullptr),
-               "tessera::wait (Cuda): launching the task driver");
+    if (!delta_records.empty())
+      cuda_apply_host_deltas<0><<<unsigned(std::min<std::size_t>((delta_records.size() + 255) / 256, 1024)), 256>>>(arg);
+    cudaError_t launched = cudaGetLastError();
+    if (launched == cudaSuccess)
+      launched = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&cuda_task_driver<0>),
+                                             dim3(unsigned(m_launch_blocks)), dim3(kCudaDriverBlock), args,
+                                             std::size_t(m_state.team_scratch_bytes) * kCudaWarpsPerBlock, nullptr);
+    if (launched != cudaSuccess) {
+      // The staged tasks were taken from the host and will never run:
+      // their futures could never complete.
+      m_broken = true;
+      teardown_host_copies(copies);
+      cuda_check(launched, "tessera::wait (Cuda): launching the task driver (the host-spawned tasks of this wait "
+                           "will not run; this scheduler is unusable)");
+    }
+    // The host gives up only when no task has completed for twice the
+    // device watchdog's time plus 10 s (the device's own watchdog ends a
+    // stalled DAG sooner; this catches a task that never returns, which
+    // keeps the kernel alive). Progress is read over a second stream while
+    // the driver runs.
     const double limit = stall_seconds() * 2.0 + 10.0;
-    const auto start = std::chrono::steady_clock::now();
+    auto last_progress = std::chrono::steady_clock::now();
+    unsigned long long progress_seen = 0;
     std::chrono::microseconds nap(20);
     for (;;) {
       const cudaError_t e = cudaStreamQuery(nullptr);
@@ -617,11 +662,18 @@ class CudaTaskQueue {
         m_broken = true;
         cuda_check(e, "tessera::wait (Cuda): the task driver kernel");
       }
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
-        m_broken = true;
-        throw_cuda_tasking("tessera::wait (Cuda): the task kernel has not ended " + std::to_string(limit) +
-                           " s after its start (a task that never returns?); it cannot be stopped, so this "
-                           "scheduler is unusable and the GPU stays busy until the process ends");
+      const auto now = std::chrono::steady_clock::now();
+      if (std::chrono::duration<double>(now - last_progress).count() > limit) {
+        const unsigned long long p = read_progress();
+        if (p != progress_seen) {
+          progress_seen = p;
+          last_progress = now;
+        } else {
+          m_broken = true;
+          throw_cuda_tasking("tessera::wait (Cuda): no task has completed for " + std::to_string(limit) +
+                             " s and the task kernel has not ended (a task that never returns?); it cannot be "
+                             "stopped, so this scheduler is unusable and the GPU stays busy until the process ends");
+        }
       }
       std::this_thread::sleep_for(nap);
       if (nap < std::chrono::microseconds(2000)) nap *= 2;
@@ -675,7 +727,23 @@ class CudaTaskQueue {
     if (m_broken)
       throw_cuda_tasking(std::string(where) +
                          " (Cuda): this scheduler is unusable after a wait that left tasks incomplete (a "
-                         "dependence cycle, a stalled DAG or a task that never returned); make a new one");
+                         "dependence cycle, a stalled DAG, a task that never returned or a failed launch); make a "
+                         "new one");
+  }
+  // The driver's completion count, read while it runs: an asynchronous
+  // copy on a non-blocking stream (the driver's stream would wait for it).
+  unsigned long long read_progress() {
+    if (m_poll_stream == nullptr) {
+      cuda_check(cudaStreamCreateWithFlags(&m_poll_stream, cudaStreamNonBlocking),
+                 "tessera::wait (Cuda): a stream to read the driver's progress");
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&m_progress_host), sizeof(unsigned long long)),
+                 "tessera::wait (Cuda): pinned memory for the driver's progress");
+    }
+    cuda_check(cudaMemcpyAsync(m_progress_host, &m_dev->progress, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                               m_poll_stream),
+               "tessera::wait (Cuda): reading the driver's progress");
+    cuda_check(cudaStreamSynchronize(m_poll_stream), "tessera::wait (Cuda): reading the driver's progress");
+    return *m_progress_host;
   }
   void teardown_host_copies(std::vector<HostCopy>& copies) {
     t_cuda_host_copy_teardown = true;
@@ -728,6 +796,8 @@ class CudaTaskQueue {
   std::atomic<bool> m_waiting{false};
   std::atomic<int> m_handles{1};
   bool m_broken = false;
+  cudaStream_t m_poll_stream = nullptr;
+  unsigned long long* m_progress_host = nullptr;
   TaskStatistics m_stats;
   double m_last_width = 0.0;
 };

@@ -219,8 +219,6 @@ class CudaTaskMember {
   // ---- implementation ----
   TESSERA_INLINE_FUNCTION CudaQueueState* impl_state() const { return m_state; }
   TESSERA_INLINE_FUNCTION CudaTaskRecord* impl_task() const { return m_task; }
-  TESSERA_INLINE_FUNCTION bool impl_failed() const { return m_failed; }
-  TESSERA_INLINE_FUNCTION void impl_set_failed() { m_failed = true; }
 
  private:
   struct Part {
@@ -327,12 +325,12 @@ class CudaTaskMember {
   int m_size;
   int m_vlane;
   int m_vlen;
-  bool m_failed = false;
   scratch_memory_space m_scratch;
 };
 
 // The typed task's entry point: the functor on this lane (or on every lane
-// of a team), then its name when it is the task that failed first.
+// of a team), then its name when it is the task that failed first, by
+// task_fail or by a bad respawn (one lane of a team writes it).
 template <class F>
 __device__ void CudaTask<F>::run(CudaTaskRecord* b, CudaTaskMember& member) {
   CudaTask* t = of(b);
@@ -341,7 +339,8 @@ __device__ void CudaTask<F>::run(CudaTaskRecord* b, CudaTaskMember& member) {
   } else {
     t->functor()(member, t->value.get());
   }
-  if (member.impl_failed()) cuda_record_error_name(member.impl_state(), b, cuda_functor_name<F>());
+  if (cuda_cancelling(member.impl_state()) && member.team_rank() == 0 && member.impl_vector_lane() == 0)
+    cuda_record_error_name(member.impl_state(), b, cuda_functor_name<F>());
 }
 
 }  // namespace tessera::detail::tasking

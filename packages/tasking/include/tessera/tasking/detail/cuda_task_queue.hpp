@@ -202,8 +202,6 @@ __device__ inline void cuda_push_ready(CudaQueueState* s, CudaTaskRecord* r) {
   } while (!inbox.compare_exchange_weak(h, r, ::cuda::std::memory_order_release, ::cuda::std::memory_order_relaxed));
 }
 
-__device__ inline void cuda_continue_aggregate(CudaQueueState* s, CudaTaskRecord* a);
-
 // Makes t ready, or queues it on its incomplete dependence.
 __device__ inline void cuda_schedule(CudaQueueState* s, CudaTaskRecord* t) {
   CudaTaskRecord* d = t->dep;
@@ -221,52 +219,67 @@ __device__ inline void cuda_schedule(CudaQueueState* s, CudaTaskRecord* t) {
   cuda_push_ready(s, t);
 }
 
+// A when_all node's inputs: it waits on the next incomplete one (true), or
+// none is left (false: the node is complete).
+__device__ inline bool cuda_aggregate_waits(CudaQueueState*, CudaTaskRecord* a) {
+  while (a->next_dep < a->count) {
+    CudaTaskRecord* d = a->deps()[a->next_dep];
+    cuda_device_ref<CudaTaskRecord*> head(d->wait_head);
+    CudaTaskRecord* h = head.load(::cuda::std::memory_order_acquire);
+    while (h != cuda_closed_marker()) {
+      a->next = h;
+      if (head.compare_exchange_weak(h, a, ::cuda::std::memory_order_acq_rel, ::cuda::std::memory_order_acquire))
+        return true;
+    }
+    a->next_dep += 1;
+  }
+  return false;
+}
+
 // Completion: the functor first (futures it holds are released before a
 // dependent runs), then the exchange that closes the wait queue, then the
-// waiters.
-__device__ inline void cuda_complete(CudaQueueState* s, CudaTaskRecord* t) {
-  if (!t->is_aggregate() && t->destroy) t->destroy(t);
-  cuda_add(s->counters[cuda_warp_index()].completed, 1ull);
-  CudaTaskRecord* w = cuda_device_ref<CudaTaskRecord*>(t->wait_head).exchange(cuda_closed_marker(),
-                                                                              ::cuda::std::memory_order_acq_rel);
-  if (w == cuda_orphan_marker()) {
-    cuda_free_record(s, t);
-    return;
-  }
-  // t stays alive while a waiter holds its reference: each waiter drops it
-  // only after reading its own `next`.
-  while (w != nullptr) {
-    CudaTaskRecord* next = w->next;
-    if (w->is_aggregate()) {
-      w->next_dep += 1;
-      cuda_continue_aggregate(s, w);
-    } else {
-      w->dep = nullptr;
-      cuda_release(s, t);
-      cuda_push_ready(s, w);
+// waiters. The when_all nodes that complete with it are completed by the
+// same loop, linked through `next` (free once a record waits nowhere), not
+// by recursion: a chain of nested when_alls must not grow the thread's
+// stack, which the task driver cannot size ahead (tasks are called through
+// pointers).
+__device__ inline void cuda_complete(CudaQueueState* s, CudaTaskRecord* first) {
+  first->next = nullptr;
+  CudaTaskRecord* todo = first;
+  while (todo != nullptr) {
+    CudaTaskRecord* t = todo;
+    todo = t->next;
+    if (!t->is_aggregate() && t->destroy) t->destroy(t);
+    cuda_add(s->counters[cuda_warp_index()].completed, 1ull);
+    CudaTaskRecord* w = cuda_device_ref<CudaTaskRecord*>(t->wait_head).exchange(cuda_closed_marker(),
+                                                                                ::cuda::std::memory_order_acq_rel);
+    if (w == cuda_orphan_marker()) {
+      cuda_free_record(s, t);
+      continue;
     }
-    w = next;
+    // t stays alive while a waiter holds its reference: each waiter drops it
+    // only after reading its own `next`.
+    while (w != nullptr) {
+      CudaTaskRecord* next = w->next;
+      if (w->is_aggregate()) {
+        w->next_dep += 1;
+        if (!cuda_aggregate_waits(s, w)) {
+          w->next = todo;
+          todo = w;
+        }
+      } else {
+        w->dep = nullptr;
+        cuda_release(s, t);
+        cuda_push_ready(s, w);
+      }
+      w = next;
+    }
   }
 }
 
 // A when_all node waits on its next incomplete input, or completes.
 __device__ inline void cuda_continue_aggregate(CudaQueueState* s, CudaTaskRecord* a) {
-  while (a->next_dep < a->count) {
-    CudaTaskRecord* d = a->deps()[a->next_dep];
-    cuda_device_ref<CudaTaskRecord*> head(d->wait_head);
-    CudaTaskRecord* h = head.load(::cuda::std::memory_order_acquire);
-    bool queued = false;
-    while (h != cuda_closed_marker()) {
-      a->next = h;
-      if (head.compare_exchange_weak(h, a, ::cuda::std::memory_order_acq_rel, ::cuda::std::memory_order_acquire)) {
-        queued = true;
-        break;
-      }
-    }
-    if (queued) return;
-    a->next_dep += 1;
-  }
-  cuda_complete(s, a);
+  if (!cuda_aggregate_waits(s, a)) cuda_complete(s, a);
 }
 
 // A when_all node: its bytes for `inputs` inputs, and the inputs one node
