@@ -47,24 +47,28 @@ cpus=$(nproc)
 jobs=${JOBS:-$(( cpus / 2 > 12 ? 12 : (cpus / 2 > 0 ? cpus / 2 : 1) ))}
 
 : > "$R/bench_status.txt"
+# Line-buffered output through the pipes to tee: a benchmark that crashes or
+# is killed by its timeout still leaves every line it printed.
+lines=""
+command -v stdbuf >/dev/null 2>&1 && lines="stdbuf -oL -eL"
 bench() {
   if [ "${CUDA_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_cuda ]; then
     echo "== tessera_bench_cuda ${BENCH_ARGS:-} $*"
-    timeout 600 ./tessera_bench_cuda ${BENCH_ARGS:-} "$@" 2>&1 | tee "$R/bench_cuda.txt"
+    timeout 600 $lines ./tessera_bench_cuda ${BENCH_ARGS:-} "$@" 2>&1 | tee "$R/bench_cuda.txt"
     echo "tessera_bench_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
   # The task driver's benchmark has its own time limit, so that a stalled DAG
   # cannot eat the run.
   if [ "${TASK_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_task_cuda ]; then
     echo "== tessera_bench_task_cuda ${TASK_BENCH_ARGS:-}"
-    timeout 300 ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-} 2>&1 | tee "$R/bench_task_cuda.txt"
+    timeout 300 $lines ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-} 2>&1 | tee "$R/bench_task_cuda.txt"
     echo "tessera_bench_task_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
   # The graph benchmark sizes its cases to finish in under 3 minutes on an
   # H100; 300 s is the limit should a case hang.
   if [ "${GRAPH_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_graph_cuda ]; then
     echo "== tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-}"
-    timeout 300 ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-} 2>&1 | tee "$R/bench_graph_cuda.txt"
+    timeout 300 $lines ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-} 2>&1 | tee "$R/bench_graph_cuda.txt"
     echo "tessera_bench_graph_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
   # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
@@ -73,7 +77,7 @@ bench() {
   # short first try.
   if [ "${SPARSE_BENCH:-0}" != 0 ] && [ -x ./bench_cholesky ]; then
     echo "== bench_cholesky --gpu --threads $(nproc) --repeats 3 ${SPARSE_BENCH_ARGS:-}"
-    timeout 540 ./bench_cholesky --gpu --threads "$(nproc)" --repeats 3 ${SPARSE_BENCH_ARGS:-} 2>&1 |
+    timeout 540 $lines ./bench_cholesky --gpu --threads "$(nproc)" --repeats 3 ${SPARSE_BENCH_ARGS:-} 2>&1 |
       tee "$R/bench_sparse_cuda.txt"
     echo "bench_cholesky --gpu: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
   fi
@@ -85,7 +89,7 @@ bench() {
     for args in "lap3d:100 --space cuda --json" "lap3d:100 --space cuda --small-front-rows 0 --json" \
       "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
       echo "== tessera-solve $args"
-      timeout 300 ./tessera-solve $args 2>&1 | tee -a "$R/solve_cuda.txt"
+      timeout 300 $lines ./tessera-solve $args 2>&1 | tee -a "$R/solve_cuda.txt"
       echo "tessera-solve $args: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
     done
   fi

@@ -200,7 +200,11 @@ void DenseBackend<Cuda>::sytrs_lower(std::int64_t n, std::int64_t nrhs, const do
   if (device_bytes > h.sytrs_work.extent(0))
     h.sytrs_work = View<unsigned char*, CudaSpace>(view_alloc("sparse::sytrs_workspace", WithoutInitializing),
                                                    device_bytes);
-  if (host_bytes > h.sytrs_host_work.size()) h.sytrs_host_work.resize(host_bytes);
+  if (host_bytes > h.sytrs_host_work.size()) {
+    // An earlier Xsytrs still queued may use the old host buffer.
+    m_exec.fence();
+    h.sytrs_host_work.resize(host_bytes);
+  }
   if (h.sytrs_info.extent(0) == 0) h.sytrs_info = View<int*, CudaSpace>("sparse::sytrs_info", 1);
   // info < 0 only for an invalid argument, which the status reports.
   check(cusolverDnXsytrs(h.solver, CUBLAS_FILL_MODE_LOWER, n, nrhs, CUDA_R_64F, a, lda, ipiv, CUDA_R_64F, x, ldx,
