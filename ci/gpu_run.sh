@@ -11,7 +11,9 @@
 # leaves it out; output in solve_cuda.txt), and, when SPARSE_BENCH=1,
 # bench_cholesky --gpu (SPARSE_BENCH_ARGS; output in bench_sparse_cuda.txt). Each one's
 # exit status is in the summary: a nonzero one means an answer check failed or
-# it crashed.
+# it crashed. The benchmarks run with --json: their JSON lines come back as
+# cuda.jsonl, task_cuda.jsonl, graph_cuda.jsonl and sparse_cholesky_gpu.jsonl,
+# for docs/perf/.
 set -u
 pat=${1:-Cuda|Gpu}
 limit=${2:-120}
@@ -51,35 +53,44 @@ jobs=${JOBS:-$(( cpus / 2 > 12 ? 12 : (cpus / 2 > 0 ? cpus / 2 : 1) ))}
 # is killed by its timeout still leaves every line it printed.
 lines=""
 command -v stdbuf >/dev/null 2>&1 && lines="stdbuf -oL -eL"
+# run_bench TEXT JSONL SECONDS PROGRAM [ARGS...]: the program with --json under
+# a time limit; all it prints goes to $R/TEXT, its JSON lines to $R/JSONL,
+# ready to be copied into docs/perf/ (python3 ci/perf_report.py then makes
+# docs/performance.md's tables and goal rows from them).
+run_bench() {
+  local text=$1 jsonl=$2 secs=$3
+  shift 3
+  echo "== $* --json"
+  timeout "$secs" $lines "$@" --json 2>&1 | tee "$R/$text"
+  local rc=${PIPESTATUS[0]}
+  grep '^{' "$R/$text" > "$R/$jsonl"
+  echo "$(basename "$1"): exit $rc (JSON lines: $jsonl)" >> "$R/bench_status.txt"
+}
 bench() {
   if [ "${CUDA_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_cuda ]; then
-    echo "== tessera_bench_cuda ${BENCH_ARGS:-} $*"
-    timeout 600 $lines ./tessera_bench_cuda ${BENCH_ARGS:-} "$@" 2>&1 | tee "$R/bench_cuda.txt"
-    echo "tessera_bench_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
+    # shellcheck disable=SC2086
+    run_bench bench_cuda.txt cuda.jsonl 600 ./tessera_bench_cuda ${BENCH_ARGS:-} "$@"
   fi
   # The task driver's benchmark has its own time limit, so that a stalled DAG
   # cannot eat the run.
   if [ "${TASK_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_task_cuda ]; then
-    echo "== tessera_bench_task_cuda ${TASK_BENCH_ARGS:-}"
-    timeout 300 $lines ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-} 2>&1 | tee "$R/bench_task_cuda.txt"
-    echo "tessera_bench_task_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
+    # shellcheck disable=SC2086
+    run_bench bench_task_cuda.txt task_cuda.jsonl 300 ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-}
   fi
   # The graph benchmark sizes its cases to finish in under 3 minutes on an
   # H100; 300 s is the limit should a case hang.
   if [ "${GRAPH_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_graph_cuda ]; then
-    echo "== tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-}"
-    timeout 300 $lines ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-} 2>&1 | tee "$R/bench_graph_cuda.txt"
-    echo "tessera_bench_graph_cuda: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
+    # shellcheck disable=SC2086
+    run_bench bench_graph_cuda.txt graph_cuda.jsonl 300 ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-}
   fi
   # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
   # machine's cores (gpu-sparse part 6): opt-in (SPARSE_BENCH=1), as it takes
   # minutes (lap3d:100 has a million unknowns); SPARSE_BENCH_ARGS=--quick for a
   # short first try.
   if [ "${SPARSE_BENCH:-0}" != 0 ] && [ -x ./bench_cholesky ]; then
-    echo "== bench_cholesky --gpu --threads $(nproc) --repeats 3 ${SPARSE_BENCH_ARGS:-}"
-    timeout 540 $lines ./bench_cholesky --gpu --threads "$(nproc)" --repeats 3 ${SPARSE_BENCH_ARGS:-} 2>&1 |
-      tee "$R/bench_sparse_cuda.txt"
-    echo "bench_cholesky --gpu: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
+    # shellcheck disable=SC2086
+    run_bench bench_sparse_cuda.txt sparse_cholesky_gpu.jsonl 540 ./bench_cholesky --gpu --threads "$(nproc)" \
+      --repeats 3 ${SPARSE_BENCH_ARGS:-}
   fi
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
   # on Cuda, backward error <= 1e-12 in the JSON), the same with every front
@@ -121,10 +132,28 @@ xargs -r -P "$jobs" -L 1 bash -c 'run_case "$0" "$1"' < "$L/cases.txt" > "$R/res
 echo "cases ran in $((SECONDS - s)) s"
 [ "${BENCH:-1}" = 1 ] && bench "$@"
 [ "$R" = "$L" ] || cp "$R/bench_status.txt" "$R/bench_cuda.txt" "$R/bench_task_cuda.txt" "$R/bench_graph_cuda.txt" \
-  "$R/bench_sparse_cuda.txt" "$R/solve_cuda.txt" "$L/" 2>/dev/null
+  "$R/bench_sparse_cuda.txt" "$R/solve_cuda.txt" "$R"/*.jsonl "$L/" 2>/dev/null
 
 out=${OUT:-$PWD/..}
 tar czf "$out/gpu-logs.tar.gz" -C "$L" . && echo "logs: $out/gpu-logs.tar.gz"
+# The benchmarks' rows in short (the tables themselves: docs/performance.md,
+# once the .jsonl files are in docs/perf/).
+if command -v python3 >/dev/null 2>&1 && ls "$R"/*.jsonl >/dev/null 2>&1; then
+  echo "== benchmark rows: median, and the reference's time / this row's (above 1: this row faster)"
+  python3 - "$R"/*.jsonl <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    for line in open(path):
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if "contender" in o:
+            ratio = f"{o['ratio_median']:.3g} vs {o['reference'][:28]}" if "ratio_median" in o else ""
+            print(f"{o['bench'][:12]:12} | {o['case'][:34]:34} | {o['contender'][:34]:34} | "
+                  f"{o['median']:.4g} {o['unit']} | {ratio}")
+PY
+fi
 echo "== not passed:"
 grep -vE '^(PASS|SKIP) ' "$R/results.txt" | head -60
 echo "== skipped:"
