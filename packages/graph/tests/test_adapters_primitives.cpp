@@ -50,6 +50,38 @@ TYPED_TEST(GraphAdapters, TransposeEqualsMaterializedTranspose) {
   EXPECT_EQ(tg::detail::read_one(bad, 0), 0);
 }
 
+// An undirected graph is its own transpose: the adapter's out-edges of v
+// start at v and are v's neighbours, with the base graph's edge indices.
+TYPED_TEST(GraphAdapters, TransposeOfAnUndirectedGraphIsTheGraph) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename G::vertex_descriptor;
+  auto el = random_edges(300, 1500, 5);
+  G g(el, tg::build_options::simple());
+  tg::transpose_adapter<G> t(g);
+  EXPECT_EQ(rows_of(t), rows_of(g));
+  tessera::View<int*, TypeParam> bad("bad", 1);
+  tg::forall_vertices(t, TESSERA_LAMBDA(V v) {
+    const auto rt = tg::out_edges(v, t);
+    const auto rg = tg::out_edges(v, g);
+    auto it = rt.begin();
+    for (auto jt = rg.begin(); jt != rg.end(); ++jt, ++it) {
+      const auto et = *it, eg = *jt;
+      if (tg::source(et, t) != v || tg::target(et, t) != tg::target(eg, g) ||
+          tg::get_edge_index(et, t) != tg::get_edge_index(eg, g))
+        tessera::atomic_inc(&bad(0));
+    }
+  });
+  EXPECT_EQ(tg::detail::read_one(bad, 0), 0);
+  // A search that walks the adapter's out-edges (top-down only).
+  tg::vertex_property_map<tg::transpose_adapter<G>, std::int32_t> lt(t);
+  tg::vertex_property_map<G, std::int32_t> lg(g);
+  tg::bfs_options top_down;
+  top_down.direction = tg::bfs_direction::top_down;
+  tg::breadth_first_search(t, 0, tg::bfs_levels_visitor<tg::transpose_adapter<G>>(lt), top_down);
+  tg::breadth_first_search(g, 0, tg::bfs_levels_visitor<G>(lg), top_down);
+  EXPECT_EQ(tg::detail::to_host_vector(lt.view()), tg::detail::to_host_vector(lg.view()));
+}
+
 TYPED_TEST(GraphAdapters, SubgraphEqualsMaterializedInducedSubgraph) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   using V = typename G::vertex_descriptor;
@@ -93,7 +125,19 @@ TYPED_TEST(GraphAdapters, SubgraphEqualsMaterializedInducedSubgraph) {
   tg::breadth_first_search(s, 1, tg::bfs_levels_visitor<tg::subgraph_adapter<G>>(ls));
   tg::breadth_first_search(m, 1, tg::bfs_levels_visitor<G>(lm));
   EXPECT_EQ(tg::detail::to_host_vector(ls.view()), tg::detail::to_host_vector(lm.view()));
-  EXPECT_EQ(tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(s, std::vector<int>{1, 2})).extent(1), 2u);
+  // Pulls along in-edges: PageRank, and multi_source_bfs's bottom-up sweeps.
+  tg::vertex_property_map<tg::subgraph_adapter<G>, double> ps(s);
+  tg::vertex_property_map<G, double> pm(m);
+  tg::pagerank(s, ps, 0.85, 0.0, 20);
+  tg::pagerank(m, pm, 0.85, 0.0, 20);
+  const auto rs = tg::detail::to_host_vector(ps.view()), rm = tg::detail::to_host_vector(pm.view());
+  for (std::size_t v = 0; v < rs.size(); ++v) ASSERT_NEAR(rs[v], rm[v], 1e-12) << "vertex " << v;
+  const auto ds = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(s, std::vector<int>{1, 2}));
+  const auto dm = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(m, std::vector<int>{1, 2}));
+  ASSERT_EQ(ds.extent(0), dm.extent(0));
+  ASSERT_EQ(ds.extent(1), 2u);
+  for (std::size_t v = 0; v < ds.extent(0); ++v)
+    for (std::size_t j = 0; j < 2; ++j) ASSERT_EQ(ds(v, j), dm(v, j)) << "vertex " << v << ", source " << j;
   // Translations between local and global ids.
   tessera::View<std::int64_t*, TypeParam> tr("tr", 2);
   tessera::parallel_for(tessera::RangePolicy<TypeParam>(0, 1), TESSERA_LAMBDA(int) {

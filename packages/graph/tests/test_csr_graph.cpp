@@ -71,6 +71,29 @@ TYPED_TEST(CsrGraph, DirectedKeepsDuplicatesAndLoopsUnlessAsked) {
   EXPECT_EQ(tg::num_edges(noloops), 5);
 }
 
+// Undirected: the in-edges of v are its edges seen from the other end, as a
+// bidirectional graph's are: (u -> v) for each neighbour u, in row order,
+// each with the index of the same undirected edge.
+TYPED_TEST(CsrGraph, UndirectedInEdgesEndAtTheirVertex) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename tg::graph_traits<G>::vertex_descriptor;
+  G g(random_edges(300, 2000, 13), tg::build_options::simple());
+  tessera::View<std::int64_t*, TypeParam> bad("bad", 1);
+  tg::forall_vertices(g, TESSERA_LAMBDA(V v) {
+    const auto in = tg::in_edges(v, g);
+    const auto out = tg::out_edges(v, g);
+    if (in.end() - in.begin() != out.end() - out.begin()) tessera::atomic_inc(&bad(0));
+    auto it = in.begin();
+    for (auto jt = out.begin(); jt != out.end(); ++jt, ++it) {
+      const auto ei = *it, eo = *jt;
+      if (tg::target(ei, g) != v || tg::source(ei, g) != tg::target(eo, g) ||
+          tg::get_edge_index(ei, g) != tg::get_edge_index(eo, g))
+        tessera::atomic_inc(&bad(0));
+    }
+  });
+  EXPECT_EQ(tg::detail::read_one(bad, 0), 0);
+}
+
 TYPED_TEST(CsrGraph, BidirectionalInEdgesAreTheTranspose) {
   using G = tg::compressed_sparse_row_graph<tg::bidirectionalS, TypeParam>;
   auto el = random_edges(300, 2000, 11);

@@ -191,6 +191,25 @@ TYPED_TEST(GraphJobs, FusedEqualsSingleJobAlgorithms) {
   }
 }
 
+// A bucket width far below the distances' rounding step (1e-300 at
+// distances near 1) still finishes, with Dijkstra's distances: each bucket
+// takes at least the next representable distance.
+TYPED_TEST(GraphJobs, FusedShortestPathsWithATinyBucketWidth) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  const auto el = random_edges(200, 600, 17);
+  G g(el, tg::build_options::simple());
+  tg::job_options o;
+  o.sssp_delta = 1e-300;
+  const auto r = tg::run_jobs(g, {tg::graph_job::sssp(0), tg::graph_job::sssp(7)}, o);  // unit weights, fused
+  const auto adj = simple_adjacency(el, true);
+  for (int k = 0; k < 2; ++k) {
+    const auto want = graph_ref::bfs_levels(adj, std::vector<std::int64_t>{k == 0 ? 0 : 7});
+    const auto got = r.distances(std::size_t(k));
+    for (std::size_t v = 0; v < want.size(); ++v)
+      ASSERT_EQ(got[v], want[v] < 0 ? std::numeric_limits<double>::max() : double(want[v])) << "job " << k << ", vertex " << v;
+  }
+}
+
 TYPED_TEST(GraphJobs, EmptySetsAndEmptyGraphs) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   G g(tg::kronecker(6, 4, 1), tg::build_options::simple());
@@ -225,6 +244,11 @@ TYPED_TEST(GraphJobs, BadJobsAreNamedBeforeAnythingRuns) {
   auto w = weights_of(g);
   tg::deep_put(w, 5, -2.0);
   EXPECT_NE(message({tg::graph_job::sssp(0)}, &w).find("negative or NaN weight at edge index 5"), std::string::npos);
+  for (double delta : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    tg::job_options bad;
+    bad.sssp_delta = delta;
+    EXPECT_THROW(tg::run_jobs(g, {tg::graph_job::bfs(0), tg::graph_job::sssp(0)}, bad), std::runtime_error) << delta;
+  }
   // Results are asked for by the right kind.
   const auto r = tg::run_jobs(g, {tg::graph_job::bfs(0)});
   EXPECT_THROW(r.distances(0), std::runtime_error);

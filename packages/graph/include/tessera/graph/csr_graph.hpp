@@ -472,10 +472,20 @@ csr_storage<S, V, E> csr_adopt(std::int64_t n, const tessera::View<E*, S>& row_m
           for (E j = b; ok && j < e; ++j) {
             const V v = entries(j);
             ok = v >= 0 && size_type(v) < n && (j == b || entries(j - 1) <= v);
-            if (ok && !D::is_directed && twins) {
+            // Twins: row v holds u exactly as often as row u holds v (a
+            // multigraph repeats an edge in both rows), checked at the first
+            // copy of each target.
+            if (ok && !D::is_directed && twins && (j == b || entries(j - 1) != v)) {
+              E copies = 1;
+              while (j + copies < e && entries(j + copies) == v) ++copies;
               const E vb = row_map(v), ve = row_map(v + 1);
-              ok = vb >= 0 && vb <= ve && ve <= ns && detail::lower_bound(entries.data(), vb, ve, V(u)) < ve &&
-                   entries(detail::lower_bound(entries.data(), vb, ve, V(u))) == V(u);
+              ok = vb >= 0 && vb <= ve && ve <= ns;
+              if (ok) {
+                const E t = detail::lower_bound(entries.data(), vb, ve, V(u));
+                E twins_found = 0;
+                while (t + twins_found < ve && entries(t + twins_found) == V(u)) ++twins_found;
+                ok = twins_found == copies;
+              }
             }
           }
           if (!ok && u < bad) bad = u;
@@ -489,8 +499,13 @@ csr_storage<S, V, E> csr_adopt(std::int64_t n, const tessera::View<E*, S>& row_m
   // host lambdas must not be instantiated for a device space (nvcc rejects
   // them as kernel arguments, so count_triangles did not compile for Cuda).
   if constexpr (count_twins) {
-    if (first_bad == n && n > 0 && csr_symmetric_by_counting<Exec>(n, row_map, entries) != 1)
-      first_bad = first_bad_row(true);  // not symmetric (or no room to count): the search names the row
+    if (first_bad == n && n > 0) {
+      const int symmetric = csr_symmetric_by_counting<Exec>(n, row_map, entries);
+      if (symmetric != 1) first_bad = first_bad_row(true);  // not symmetric (or no room to count): the search names the row
+      if (symmetric == 0 && first_bad == n)
+        detail::fail("CSR arrays: some edge is not stored equally often in both its rows (the counting check found "
+                     "it; the search found no row to name)");
+    }
   }
   if (n == 0 && ns != 0) detail::fail("CSR arrays: no vertices but " + std::to_string(ns) + " entries");
   if (first_bad < n)
@@ -530,7 +545,10 @@ class compressed_sparse_row_graph {
   using vertex_iterator = counting_iterator<Vertex>;
   using adjacency_iterator = const Vertex*;
   using out_edge_iterator = detail::csr_edge_iterator<Vertex, EdgeIndex, false>;
-  using in_edge_iterator = detail::csr_edge_iterator<Vertex, EdgeIndex, DirectedS::is_directed>;
+  // In-edges end at their vertex, (u -> v), on every graph that has them:
+  // a bidirectional graph's come from the transpose, an undirected graph's
+  // are its own row read from the other end.
+  using in_edge_iterator = detail::csr_edge_iterator<Vertex, EdgeIndex, true>;
   using edge_iterator = detail::csr_all_edges_iterator<compressed_sparse_row_graph>;
   using row_map_type = tessera::View<EdgeIndex*, Space>;
   using entries_type = tessera::View<Vertex*, Space>;
@@ -628,8 +646,13 @@ class compressed_sparse_row_graph {
       return {in_edge_iterator(v, m_t_entries.data(), index, m_t_row_map(v)),
               in_edge_iterator(v, m_t_entries.data(), index, m_t_row_map(v + 1))};
     } else {
-      // Undirected: the in-edges of v are its out-edges seen from the other end.
-      return out(v);
+      // Undirected: v's row seen from the other end, (u -> v), each with the
+      // index of the same undirected edge (the adapters rely on it:
+      // transpose_adapter's out-edges start at v, subgraph_adapter masks the
+      // in-edge's source).
+      const auto index = slot_index();
+      return {in_edge_iterator(v, m_entries.data(), index, m_row_map(v)),
+              in_edge_iterator(v, m_entries.data(), index, m_row_map(v + 1))};
     }
   }
 

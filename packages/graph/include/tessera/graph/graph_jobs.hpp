@@ -36,6 +36,7 @@
 #include <tessera/graph/sssp.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -271,6 +272,9 @@ job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const
   using V = typename graph_traits<G>::vertex_descriptor;
   const std::int64_t n = num_vertices(g);
   detail::check_jobs(jobs, n);
+  if (!(o.sssp_delta >= 0) || !std::isfinite(o.sssp_delta))
+    detail::fail("run_jobs: sssp_delta " + std::to_string(o.sssp_delta) +
+                 " is not a bucket width (a finite number >= 0; 0: the mean weight)");
   job_set_result<G> r;
   r.jobs = jobs;
   r.column.assign(jobs.size(), -1);

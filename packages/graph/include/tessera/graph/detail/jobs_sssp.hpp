@@ -23,6 +23,7 @@
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -55,7 +56,9 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
   });
   double lo = 0;
   for (;;) {
-    const double hi = lo + delta;
+    // A bucket always moves on: a width below lo's rounding step would
+    // leave hi == lo and nothing below it to relax, forever.
+    const double hi = lo + delta > lo ? lo + delta : std::nextafter(lo, inf);
     for (;;) {
       std::int64_t relaxed = 0;
       tessera::parallel_reduce(
@@ -70,6 +73,13 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
             }
             if (!now) return;
             tessera::atomic_fetch_and(&active(vi), ~now);
+            // The distances are read after the bits are cleared, and a
+            // writer below lowers a distance before it sets the bit: with a
+            // fence on each side, a writer whose bit this AND cleared has its
+            // distance seen here, and any later writer leaves its bit set.
+            // (Tessera's atomics are relaxed: a GPU may complete these loads
+            // before the AND, and the writer's OR before its minimum.)
+            tessera::memory_fence();
             double dv[64];
             for (Word m = now; m; m &= m - 1) {
               const int k = lowest_bit(m);
@@ -86,7 +96,10 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
                 double* dt = &dist(t, col0 + k);
                 if (nd < load_relaxed(dt) && nd < tessera::atomic_fetch_min(dt, nd)) improved |= Word(1) << k;
               }
-              if (improved) tessera::atomic_fetch_or(&active(t), improved);
+              if (improved) {
+                tessera::memory_fence();  // the minimum before the bit (see above)
+                tessera::atomic_fetch_or(&active(t), improved);
+              }
             }
           },
           relaxed);
