@@ -85,11 +85,17 @@ TESSERA_INLINE_FUNCTION A sum_of(const R& range, const C& c) {
 // team member per vertex, whose vector lanes split its in-edges (GPUs: a
 // block of 1024 vertices per thread would leave all but a few thousand
 // threads idle, walk hubs on one thread and load neighbour lists one lane
-// at a time; the lanes of a warp reading one list read it coalesced).
+// at a time; the lanes of a warp reading one list read it coalesced). A
+// graph whose in-neighbour lists are not random access (a subgraph_adapter's
+// masked lists) takes vertex_blocks on a GPU too, one vertex per block there.
 enum class PullSchedule { vertex_blocks, vector_lanes };
 template <class Exec>
 inline constexpr PullSchedule default_pull_schedule =
     is_host_execution_space<Exec>::value ? PullSchedule::vertex_blocks : PullSchedule::vector_lanes;
+template <class G>
+inline constexpr PullSchedule pull_schedule_for =
+    graph_traits<G>::random_access_adjacency ? default_pull_schedule<typename G::execution_space>
+                                             : PullSchedule::vertex_blocks;
 
 // Where the pull's per-iteration sums (sum |r' - r|, the next dangling mass)
 // live. host: reduced into host doubles and tested on the host after every
@@ -144,8 +150,10 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
   using T = typename RV::non_const_value_type;
   if constexpr (Schedule == PullSchedule::vertex_blocks) {
     // Work items are blocks of vertices, so the two sums stay in registers
-    // across a block instead of going through the reduction's memory.
-    constexpr std::int64_t block = 1024;
+    // across a block instead of going through the reduction's memory (host
+    // spaces); on a GPU one vertex each, or a few thousand threads would
+    // walk them all.
+    constexpr std::int64_t block = is_host_execution_space<Exec>::value ? 1024 : 1;
     tessera::parallel_reduce(
         "graph::pagerank::pull",
         tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, (n + block - 1) / block, 1),
@@ -269,8 +277,7 @@ int pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks, double 
 template <class G, class T, class S>
 int pagerank(const G& g, const vertex_property_map<G, T, S>& ranks, double damping = 0.85, double tolerance = 1e-6,
              int max_iterations = 100) {
-  return detail::pagerank_with<detail::default_pull_schedule<typename G::execution_space>>(g, ranks, damping,
-                                                                                          tolerance, max_iterations);
+  return detail::pagerank_with<detail::pull_schedule_for<G>>(g, ranks, damping, tolerance, max_iterations);
 }
 
 template <detail::PullSchedule Schedule, detail::PullSums Sums, class G, class T, class S>
