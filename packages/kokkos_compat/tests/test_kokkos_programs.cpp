@@ -278,7 +278,9 @@ TEST(KokkosProgramHost, TimerAndSpaces) {
 // A functor that names its execution space, given a count rather than a
 // policy, runs there (the shape of Kokkos's DualView tutorial, which died on
 // a GPU with an illegal address: its host functor ran on the default space).
-// The DualView is synced to each functor's side before it runs.
+// The DualView is synced to each functor's side before it runs. The suite's
+// name holds "Gpu" so that the GPU check (.gpu/run.sh, pattern Cuda|Gpu)
+// runs it: in a CUDA build the default space is the GPU.
 template <class ExecutionSpace>
 struct ScaleOnItsSide {
   using execution_space = ExecutionSpace;
@@ -294,7 +296,7 @@ struct ScaleOnItsSide {
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const { x(i) *= factor; }
 };
 
-TEST(KokkosProgramDualView, FunctorsRunOnTheirOwnSpaceFromACount) {
+TEST(KokkosProgramDualViewGpu, FunctorsRunOnTheirOwnSpaceFromACount) {
   using Device = Kokkos::DefaultExecutionSpace;
   using Host = Kokkos::DefaultHostExecutionSpace;
   if (Device().concurrency() == 0) GTEST_SKIP() << "the default execution space has no device here";

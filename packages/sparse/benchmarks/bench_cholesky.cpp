@@ -890,6 +890,10 @@ int main(int argc, char* argv[]) {
   }
   const tessera::bench::Report report(args.indefinite ? "sparse_ldlt" : args.gpu ? "sparse_cholesky_gpu" : "sparse_cholesky",
                                       args.json);
+#if TESSERA_BENCH_HAVE_CUDA
+  // The card names the run's column in docs/performance.md.
+  if (args.gpu) report.note("device", {{"device", tessera::bench::gpu::device_name()}});
+#endif
   if (!args.indefinite) dgemm_ceiling(report, args.dgemm_n, args.threads, 3);
 #if TESSERA_BENCH_HAVE_CUDA
   if (args.gpu) device_dgemm_ceiling(report, args.device_dgemm_n, 5);

@@ -82,6 +82,12 @@ int multiprocessors() {
   return p.multiProcessorCount;
 }
 
+std::string device_name() {
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, tessera::Cuda().cuda_device()), "cudaGetDeviceProperties");
+  return p.name;
+}
+
 std::string device_description() {
   cudaDeviceProp p{};
   check(cudaGetDeviceProperties(&p, tessera::Cuda().cuda_device()), "cudaGetDeviceProperties");

@@ -18,6 +18,9 @@ namespace tessera::bench::gpu {
 std::string unusable_reason();
 // The card, for every table: "NVIDIA H100 80GB HBM3, 132 SMs, 79.1 GiB".
 std::string device_description();
+// The card's name alone ("NVIDIA H100 80GB HBM3"): the --json run's "device"
+// note, which names the report's column.
+std::string device_name();
 int multiprocessors();
 
 // cuBLAS dgemm C = A B of order n on device arrays filled once; run() queues

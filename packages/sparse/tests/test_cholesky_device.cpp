@@ -238,7 +238,10 @@ TYPED_TEST(LevelCholeskyTest, NegativeDiagonalNamesItsColumnAndValue) {
       FAIL() << "no factorization_error, split " << split;
     } catch (const ts::factorization_error& e) {
       EXPECT_EQ(e.column(), bad);
-      EXPECT_EQ(e.value(), -3.0) << "split " << split;
+      // cuSOLVER's dpotrf (split 0 on Cuda: every front through the
+      // library) documents only info, not what it leaves on the diagonal.
+      if (tessera::is_host_execution_space<Space>::value || split != 0) EXPECT_EQ(e.value(), -3.0) << "split " << split;
+      else EXPECT_FALSE(e.value() > 0) << e.what();
       EXPECT_NE(std::string(e.what()).find("column 18 "), std::string::npos) << e.what();
     }
     EXPECT_FALSE(chol.factorized());

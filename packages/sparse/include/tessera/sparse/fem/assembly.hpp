@@ -24,7 +24,8 @@
 //    colour share a node; one parallel loop per colour over its blocks,
 //    plain '+='. No atomics; every value sums its contributions in colour
 //    order (element order inside a block), so the result is the same bits
-//    on every back-end and thread count.
+//    on every host back-end and thread count, and from run to run on a GPU
+//    (whose element matrices round differently: fused multiply-adds).
 //  - ElementMap: the element-to-value map (for each element entry, its
 //    position in values) precomputed and inverted once; assembly computes
 //    all element matrices in parallel into a buffer, then each value gathers
