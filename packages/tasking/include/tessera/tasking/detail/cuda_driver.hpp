@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
         // TeamPolicy<Cuda>. The spawn checked M (a power of two up to 32).
         const int members = t->team_size ? int(t->team_size) : 32;
         const int vlen = 32 / members;
-        cuda_run_task(s, t, lane / vlen, members, lane % vlen, vlen, skip != 0, scratch, s->team_scratch_bytes);
+        cuda_run_task(s, t, lane / vlen, members, lane % vlen, vlen, skip != 0, scratch, s->team_scratch_asked);
         __syncwarp();
         if (lane == 0) cuda_finish(s, t);
       } else if (lane < n) {
@@ -398,6 +398,7 @@ class CudaTaskQueue {
     m_state.counters = m_counters;
     m_state.nwarps = m_nwarps;
     m_state.team_scratch_bytes = 0;
+    m_state.team_scratch_asked = 0;
     m_state.arena_base = m_arena;
     m_state.arena_end = m_arena + m_arena_bytes;
     m_state.host_queue = this;
@@ -465,6 +466,7 @@ class CudaTaskQueue {
     m_launch_blocks = blocks;
     m_state.nwarps = blocks * kCudaWarpsPerBlock;
     m_state.team_scratch_bytes = unsigned(slice);
+    m_state.team_scratch_asked = unsigned(bytes);
     m_scratch_asked = bytes;
   }
   std::size_t team_scratch_bytes() const noexcept { return m_scratch_asked; }

@@ -100,8 +100,10 @@ struct CudaQueueState {
   const void* module;  // the marker of the module running the driver
   int default_team_size;
   // Level-0 scratch of a team task: each warp's slice of the block's
-  // dynamic shared memory, bytes (a multiple of 16; 0: none).
+  // dynamic shared memory, bytes (a multiple of 16; 0: none), and the size
+  // asked for, which the task's scratch handle reports (as on the host).
   unsigned team_scratch_bytes;
+  unsigned team_scratch_asked;
 
   __device__ const CudaPool& pool() const { return *reinterpret_cast<const CudaPool*>(pool_bytes); }
 };
