@@ -113,7 +113,11 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
   Lanes contrib(tessera::view_alloc("graph::jobs::pagerank::contrib", tessera::WithoutInitializing), n, W);
   Lanes contrib_next(tessera::view_alloc("graph::jobs::pagerank::contrib_next", tessera::WithoutInitializing), n, W);
   // Per-block partial sums: l1 of lane k in column k, next dangling mass in W + k.
-  constexpr std::int64_t block = 1024;
+  // Host spaces: 1,024 vertices a work item (few threads, long runs). A GPU
+  // needs far more work items than that gives (2,048 threads for 2^21
+  // vertices): 32 vertices each, at the price of a larger partial array to
+  // copy back per iteration (n / 32 x 2W doubles).
+  constexpr std::int64_t block = tessera::is_host_execution_space<Exec>::value ? 1024 : 32;
   const std::int64_t nblocks = (n + block - 1) / block;
   tessera::View<double**, tessera::LayoutRight, SS> partial("graph::jobs::pagerank::partial", nblocks, 2 * W);
   auto partial_h = tessera::create_mirror_view(tessera::HostSpace(), partial);
