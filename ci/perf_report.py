@@ -225,9 +225,9 @@ def note_text(note):
     for k, v in note.items():
         if k in ("bench", "case", "command", "loadavg") or k.startswith("_"):
             continue
-        if k == "iterations":
+        if k == "iterations" and isinstance(v, dict):
             parts.append("iterations " + ", ".join(f"{c} {n}" for c, n in v.items()))
-        elif k == "setup_solve_seconds":
+        elif k == "setup_solve_seconds" and isinstance(v, dict):
             parts.append("setup / solve s (slowest rank) "
                          + ", ".join(f"{c} {fmt(s[0])} / {fmt(s[1])}" for c, s in v.items()))
         elif isinstance(v, int):
