@@ -16,7 +16,9 @@
 // rounds), and leaves the deque empty. A steal never takes more than one
 // slot: a multi-slot steal could overlap a CAS-free batch pop.
 //
-// The overflow stack is a Treiber stack of records linked through `next`,
+// The overflow stack is a Treiber stack of records linked through `next`
+// (the driver pushes chains of up to 32 single tasks as one entry: see
+// cuda_drain_inbox),
 // its head a record address with an ABA tag in the upper bits (device
 // addresses use the low 49 bits; records are 64-byte aligned at least).
 // Popping reads `next` of a record that another warp may have popped and

@@ -349,7 +349,13 @@ __device__ inline void cuda_finish(CudaQueueState* s, CudaTaskRecord* t) {
 }
 
 // A block for a record, or null (pool full: counted as a failed spawn).
-__device__ inline void* cuda_allocate_record(CudaQueueState* s, std::size_t bytes) {
+// Not inlined: the pool's warp-aggregated allocation keeps about 700 bytes
+// of locals (32 block addresses, batched state words, spills), which inlined
+// would sit in the frame of every task that spawns or makes a when_all for
+// as long as it runs, on a stack that the driver cannot size (tasks are
+// called through pointers; see kCudaTaskStackBytes). Out of line, those
+// bytes are on the stack only during the allocation itself.
+__device__ __noinline__ inline void* cuda_allocate_record(CudaQueueState* s, std::size_t bytes) {
   void* p = s->pool().allocate(bytes);
   if (p == nullptr) cuda_add(s->counters[cuda_warp_index()].failed_spawns, 1ull);
   return p;

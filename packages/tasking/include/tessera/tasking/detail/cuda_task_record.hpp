@@ -50,7 +50,7 @@ TESSERA_INLINE_FUNCTION CudaTaskRecord* cuda_orphan_marker() {
 struct CudaTaskRecord {
   CudaTaskRecord* next = nullptr;       // link in a wait queue, an inbox or the overflow stack
   CudaTaskRecord* wait_head = nullptr;  // waiters; cuda_closed_marker() once complete (atomic_field)
-  CudaTaskRecord* dep = nullptr;        // dependence while waiting (holds a reference)
+  CudaTaskRecord* dep = nullptr;        // dependence while waiting (holds a reference); ready: overflow chain link
   CudaRunFn run = nullptr;              // null for when_all nodes
   CudaDestroyFn destroy = nullptr;      // destroys the functor at completion (null: trivial)
   const void* module = nullptr;         // the making TU's marker (see above)
