@@ -315,7 +315,7 @@ void SupernodalNumeric<T>::throw_if_failed() const {
     std::snprintf(tol, sizeof tol, "%.3g", std::numeric_limits<double>::epsilon() * m_a_max);
     throw factorization_error(
         "the matrix is singular to working precision: LDL^T found " + std::to_string(cols.size()) + " zero pivot" +
-            (cols.size() == 1 ? "" : "s") + " (|pivot| <= eps max|a_ij| = " + tol + " after delayed pivoting), columns " +
+            (cols.size() == 1 ? "" : "s") + " (|pivot| <= eps max|a_ij| = " + tol + " after delayed pivoting), column" + (cols.size() == 1 ? " " : "s ") +
             list +
             " (1-based, in the matrix's own numbering); Options::static_pivot (tessera-solve --static-pivot) "
             "replaces them and lets refinement repair the solution",

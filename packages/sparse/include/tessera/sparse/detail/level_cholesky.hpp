@@ -219,7 +219,7 @@ void LevelCholesky<T, Space>::throw_zero_pivots(const std::vector<std::int64_t>&
   throw factorization_error(std::string("factorize on ") + Space::name() +
                                 ": the matrix is singular to working precision: LDL^T found " +
                                 std::to_string(cols.size()) + " zero pivot" + (cols.size() == 1 ? "" : "s") +
-                                " (|pivot| <= eps max|a_ij| = " + tol + ", pivoting inside each front), columns " +
+                                " (|pivot| <= eps max|a_ij| = " + tol + ", pivoting inside each front), column" + (cols.size() == 1 ? " " : "s ") +
                                 list + " (1-based, in the matrix's own numbering)",
                             cols.front(), 0.0, cols);
 }
