@@ -420,6 +420,55 @@ TYPED_TEST(GraphAlgorithms, PageRankMatchesSerialPowerIteration) {
   EXPECT_THROW(tg::pagerank(g, r, 1.5), std::runtime_error);
 }
 
+// Two stars joined at their centres: hubs of 9,000 and 5,000 in-edges, so
+// the vector_lanes pull sums them in chunks (5 and 3 of kPullHubChunk) by a
+// team each. Closed form: by symmetry the leaves of a star share one rank,
+// and the fixed point of the four unknowns (centre and leaf of each star)
+// is a 4x4 linear system, solved here by substitution. Every space, both
+// schedules, both places for the sums. The tolerance stops short of the
+// rounding floor: in doubles the iterates end in a two-cycle whose L1
+// change is 8e-13 (the graph is bipartite, so the iteration's slowest mode
+// alternates in sign).
+TYPED_TEST(GraphAlgorithms, PageRankOfTwoJoinedStarsMatchesTheClosedForm) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using tg::detail::PullSchedule;
+  using tg::detail::PullSums;
+  const std::int64_t ka = 9000, kb = 5000, n = 2 + ka + kb;
+  static_assert(5000 >= tg::detail::kPullHubDegree, "the smaller star must be a hub too");
+  tg::edge_list el;
+  el.num_vertices = n;
+  el.add(0, 1);  // the centres: 0 (leaves 2 .. ka+1) and 1 (leaves ka+2 ..)
+  for (std::int64_t i = 0; i < ka; ++i) el.add(0, 2 + i);
+  for (std::int64_t i = 0; i < kb; ++i) el.add(1, 2 + ka + i);
+  const G g(el, tg::build_options::simple());
+  // Fixed point, d = 0.85, no dangling vertices (every vertex has an edge):
+  //   la = e + d A / (ka + 1),  lb = e + d B / (kb + 1),  e = (1 - d) / n
+  //   A = e + d (ka la + B / (kb + 1)),  B = e + d (kb lb + A / (ka + 1)).
+  // Substituting la and lb: A = a0 + a1 A + a2 B and B = b0 + b1 B + b2 A.
+  const double d = 0.85, e = (1 - d) / double(n), pa = double(ka + 1), pb = double(kb + 1);
+  const double a0 = e + d * double(ka) * e, a1 = d * d * double(ka) / pa, a2 = d / pb;
+  const double b0 = e + d * double(kb) * e, b1 = d * d * double(kb) / pb, b2 = d / pa;
+  // (1 - a1) A - a2 B = a0;  -b2 A + (1 - b1) B = b0.
+  const double det = (1 - a1) * (1 - b1) - a2 * b2;
+  const double A = (a0 * (1 - b1) + a2 * b0) / det, B = ((1 - a1) * b0 + b2 * a0) / det;
+  const double la = e + d * A / pa, lb = e + d * B / pb;
+  for (int schedule = 0; schedule < 2; ++schedule)
+    for (int sums = 0; sums < 2; ++sums) {
+      SCOPED_TRACE(std::string(schedule ? "vector_lanes" : "vertex_blocks") + (sums ? ", device sums" : ", host sums"));
+      tg::vertex_property_map<G, double> r(g);
+      const int it = schedule ? (sums ? tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::device>(g, r, d, 1e-11, 500)
+                                      : tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::host>(g, r, d, 1e-11, 500))
+                              : (sums ? tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::device>(g, r, d, 1e-11, 500)
+                                      : tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::host>(g, r, d, 1e-11, 500));
+      EXPECT_LT(it, 500);
+      const auto got = tg::detail::to_host_vector(r.view());
+      EXPECT_NEAR(got[0], A, 1e-9 * A);
+      EXPECT_NEAR(got[1], B, 1e-9 * B);
+      for (std::int64_t i = 0; i < ka; i += 997) ASSERT_NEAR(got[std::size_t(2 + i)], la, 1e-9 * la) << i;
+      for (std::int64_t i = 0; i < kb; i += 499) ASSERT_NEAR(got[std::size_t(2 + ka + i)], lb, 1e-9 * lb) << i;
+    }
+}
+
 // The GPU keeps the pull's sums on the device (PullSums::device: stopping
 // rule applied by a one-thread kernel, state read every few iterations).
 // On every space, with both schedules, it must give what the per-iteration
