@@ -22,7 +22,9 @@
 #
 # Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph analytics sparse kokkos_compat"),
 # CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
-# Environment of `run.sh`: JOBS (default: half the CPUs, at most 12), BENCH (1), BENCH_ARGS,
+# Environment of `run.sh`: BUDGET (seconds for the whole run, default 540: a lent GPU gives a
+# session about 15 minutes, its start included), TESTS_SECONDS (the cases' share, default 240),
+# JOBS (default: three in four CPUs, at most 12), BENCH (1), BENCH_ARGS,
 # CUDA_BENCH=0 / TASK_BENCH=0 / GRAPH_BENCH=0 / SOLVE=0 (leave out one benchmark, or tessera-solve
 # factoring lap3d:100 (teams, then library fronts only) and stokes:30 on Cuda), SPARSE_BENCH=1 (add bench_cholesky --gpu: minutes),
 # TASK_BENCH_ARGS, GRAPH_BENCH_ARGS, SPARSE_BENCH_ARGS (e.g. --quick).

@@ -14,7 +14,26 @@
 # it crashed. The benchmarks run with --json: their JSON lines come back as
 # cuda.jsonl, task_cuda.jsonl, graph_cuda.jsonl and sparse_cholesky_gpu.jsonl,
 # for docs/perf/.
+#
+# Time: a lent GPU gives a session about 15 minutes, its start included, so
+# the run keeps to BUDGET seconds (default 540): every phase (the cases, each
+# benchmark, the solves) has its own cap, cut further to what is left of the
+# budget, and one that cannot get 20 s is skipped (named in the summary).
+# After each phase the logs so far are packed into gpu-logs.tar.gz ($OUT/
+# on a device machine), so a run stopped from outside still returns them.
+# On an H200 (2026-11-29) the 339 cases took 116 s at 12 at a time, the core
+# benchmark 50 s, the graph one 54 s (--max-seconds 70 --repeats 5) and
+# lap3d:100 on Cuda about 40 s, load and analysis included.
 set -u
+T0=$SECONDS
+BUDGET=${BUDGET:-540}
+# cap SECONDS: the seconds a phase may take, at most what the budget has left
+# (less 15 s for packing the logs); 0 when that is under 20 s.
+cap() {
+  local left=$(( BUDGET - (SECONDS - T0) - 15 ))
+  local c=$(( $1 < left ? $1 : left ))
+  [ "$c" -ge 20 ] && echo "$c" || echo 0
+}
 pat=${1:-Cuda|Gpu}
 limit=${2:-120}
 shift $(( $# > 2 ? 2 : $# ))
@@ -40,13 +59,16 @@ for d in $(cd tree && find . -mindepth 1 -maxdepth 3 -type d); do
 done
 L=$PWD/logs
 mkdir -p "$L/cases"
-# Results and the benchmark's table are written where they come back even if
-# the run is cut short ($OUT on a lent device machine).
-R=${OUT:-$L}
+# Everything is written under logs/; save_logs packs it into gpu-logs.tar.gz
+# after every phase, beside results.txt and bench_status.txt ($OUT on a lent
+# device machine, which returns at most 8 files: so three, not one per
+# benchmark), so a run cut short still returns what it did.
+R=$L
 gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
 echo "GPU: ${gpu:-none found by nvidia-smi}; commit $(cat commit); $(date -u +%Y-%m-%dT%H:%MZ)" | tee "$L/machine.txt"
 cpus=$(nproc)
-jobs=${JOBS:-$(( cpus / 2 > 12 ? 12 : (cpus / 2 > 0 ? cpus / 2 : 1) ))}
+# Three in four CPUs, at most 12 (12 on the H200 machine: its 339 cases in 116 s).
+jobs=${JOBS:-$(( cpus * 3 / 4 > 12 ? 12 : (cpus * 3 / 4 > 0 ? cpus * 3 / 4 : 1) ))}
 
 : > "$R/bench_status.txt"
 # Line-buffered output through the pipes to tee: a benchmark that crashes or
@@ -58,30 +80,49 @@ command -v stdbuf >/dev/null 2>&1 && lines="stdbuf -oL -eL"
 # ready to be copied into docs/perf/ (python3 ci/perf_report.py then makes
 # docs/performance.md's tables and goal rows from them).
 run_bench() {
-  local text=$1 jsonl=$2 secs=$3
+  local text=$1 jsonl=$2 secs
+  secs=$(cap "$3")
   shift 3
-  echo "== $* --json"
+  if [ "$secs" = 0 ]; then
+    echo "$(basename "$1"): skipped, the budget of ${BUDGET} s is spent" >> "$R/bench_status.txt"
+    return
+  fi
+  echo "== $* --json (at most ${secs} s)"
   timeout "$secs" $lines "$@" --json 2>&1 | tee "$R/$text"
   local rc=${PIPESTATUS[0]}
   grep '^{' "$R/$text" > "$R/$jsonl"
-  echo "$(basename "$1"): exit $rc (JSON lines: $jsonl)" >> "$R/bench_status.txt"
+  echo "$(basename "$1"): exit $rc$([ "$rc" = 124 ] && echo " (cut at ${secs} s)") (JSON lines: $jsonl)" >> "$R/bench_status.txt"
+  save_logs
+}
+# The logs so far, where they come back (again after every phase).
+save_logs() {
+  local out=${OUT:-$PWD/..}
+  tar czf "$out/gpu-logs.tar.gz" -C "$L" . 2>/dev/null
+  cp "$L/results.txt" "$L/bench_status.txt" "$out/" 2>/dev/null
+  return 0
 }
 bench() {
   if [ "${CUDA_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_cuda ]; then
     # shellcheck disable=SC2086
-    run_bench bench_cuda.txt cuda.jsonl 600 ./tessera_bench_cuda ${BENCH_ARGS:-} "$@"
+    run_bench bench_cuda.txt cuda.jsonl 120 ./tessera_bench_cuda ${BENCH_ARGS:-} "$@"
+  fi
+  # The scan diagnostic (gpu-core: parallel_scan at 0.2 of CUB): the library's
+  # scan rebuilt with one design choice switched at a time. Its lines go to
+  # scan_probe.jsonl, not into docs/perf/ (SCAN_PROBE=0 leaves it out).
+  if [ "${SCAN_PROBE:-1}" != 0 ] && [ "${CUDA_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_cuda ]; then
+    run_bench scan_probe.txt scan_probe.jsonl 45 ./tessera_bench_cuda --only scan-probe --repeats 5
   fi
   # The task driver's benchmark has its own time limit, so that a stalled DAG
   # cannot eat the run.
   if [ "${TASK_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_task_cuda ]; then
     # shellcheck disable=SC2086
-    run_bench bench_task_cuda.txt task_cuda.jsonl 300 ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-}
+    run_bench bench_task_cuda.txt task_cuda.jsonl 100 ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-}
   fi
   # The graph benchmark sizes its cases to finish in under 3 minutes on an
-  # H100; 300 s is the limit should a case hang.
+  # H100 (54 s on an H200 with --max-seconds 70 --repeats 5); 150 s at most.
   if [ "${GRAPH_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_graph_cuda ]; then
     # shellcheck disable=SC2086
-    run_bench bench_graph_cuda.txt graph_cuda.jsonl 300 ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-}
+    run_bench bench_graph_cuda.txt graph_cuda.jsonl 150 ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-}
   fi
   # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
   # machine's cores (gpu-sparse part 6): opt-in (SPARSE_BENCH=1), as it takes
@@ -89,7 +130,7 @@ bench() {
   # short first try.
   if [ "${SPARSE_BENCH:-0}" != 0 ] && [ -x ./bench_cholesky ]; then
     # shellcheck disable=SC2086
-    run_bench bench_sparse_cuda.txt sparse_cholesky_gpu.jsonl 540 ./bench_cholesky --gpu --threads "$(nproc)" \
+    run_bench bench_sparse_cuda.txt sparse_cholesky_gpu.jsonl 300 ./bench_cholesky --gpu --threads "$(nproc)" \
       --repeats 3 ${SPARSE_BENCH_ARGS:-}
   fi
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
@@ -99,9 +140,16 @@ bench() {
   if [ "${SOLVE:-1}" != 0 ] && [ -x ./tessera-solve ]; then
     for args in "lap3d:100 --space cuda --json" "lap3d:100 --space cuda --small-front-rows 0 --json" \
       "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
-      echo "== tessera-solve $args"
-      timeout 300 $lines ./tessera-solve $args 2>&1 | tee -a "$R/solve_cuda.txt"
+      local secs
+      secs=$(cap 120)
+      if [ "$secs" = 0 ]; then
+        echo "tessera-solve $args: skipped, the budget of ${BUDGET} s is spent" >> "$R/bench_status.txt"
+        continue
+      fi
+      echo "== tessera-solve $args (at most ${secs} s)"
+      timeout "$secs" $lines ./tessera-solve $args 2>&1 | tee -a "$R/solve_cuda.txt"
       echo "tessera-solve $args: exit ${PIPESTATUS[0]}" >> "$R/bench_status.txt"
+      save_logs
     done
   fi
   return 0
@@ -126,16 +174,20 @@ run_case() {
 export -f run_case
 export L limit
 s=$SECONDS
-# -r: no case matched the pattern (a benchmark-only run) runs nothing.
-xargs -r -P "$jobs" -L 1 bash -c 'run_case "$0" "$1"' < "$L/cases.txt" > "$R/results.txt" 2>&1
-[ "$R" = "$L" ] || cp "$R/results.txt" "$R/bench_cuda.txt" "$L/" 2>/dev/null
-echo "cases ran in $((SECONDS - s)) s"
+# -r: no case matched the pattern (a benchmark-only run) runs nothing. The
+# cases together get TESTS_SECONDS (default 240) of the budget; those not
+# started by then have no line in results.txt (the summary counts them).
+tsecs=$(cap "${TESTS_SECONDS:-240}")
+if [ "$tsecs" = 0 ]; then
+  : > "$R/results.txt"
+else
+  timeout "$tsecs" xargs -r -P "$jobs" -L 1 bash -c 'run_case "$0" "$1"' < "$L/cases.txt" > "$R/results.txt" 2>&1
+fi
+echo "cases ran in $((SECONDS - s)) s; $(wc -l < "$R/results.txt") of $(wc -l < "$L/cases.txt") have a result"
+save_logs
 [ "${BENCH:-1}" = 1 ] && bench "$@"
-[ "$R" = "$L" ] || cp "$R/bench_status.txt" "$R/bench_cuda.txt" "$R/bench_task_cuda.txt" "$R/bench_graph_cuda.txt" \
-  "$R/bench_sparse_cuda.txt" "$R/solve_cuda.txt" "$R"/*.jsonl "$L/" 2>/dev/null
-
-out=${OUT:-$PWD/..}
-tar czf "$out/gpu-logs.tar.gz" -C "$L" . && echo "logs: $out/gpu-logs.tar.gz"
+save_logs
+echo "logs: ${OUT:-$PWD/..}/gpu-logs.tar.gz"
 # The benchmarks' rows in short (the tables themselves: docs/performance.md,
 # once the .jsonl files are in docs/perf/).
 if command -v python3 >/dev/null 2>&1 && ls "$R"/*.jsonl >/dev/null 2>&1; then
@@ -160,5 +212,8 @@ echo "== skipped:"
 grep -E '^SKIP ' "$R/results.txt" | head -20
 echo "== benchmarks:"
 cat "$R/bench_status.txt"
-echo "== summary ($gpu)"
+echo "== summary ($gpu; $((SECONDS - T0)) s of the ${BUDGET} s budget)"
 awk '{print $1}' "$R/results.txt" | sort | uniq -c
+missing=$(( $(wc -l < "$L/cases.txt") - $(wc -l < "$R/results.txt") ))
+[ "$missing" -gt 0 ] && echo "$missing cases not run (TESTS_SECONDS or the budget ran out)"
+true

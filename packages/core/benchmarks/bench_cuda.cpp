@@ -22,6 +22,10 @@
 //             write out once; neighbours from cache).
 //   dispatch  empty parallel_for of one index + fence() vs an empty kernel
 //             launch + cudaStreamSynchronize: microseconds per dispatch.
+//   scan-probe (only when named in --only) the library's scan rebuilt with
+//             plain pointers, one design choice switched at a time
+//             (scan_probe.cuh), beside CUB and parallel_scan: which choice
+//             holds parallel_scan at 0.2 of CUB. Not in docs/performance.md.
 //   mempool   tessera::MemoryPool<Cuda> vs device malloc/free, 64-byte blocks,
 //             2^20 threads: (a) all allocate and hold (live set 80% of the
 //             pool), a second kernel frees; (b) allocate + free at once.
@@ -53,6 +57,8 @@
 #if TESSERA_BENCH_HAVE_MEMPOOL
 #include <tessera/mempool.hpp>
 #endif
+
+#include "scan_probe.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -465,6 +471,77 @@ void scan_case(const Setup& S, const bench::Report& report, const char* type_nam
 void row_scan(const Setup& S, const bench::Report& report) {
   scan_case<long long>(S, report, "long long");
   scan_case<double>(S, report, "double");
+}
+
+// ---- 3b. scan probe (opt-in: --only scan-probe) ----------------------------------------
+
+// The library's single-pass scan rebuilt with plain pointers, one design
+// choice switched at a time (scan_probe.cuh says which and why), beside CUB
+// and parallel_scan, on 2^27 long long. Not in the default rows and not in
+// docs/performance.md: a diagnostic whose answer goes into cuda_scan.hpp.
+void row_scan_probe(const Setup& S, const bench::Report& report) {
+  using T = long long;
+  const std::size_t n = S.quick ? std::size_t(1) << 22 : std::size_t(1) << 27;
+  const double bytes = 2.0 * sizeof(T) * double(n);
+  const std::string case_name = "scan probe long long";
+  if (!S.json) std::printf("\n# %s, %s elements\n", case_name.c_str(), pow2(n).c_str());
+  DView<T*> in(tessera::view_alloc("scan in", tessera::WithoutInitializing), n);
+  DView<T*> out(tessera::view_alloc("scan out", tessera::WithoutInitializing), n);
+  init_scan(in);
+  std::size_t temp_bytes = 0;
+  CK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in.data(), out.data(), std::int64_t(n), S.stream));
+  DView<char*> temp(tessera::view_alloc("cub scan temp", tessera::WithoutInitializing), temp_bytes);
+  DView<char*> scratch(tessera::view_alloc("probe scratch", tessera::WithoutInitializing),
+                       scan_probe::scratch_bytes((long long)n));
+  const scan_probe::Scratch ps = scan_probe::scratch_at(scratch.data(), (long long)n);
+  const cudaStream_t st = S.stream;
+  const T* pin = in.data();
+  T* pout = out.data();
+  const long long nn = (long long)n;
+  struct Variant {
+    std::string name;
+    std::function<void()> run;
+    bool checked;  // false: the no-wait bound, whose answers are wrong by design
+  };
+  using namespace scan_probe;
+  const std::vector<Variant> variants{
+      {"probe: tile body only (no look-back)", [=] { CK((scan_probe::run<256, 12, true, true, true, true>(pin, pout, nn, ps, st))); }, false},
+      {"probe: as the library (flag, value, 32 shuffles)", [=] { CK((scan_probe::run<256, 12, false, false, true, false>(pin, pout, nn, ps, st))); }, true},
+      {"probe: + 5-step window join", [=] { CK((scan_probe::run<256, 12, false, true, true, false>(pin, pout, nn, ps, st))); }, true},
+      {"probe: + packed 16-byte tile state", [=] { CK((scan_probe::run<256, 12, true, true, true, false>(pin, pout, nn, ps, st))); }, true},
+      {"probe: packed, spin without sleep", [=] { CK((scan_probe::run<256, 12, true, true, false, false>(pin, pout, nn, ps, st))); }, true},
+      {"probe: packed, tiles of 512 x 12", [=] { CK((scan_probe::run<512, 12, true, true, true, false>(pin, pout, nn, ps, st))); }, true},
+      {"probe: packed, tiles of 256 x 24", [=] { CK((scan_probe::run<256, 24, true, true, true, false>(pin, pout, nn, ps, st))); }, true},
+      {"probe: packed, tiles of 128 x 16", [=] { CK((scan_probe::run<128, 16, true, true, true, false>(pin, pout, nn, ps, st))); }, true},
+  };
+  auto cub_scan = [=] {
+    std::size_t tb = temp_bytes;
+    CK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, pin, pout, std::int64_t(n), st));
+  };
+  auto tes_scan = [=] { tessera_exclusive_scan<T>(in, out); };
+  // Answers against a host scan, exactly.
+  const auto h_in = to_host(in.data(), n);
+  std::vector<T> want(n);
+  T acc = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    want[i] = acc;
+    acc += h_in[i];
+  }
+  auto check_variant = [&](const std::string& name, const std::function<void()>& f) {
+    CK(cudaMemsetAsync(out.data(), 0xff, n * sizeof(T), st));
+    f();
+    verify(S, to_host(out.data(), n) == want, name + " = host scan exactly");
+  };
+  check_variant("cub ExclusiveSum", cub_scan);
+  check_variant("tessera parallel_scan", tes_scan);
+  for (const auto& v : variants)
+    if (v.checked) check_variant(v.name, v.run);
+  std::vector<bench::Contender> cs{gpu(S, "cub::DeviceScan::ExclusiveSum", cub_scan),
+                                   gpu(S, "tessera parallel_scan", tes_scan, 0)};
+  for (const auto& v : variants) cs.push_back(gpu(S, v.name, v.run, 0));
+  const auto rs = bench::run_interleaved(cs, options(S));
+  report.add(case_name, gbs_measure(bytes), cs, rs);
+  bandwidth_note(S, case_name, bytes, cs, rs);
 }
 
 // ---- 4. sort ---------------------------------------------------------------------
@@ -1081,7 +1158,7 @@ void print_device(const Setup& S) {
 int run(int argc, char* argv[]) {
   const std::vector<Row> rows{{"triad", row_triad},     {"reduce", row_reduce},   {"scan", row_scan},
                               {"sort", row_sort},       {"gemv", row_gemv},       {"stencil", row_stencil},
-                              {"dispatch", row_dispatch},
+                              {"dispatch", row_dispatch},   {"scan-probe", row_scan_probe},
 #if TESSERA_BENCH_HAVE_MEMPOOL
                               {"mempool", row_mempool}
 #endif
@@ -1098,7 +1175,7 @@ int run(int argc, char* argv[]) {
   cli.app()
       .add_option("--only", only, "the rows to run, comma-separated (default: all)")
       ->delimiter(',')
-      ->check(tessera::tools::one_of({"triad", "reduce", "scan", "sort", "gemv", "stencil", "dispatch", "mempool"}));
+      ->check(tessera::tools::one_of({"triad", "reduce", "scan", "sort", "gemv", "stencil", "dispatch", "mempool", "scan-probe"}));
   if (auto status = cli.parse(argc, argv)) return *status;
   S.json = cli.json;
   S.repeats = S.quick && cli.app().get_option("--repeats")->count() == 0 ? 3 : cli.repeats;
@@ -1108,7 +1185,11 @@ int run(int argc, char* argv[]) {
       return cli.fail("--only: the mempool row is not built in (no Tessera::mempool when this was configured)");
   }
   tessera::ScopeGuard guard(cli.settings());
-  auto selected = [&](const char* name) { return only.empty() || std::find(only.begin(), only.end(), name) != only.end(); };
+  // scan-probe (a diagnostic) runs only when named.
+  auto selected = [&](const char* name) {
+    const bool named = std::find(only.begin(), only.end(), name) != only.end();
+    return named || (only.empty() && std::string(name) != "scan-probe");
+  };
 
   if (!Cuda::impl_is_available()) {
     const std::string msg = "no CUDA device: " + Cuda::impl_unavailable_reason();
