@@ -32,10 +32,11 @@
 // direction-optimizing BFS); tree_edge then reports the parent found
 // bottom-up.
 //
-// On a GPU the level loop's control stays on the device
-// (detail/bfs_device_levels.hpp): the host reads the search's state every 8
-// levels instead of three or four times per level. Same levels, parents
-// found by the same rules, and the same bfs_result as on the host.
+// The level loop is controlled from the host on every space. A device-side
+// control (detail/bfs_device_levels.hpp: the host reads the search's state
+// every 8 levels instead of three or four times per level) gives the same
+// levels, parents and bfs_result, but measured slower on an H200 (see
+// default_bfs_control).
 #include <tessera/graph/detail/bfs_device_levels.hpp>
 #include <tessera/graph/detail/bfs_queue_buffer.hpp>
 #include <tessera/graph/graph_traits.hpp>

@@ -43,9 +43,15 @@
 namespace tessera::graph::detail {
 
 enum class BfsControl { host, device };
+// The host's control on every space: on an H200 (2026-11-29, interleaved in
+// tessera_bench_graph_cuda) the device-controlled loop was the slower one,
+// 2.14 ms against 1.38 ms on Kronecker 21 and 811 ms against 722 ms on the
+// 2048^2 grid: its fixed sequence of about eight full-device kernels per
+// level (several of them reductions) costs more than the host's three or
+// four round trips. Kept, tested and benchmarked for when that sequence
+// gets cheaper (a captured graph per level, or one persistent kernel).
 template <class Exec>
-inline constexpr BfsControl default_bfs_control =
-    is_host_execution_space<Exec>::value ? BfsControl::host : BfsControl::device;
+inline constexpr BfsControl default_bfs_control = BfsControl::host;
 // Levels launched between two reads of the device state.
 inline constexpr int bfs_check_every = 8;
 // Frontier vertices of at least this degree are expanded by all threads.
