@@ -124,6 +124,12 @@ bench() {
     # shellcheck disable=SC2086
     run_bench bench_graph_cuda.txt graph_cuda.jsonl 150 ./tessera_bench_graph_cuda ${GRAPH_BENCH_ARGS:-}
   fi
+  # Graph job sets fused against one after another, on the GPU (gpu-graph's
+  # job-set table; GRAPH_JOBS_BENCH=0 leaves it out).
+  if [ "${GRAPH_JOBS_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_graph_jobs_cuda ]; then
+    # shellcheck disable=SC2086
+    run_bench bench_graph_jobs_cuda.txt graph_jobs_cuda.jsonl 90 ./tessera_bench_graph_jobs_cuda --repeats 5 ${GRAPH_JOBS_BENCH_ARGS:-}
+  fi
   # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
   # machine's cores (gpu-sparse part 6): opt-in (SPARSE_BENCH=1), as it takes
   # minutes (lap3d:100 has a million unknowns); SPARSE_BENCH_ARGS=--quick for a

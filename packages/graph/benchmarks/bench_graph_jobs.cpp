@@ -15,6 +15,11 @@
 //
 //   bench_graph_jobs [--scale 18] [--edge-factor 16] [--jobs 4,16,64] [--repeats 5]
 //                    [--pr-tolerance 1e-6] [--pr-max-iterations 1000] [--per-kind] [--json] --tessera-num-threads=2
+//
+// The same program on a GPU: tessera_bench_graph_jobs_cuda
+// (bench_graph_jobs_cuda.cpp defines TESSERA_BENCH_GRAPH_JOBS_CUDA), bench
+// name graph_jobs_cuda; each timed run ends with a fence, so the wall clock
+// covers the device work. ci/gpu.sh packs it and the GPU check runs it.
 #include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
@@ -31,7 +36,14 @@
 namespace {
 
 namespace tg = tessera::graph;
+#if defined(TESSERA_BENCH_GRAPH_JOBS_CUDA)
+#include <cuda_runtime.h>
+using Space = tessera::Cuda;
+constexpr const char* kBenchName = "graph_jobs_cuda";
+#else
 using Space = tessera::OpenMP;
+constexpr const char* kBenchName = "graph_jobs";
+#endif
 using G = tg::compressed_sparse_row_graph<tg::undirectedS, Space>;
 using V = G::vertex_descriptor;
 
@@ -115,6 +127,18 @@ int main(int argc, char* argv[]) {
   tessera::initialize(cli.settings());
   const int repeats = cli.repeats;
   const bool json = cli.json;
+#if defined(TESSERA_BENCH_GRAPH_JOBS_CUDA)
+  // Without a usable GPU: say why and exit 0, as the other GPU benchmarks do.
+  if (!tessera::Cuda::impl_is_available()) {
+    const std::string msg = "no CUDA device: " + tessera::Cuda::impl_unavailable_reason();
+    if (json)
+      tools::print_line({{"bench", kBenchName}, {"case", "device"}, {"skipped", msg}});
+    else
+      std::printf("%s\n", msg.c_str());
+    tessera::finalize();
+    return 0;
+  }
+#endif
   {
     const G g(tg::kronecker(scale, ef, 1), tg::build_options::simple());
     tg::edge_property_map<G, double> w(g, 0.0, "weight");
@@ -126,8 +150,9 @@ int main(int argc, char* argv[]) {
     {
       tessera::View<std::int64_t*, Space> deg("deg", tg::num_vertices(g));
       tg::forall_vertices(g, TESSERA_LAMBDA(V v) { deg(v) = tg::out_degree(v, g); });
+      const auto deg_host = tessera::create_mirror_view_and_copy(tessera::HostSpace(), deg);
       for (std::int64_t v = 0; v < tg::num_vertices(g); ++v)
-        if (deg(v) > 0) pool.push_back(v);
+        if (deg_host(v) > 0) pool.push_back(v);
     }
     const int threads = Space().concurrency();
     if (!json)
@@ -141,15 +166,27 @@ int main(int argc, char* argv[]) {
     tessera::bench::InterleaveOptions opt;
     opt.repeats = repeats;
     opt.warmup = 0;  // the untimed check run below warms both
-    const tessera::bench::Report report("graph_jobs", json);
+    const tessera::bench::Report report(kBenchName, json);
+#if defined(TESSERA_BENCH_GRAPH_JOBS_CUDA)
+    {  // The card, for the table's column.
+      cudaDeviceProp p{};
+      if (cudaGetDeviceProperties(&p, tessera::Cuda().cuda_device()) == cudaSuccess) {
+        if (json)
+          report.note("device", {{"device", p.name}, {"sm_count", p.multiProcessorCount}, {"repeats", repeats}});
+        else
+          std::printf("# device: %s, %d SMs\n", p.name, p.multiProcessorCount);
+      }
+    }
+#endif
     const tessera::bench::Measure per_job_set{"s", 1, 1, true, true};
     auto measure = [&](const std::string& name, const std::vector<tg::graph_job>& jobs) {
       if (jobs.empty()) return;
       check_same(tg::run_jobs(g, jobs, w, fused), tg::run_jobs(g, jobs, w, alone), pr_tol);
       std::vector<tessera::bench::Contender> cs;
       const auto ran = [&] { return threads; };
-      cs.push_back({"tessera, one job after another", [&] { tg::run_jobs(g, jobs, w, alone); }, ran});
-      cs.push_back({"tessera, fused job set", [&] { tg::run_jobs(g, jobs, w, fused); }, ran, 0});
+      // The fence: on a GPU the wall clock must cover the device's work.
+      cs.push_back({"tessera, one job after another", [&] { tg::run_jobs(g, jobs, w, alone); Space().fence(); }, ran});
+      cs.push_back({"tessera, fused job set", [&] { tg::run_jobs(g, jobs, w, fused); Space().fence(); }, ran, 0});
       report.add(name, per_job_set, cs, tessera::bench::run_interleaved(cs, opt));
     };
     for (int c : counts) {
