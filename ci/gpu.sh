@@ -71,7 +71,8 @@ find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable -exec 
 # archive), the graph algorithms' and sparse Cholesky's (bench_cholesky --gpu;
 # it brings CHOLMOD, MUMPS and Tacho's libraries along).
 for b in core/benchmarks/tessera_bench_cuda tasking/benchmarks/tessera_bench_task_cuda \
-  graph/benchmarks/tessera_bench_graph_cuda graph/benchmarks/tessera_bench_graph_jobs_cuda sparse/benchmarks/bench_cholesky; do
+  graph/benchmarks/tessera_bench_graph_cuda graph/benchmarks/tessera_bench_graph_jobs_cuda sparse/benchmarks/bench_cholesky \
+  sparse/benchmarks/bench_fem_assembly_cuda; do
   [ -x "$B/packages/$b" ] && cp "$B/packages/$b" "$stage/"
 done
 strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true

@@ -130,6 +130,12 @@ bench() {
     # shellcheck disable=SC2086
     run_bench bench_graph_jobs_cuda.txt graph_jobs_cuda.jsonl 90 ./tessera_bench_graph_jobs_cuda --repeats 5 ${GRAPH_JOBS_BENCH_ARGS:-}
   fi
+  # Finite-element assembly on the GPU (gpu-graph's assembly table;
+  # FEM_BENCH=0 leaves it out).
+  if [ "${FEM_BENCH:-1}" != 0 ] && [ -x ./bench_fem_assembly_cuda ]; then
+    # shellcheck disable=SC2086
+    run_bench bench_fem_assembly_cuda.txt fem_assembly_cuda.jsonl 90 ./bench_fem_assembly_cuda --repeats 5 ${FEM_BENCH_ARGS:-}
+  fi
   # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
   # machine's cores (gpu-sparse part 6): opt-in (SPARSE_BENCH=1), as it takes
   # minutes (lap3d:100 has a million unknowns); SPARSE_BENCH_ARGS=--quick for a

@@ -53,6 +53,7 @@ GPU_BENCHES = {
     "task_cuda": _GPU_RUN.format(extra="", name="task_cuda"),
     "graph_cuda": _GPU_RUN.format(extra="", name="graph_cuda"),
     "graph_jobs_cuda": _GPU_RUN.format(extra="", name="graph_jobs_cuda"),
+    "fem_assembly_cuda": _GPU_RUN.format(extra="", name="fem_assembly_cuda"),
     "sparse_cholesky_gpu": _GPU_RUN.format(extra=" with `SPARSE_BENCH=1`", name="sparse_cholesky_gpu"),
 }
 # A run that started with a higher 1-minute load average than this many times

@@ -11,6 +11,13 @@
 // against the serial loop after the runs. Ratio column: the serial loop's
 // time / the row's time (the speedup).
 //   bench_fem_assembly [--p1-cells 32] [--p2-cells 12] [--repeats 9] [--json] --tessera-num-threads=2
+//
+// On a GPU: bench_fem_assembly_cuda (bench_fem_assembly_cuda.cpp defines
+// TESSERA_BENCH_FEM_CUDA): the same contenders with Space = Cuda (each
+// timed run ends with a fence), bench name fem_assembly_cuda, meshes of
+// about 1.6 M P1 and 0.4 M P2 elements by default, values compared with the
+// serial loop on the host to rounding (the device fuses multiply-adds). The
+// host column is that serial loop: the GPU pack is built without OpenMP.
 #include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
@@ -25,7 +32,16 @@
 namespace {
 
 namespace fem = tessera::sparse::fem;
+#if defined(TESSERA_BENCH_FEM_CUDA)
+#include <cuda_runtime.h>
+using Space = tessera::Cuda;
+constexpr const char* kBenchName = "fem_assembly_cuda";
+constexpr int kDefaultP1Cells = 64, kDefaultP2Cells = 40;
+#else
 using Space = tessera::DefaultHostExecutionSpace;
+constexpr const char* kBenchName = "fem_assembly";
+constexpr int kDefaultP1Cells = 32, kDefaultP2Cells = 12;
+#endif
 
 struct Coefficient {
   TESSERA_INLINE_FUNCTION double operator()(const double* x) const { return 1.0 + x[0] + x[1] * x[1]; }
@@ -74,7 +90,11 @@ void run_case(const std::string& name, const fem::Mesh& mesh, const Kernel& kern
   const auto threads = [] { return Space().concurrency(); };
   for (auto s : strategies)
     cs.push_back({std::string("tessera ") + fem::to_string(s) + " (" + Space::name() + ")",
-                  [&assembler, &kernel, s] { assembler.assemble(kernel, s); }, threads, 0});
+                  [&assembler, &kernel, s] {
+                    assembler.assemble(kernel, s);
+                    Space().fence();  // on a GPU the wall clock must cover the device's work
+                  },
+                  threads, 0});
   const auto results = tessera::bench::run_interleaved(cs, opt);
   // Answers: every strategy against the serial loop, to rounding.
   serial_loop(mesh, kernel, assembler, vals, rhs);
@@ -82,7 +102,7 @@ void run_case(const std::string& name, const fem::Mesh& mesh, const Kernel& kern
   for (double v : vals) scale = std::max(scale, std::abs(v));
   for (auto s : strategies) {
     assembler.assemble(kernel, s);
-    const auto got = assembler.values();
+    const auto got = tessera::create_mirror_view_and_copy(tessera::HostSpace(), assembler.values());
     for (std::size_t k = 0; k < vals.size(); ++k)
       if (std::abs(got(k) - vals[k]) > 1e-12 * scale) {
         std::fprintf(stderr, "bench_fem_assembly: %s: %s value %zu is %.17g, the serial loop gives %.17g\n",
@@ -102,17 +122,40 @@ int main(int argc, char* argv[]) {
                           "Finite-element assembly (elements per second) by ScatterView, colouring and element map\n"
                           "against a serial element loop.",
                           9);
-  int p1_cells = 32, p2_cells = 12;
+  int p1_cells = kDefaultP1Cells, p2_cells = kDefaultP2Cells;
   cli.app().add_option("--p1-cells", p1_cells, "cells per side of the P1 Poisson mesh")->check(tools::integer(1, 1024));
   cli.app().add_option("--p2-cells", p2_cells, "cells per side of the P2 elasticity mesh")->check(tools::integer(1, 1024));
   if (auto status = cli.parse(argc, argv)) return *status;
   tessera::initialize(cli.settings());
   const int repeats = cli.repeats;
   const bool json = cli.json;
+#if defined(TESSERA_BENCH_FEM_CUDA)
+  // Without a usable GPU: say why and exit 0, as the other GPU benchmarks do.
+  if (!tessera::Cuda::impl_is_available()) {
+    const std::string msg = "no CUDA device: " + tessera::Cuda::impl_unavailable_reason();
+    if (json)
+      tools::print_line({{"bench", kBenchName}, {"case", "device"}, {"skipped", msg}});
+    else
+      std::printf("%s\n", msg.c_str());
+    tessera::finalize();
+    return 0;
+  }
+#endif
   {
     tessera::bench::InterleaveOptions opt;
     opt.repeats = repeats;
-    const tessera::bench::Report report("fem_assembly", json);
+    const tessera::bench::Report report(kBenchName, json);
+#if defined(TESSERA_BENCH_FEM_CUDA)
+    {  // The card, for the table's column.
+      cudaDeviceProp p{};
+      if (cudaGetDeviceProperties(&p, tessera::Cuda().cuda_device()) == cudaSuccess) {
+        if (json)
+          report.note("device", {{"device", p.name}, {"sm_count", p.multiProcessorCount}, {"repeats", repeats}});
+        else
+          std::printf("# device: %s, %d SMs\n", p.name, p.multiProcessorCount);
+      }
+    }
+#endif
     const auto p1 = fem::box_mesh({.cells = {p1_cells, p1_cells, p1_cells}, .order = 1, .perturbation = 0.1});
     run_case("P1 Poisson, " + std::to_string(p1_cells) + "^3 x 6 tets", p1,
              fem::PoissonKernel<fem::P1Tetrahedron, Coefficient, fem::Constant>{Coefficient{}, fem::Constant{1.0}},
