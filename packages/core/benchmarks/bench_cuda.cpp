@@ -400,6 +400,21 @@ void tessera_exclusive_scan(DView<const T*> in, DView<T*> out) {
       });
 }
 
+// cub::DeviceScan::ExclusiveSum of in into out on the benchmark's stream,
+// its temporary storage allocated once here and held by the returned run.
+template <class T>
+std::function<void()> cub_exclusive_sum(const Setup& S, DView<T*> in, DView<T*> out) {
+  const std::int64_t n = std::int64_t(in.extent(0));
+  std::size_t temp_bytes = 0;
+  CK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in.data(), out.data(), n, S.stream));
+  DView<char*> temp(tessera::view_alloc("cub scan temp", tessera::WithoutInitializing), temp_bytes);
+  const cudaStream_t st = S.stream;
+  return [=] {
+    std::size_t tb = temp_bytes;
+    CK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in.data(), out.data(), n, st));
+  };
+}
+
 template <class T>
 void scan_case(const Setup& S, const bench::Report& report, const char* type_name) {
   const std::size_t n = S.quick ? std::size_t(1) << 22 : std::size_t(1) << 27;
@@ -409,14 +424,8 @@ void scan_case(const Setup& S, const bench::Report& report, const char* type_nam
   DView<T*> in(tessera::view_alloc("scan in", tessera::WithoutInitializing), n);
   DView<T*> out(tessera::view_alloc("scan out", tessera::WithoutInitializing), n);
   init_scan(in);
-  std::size_t temp_bytes = 0;
-  CK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in.data(), out.data(), std::int64_t(n), S.stream));
-  DView<char*> temp(tessera::view_alloc("cub scan temp", tessera::WithoutInitializing), temp_bytes);
   const cudaStream_t st = S.stream;
-  auto cub_scan = [=] {
-    std::size_t tb = temp_bytes;
-    CK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in.data(), out.data(), std::int64_t(n), st));
-  };
+  const auto cub_scan = cub_exclusive_sum(S, in, out);
   auto tes_scan = [=] { tessera_exclusive_scan<T>(in, out); };
 
   // Answers: both against a host scan (long double for doubles), and each other.
@@ -488,9 +497,6 @@ void row_scan_probe(const Setup& S, const bench::Report& report) {
   DView<T*> in(tessera::view_alloc("scan in", tessera::WithoutInitializing), n);
   DView<T*> out(tessera::view_alloc("scan out", tessera::WithoutInitializing), n);
   init_scan(in);
-  std::size_t temp_bytes = 0;
-  CK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in.data(), out.data(), std::int64_t(n), S.stream));
-  DView<char*> temp(tessera::view_alloc("cub scan temp", tessera::WithoutInitializing), temp_bytes);
   DView<char*> scratch(tessera::view_alloc("probe scratch", tessera::WithoutInitializing),
                        scan_probe::scratch_bytes((long long)n));
   const scan_probe::Scratch ps = scan_probe::scratch_at(scratch.data(), (long long)n);
@@ -514,10 +520,7 @@ void row_scan_probe(const Setup& S, const bench::Report& report) {
       {"probe: packed, tiles of 256 x 24", [=] { CK((scan_probe::run<256, 24, true, true, true, false>(pin, pout, nn, ps, st))); }, true},
       {"probe: packed, tiles of 128 x 16", [=] { CK((scan_probe::run<128, 16, true, true, true, false>(pin, pout, nn, ps, st))); }, true},
   };
-  auto cub_scan = [=] {
-    std::size_t tb = temp_bytes;
-    CK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, pin, pout, std::int64_t(n), st));
-  };
+  const auto cub_scan = cub_exclusive_sum(S, in, out);
   auto tes_scan = [=] { tessera_exclusive_scan<T>(in, out); };
   // Answers against a host scan, exactly.
   const auto h_in = to_host(in.data(), n);

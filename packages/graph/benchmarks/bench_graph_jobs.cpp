@@ -24,6 +24,9 @@
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/graph.hpp>
+#if defined(TESSERA_BENCH_GRAPH_JOBS_CUDA)
+#include <tessera/bench/cuda_device.hpp>
+#endif
 
 #include <cmath>
 #include <cstdio>
@@ -37,7 +40,6 @@ namespace {
 
 namespace tg = tessera::graph;
 #if defined(TESSERA_BENCH_GRAPH_JOBS_CUDA)
-#include <cuda_runtime.h>
 using Space = tessera::Cuda;
 constexpr const char* kBenchName = "graph_jobs_cuda";
 #else
@@ -129,12 +131,7 @@ int main(int argc, char* argv[]) {
   const bool json = cli.json;
 #if defined(TESSERA_BENCH_GRAPH_JOBS_CUDA)
   // Without a usable GPU: say why and exit 0, as the other GPU benchmarks do.
-  if (!tessera::Cuda::impl_is_available()) {
-    const std::string msg = "no CUDA device: " + tessera::Cuda::impl_unavailable_reason();
-    if (json)
-      tools::print_line({{"bench", kBenchName}, {"case", "device"}, {"skipped", msg}});
-    else
-      std::printf("%s\n", msg.c_str());
+  if (tessera::bench::say_no_cuda_device(kBenchName, json)) {
     tessera::finalize();
     return 0;
   }
@@ -168,15 +165,7 @@ int main(int argc, char* argv[]) {
     opt.warmup = 0;  // the untimed check run below warms both
     const tessera::bench::Report report(kBenchName, json);
 #if defined(TESSERA_BENCH_GRAPH_JOBS_CUDA)
-    {  // The card, for the table's column.
-      cudaDeviceProp p{};
-      if (cudaGetDeviceProperties(&p, tessera::Cuda().cuda_device()) == cudaSuccess) {
-        if (json)
-          report.note("device", {{"device", p.name}, {"sm_count", p.multiProcessorCount}, {"repeats", repeats}});
-        else
-          std::printf("# device: %s, %d SMs\n", p.name, p.multiProcessorCount);
-      }
-    }
+    tessera::bench::note_cuda_device(report, json, repeats);  // the card, for the table's column
 #endif
     const tessera::bench::Measure per_job_set{"s", 1, 1, true, true};
     auto measure = [&](const std::string& name, const std::vector<tg::graph_job>& jobs) {

@@ -22,6 +22,9 @@
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
 #include <tessera/sparse.hpp>
+#if defined(TESSERA_BENCH_FEM_CUDA)
+#include <tessera/bench/cuda_device.hpp>
+#endif
 
 #include <cmath>
 #include <cstdio>
@@ -33,7 +36,6 @@ namespace {
 
 namespace fem = tessera::sparse::fem;
 #if defined(TESSERA_BENCH_FEM_CUDA)
-#include <cuda_runtime.h>
 using Space = tessera::Cuda;
 constexpr const char* kBenchName = "fem_assembly_cuda";
 constexpr int kDefaultP1Cells = 64, kDefaultP2Cells = 40;
@@ -131,12 +133,7 @@ int main(int argc, char* argv[]) {
   const bool json = cli.json;
 #if defined(TESSERA_BENCH_FEM_CUDA)
   // Without a usable GPU: say why and exit 0, as the other GPU benchmarks do.
-  if (!tessera::Cuda::impl_is_available()) {
-    const std::string msg = "no CUDA device: " + tessera::Cuda::impl_unavailable_reason();
-    if (json)
-      tools::print_line({{"bench", kBenchName}, {"case", "device"}, {"skipped", msg}});
-    else
-      std::printf("%s\n", msg.c_str());
+  if (tessera::bench::say_no_cuda_device(kBenchName, json)) {
     tessera::finalize();
     return 0;
   }
@@ -146,15 +143,7 @@ int main(int argc, char* argv[]) {
     opt.repeats = repeats;
     const tessera::bench::Report report(kBenchName, json);
 #if defined(TESSERA_BENCH_FEM_CUDA)
-    {  // The card, for the table's column.
-      cudaDeviceProp p{};
-      if (cudaGetDeviceProperties(&p, tessera::Cuda().cuda_device()) == cudaSuccess) {
-        if (json)
-          report.note("device", {{"device", p.name}, {"sm_count", p.multiProcessorCount}, {"repeats", repeats}});
-        else
-          std::printf("# device: %s, %d SMs\n", p.name, p.multiProcessorCount);
-      }
-    }
+    tessera::bench::note_cuda_device(report, json, repeats);  // the card, for the table's column
 #endif
     const auto p1 = fem::box_mesh({.cells = {p1_cells, p1_cells, p1_cells}, .order = 1, .perturbation = 0.1});
     run_case("P1 Poisson, " + std::to_string(p1_cells) + "^3 x 6 tets", p1,
