@@ -83,6 +83,19 @@ std::vector<int> placement_order(std::vector<int> cpus) {
   return cpus;
 }
 
+// The placement order turned so that it starts at the CPU the calling thread
+// runs on now (pool rank 0, never pinned, takes cpus[0]). Workers are pinned
+// to the others: the scheduler keeps a running thread where it is, so a
+// worker pinned to the caller's CPU would share it with the caller while
+// another CPU idles, until the load balancer moved the caller (milliseconds;
+// a short kernel ran on one core). Rotating, not swapping, keeps hwloc's
+// neighbours next to each other.
+std::vector<int> leave_callers_cpu_first(std::vector<int> cpus) {
+  const auto here = std::find(cpus.begin(), cpus.end(), sched_getcpu());
+  if (here != cpus.end()) std::rotate(cpus.begin(), here, cpus.end());
+  return cpus;
+}
+
 struct alignas(64) PaddedFlag {
   std::atomic<int> value{0};
 };
@@ -95,10 +108,12 @@ class ThreadsPool {
   // threads over the allowed set (pinning would stack two threads on one CPU
   // while another idles). The calling thread (pool rank 0) is never pinned:
   // threads it creates later inherit its CPU mask, and OpenMP's workers, a
-  // user's std::threads or another runtime would all end up on one core; it
-  // keeps cpus[0] to itself in practice, since no worker is placed there.
+  // user's std::threads or another runtime would all end up on one core. It
+  // keeps cpus[0], the CPU it ran on when the pool was made, to itself in
+  // practice, since no worker is placed there.
   ThreadsPool(int size, bool bind, std::vector<int> cpus) : m_size(size), m_allowed(int(cpus.size())) {
-    if (bind && !cpus.empty() && std::size_t(size) <= cpus.size()) m_cpus = placement_order(std::move(cpus));
+    if (bind && !cpus.empty() && std::size_t(size) <= cpus.size())
+      m_cpus = leave_callers_cpu_first(placement_order(std::move(cpus)));
     m_workers.reserve(size - 1);
     for (int tid = 1; tid < size; ++tid) m_workers.emplace_back([this, tid] { worker_loop(tid); });
     // Return once every worker has placed itself, so that what the pool
@@ -117,6 +132,8 @@ class ThreadsPool {
   // were meant to be pinned (see the placement rule).
   int allowed() const { return m_allowed; }
   bool pinning() const { return !m_cpus.empty(); }
+  // The CPU no worker is pinned to, left to the calling thread (-1: no pinning).
+  int callers_cpu() const { return m_cpus.empty() ? -1 : m_cpus[0]; }
 
   int size() const { return m_size; }
   // Workers pinned to one processing unit each (the calling thread never is).
@@ -239,6 +256,7 @@ ThreadsPool& pool() {
 void threads_run(ThreadsJob job, const void* context) { pool().run(job, context); }
 int threads_pool_size() { return g_pool ? g_pool->size() : 1; }
 int threads_pinned_workers() { return g_pool ? g_pool->bound_threads() : 0; }
+int threads_callers_cpu() { return g_pool ? g_pool->callers_cpu() : -1; }
 int threads_pool_rank() { return ThreadsPool::t_rank; }
 bool threads_in_parallel() { return ThreadsPool::t_in_parallel; }
 
@@ -268,7 +286,8 @@ void Threads::print_configuration(std::ostream& out, bool) {
     const auto& p = *detail::g_pool;
     if (p.allowed() > 0) out << " on " << p.allowed() << " allowed CPUs";
     if (p.bound_threads() > 0)
-      out << ", " << p.bound_threads() << " workers pinned one per CPU (the calling thread is not pinned)";
+      out << ", " << p.bound_threads() << " workers pinned one per CPU (the calling thread is not pinned; CPU "
+          << p.callers_cpu() << " is left to it)";
     else if (p.size() > 1)
       out << (p.allowed() > 0 && p.size() > p.allowed() ? ", not pinned (more threads than allowed CPUs)"
                                                          : ", not pinned");

@@ -55,14 +55,16 @@ std::vector<std::vector<int>> pool_masks() {
 }
 
 // Restricted to `cpus`, the default is one thread per allowed CPU; workers
-// are pinned to distinct allowed CPUs, none to the first (the calling
-// thread's); the calling thread keeps the whole set.
+// are pinned to distinct allowed CPUs, none to the one left to the calling
+// thread, which is in the set; the calling thread keeps the whole set.
 void child_default_count_and_pinning(std::vector<int> cpus) {
   restrict_to(cpus);
   tessera::initialize();
   const int n = int(cpus.size());
   CHILD_CHECK(tessera::Threads().concurrency() == n);
   CHILD_CHECK(tessera::detail::threads_pinned_workers() == n - 1);
+  const int callers = tessera::detail::threads_callers_cpu();
+  CHILD_CHECK(std::find(cpus.begin(), cpus.end(), callers) != cpus.end());
   const auto masks = pool_masks();
   CHILD_CHECK(masks[0] == cpus);
   std::set<int> used;
@@ -70,6 +72,7 @@ void child_default_count_and_pinning(std::vector<int> cpus) {
     CHILD_CHECK(masks[std::size_t(t)].size() == 1);
     const int c = masks[std::size_t(t)][0];
     CHILD_CHECK(std::find(cpus.begin(), cpus.end(), c) != cpus.end());
+    CHILD_CHECK(c != callers);
     used.insert(c);
   }
   CHILD_CHECK(int(used.size()) == n - 1);
@@ -100,7 +103,7 @@ void child_fewer_threads_and_disable_binding(std::vector<int> cpus, bool bind) {
   const auto masks = pool_masks();
   if (bind) {
     CHILD_CHECK(masks[1].size() == 1);
-    CHILD_CHECK(masks[1][0] != cpus[0] || cpus.size() == 1);
+    CHILD_CHECK(masks[1][0] != tessera::detail::threads_callers_cpu());
   } else {
     CHILD_CHECK(masks[1] == cpus);
   }

@@ -4,8 +4,11 @@
 
 #include <tessera/core/scatter_view.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 template <class Space>
@@ -187,6 +190,50 @@ TYPED_TEST(ScatterViewTest, NestedDispatchUsesThePhysicalThread) {
     tessera::contribute(hist, sv);
     auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), hist);
     for (int b = 0; b < bins; ++b) EXPECT_EQ(h(b), long(outer) * inner / bins) << "bin " << b;
+  }
+}
+
+TYPED_TEST(ScatterViewTest, UsedFromAnotherHostSpaceStaysExact) {
+  using Space = TypeParam;
+  if constexpr (can_duplicate<Space> || std::is_same_v<Space, tessera::Serial>) {
+    // A View of HostSpace belongs to the default host space (OpenMP when it is
+    // enabled), and so does a ScatterView made from it. A Kokkos program
+    // writes View<int*, Exec::memory_space> and scatters from a kernel of
+    // Exec, which with OpenMP and Threads both enabled is another pool: its
+    // threads must not share one private copy. The kernel's threads meet at
+    // a barrier before each batch of updates, so that they overlap for
+    // certain (a pool's threads can start milliseconds apart).
+    using Host = tessera::DefaultHostExecutionSpace;
+    const int threads = Space().concurrency(), batches = 200, per_batch = 5000, bins = 3;
+    tessera::View<long*, tessera::HostSpace> hist("hist_of_the_default_host_space", bins);
+    auto sv = tessera::create_scatter_view(hist);
+    static_assert(std::is_same_v<typename decltype(sv)::execution_space, Host>);
+    for (int round = 0; round < 2; ++round) {
+      std::atomic<int> arrived{0};
+      tessera::parallel_for(tessera::RangePolicy<Space>(0, threads), [&](int) {
+        for (int batch = 1; batch <= batches; ++batch) {
+          arrived.fetch_add(1);
+          // Bounded: a space that runs the indices one after another goes on.
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+          while (arrived.load() < batch * threads && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::yield();
+          for (int k = 0; k < per_batch; ++k) {
+            sv.access()(k % bins) += 1;
+            // Every update reaches memory, as in a kernel with other work: the
+            // compiler may not sum in registers and store once at the end.
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+          }
+        }
+      });
+      // The default host space's own kernel, between the others.
+      tessera::parallel_for(tessera::RangePolicy<Host>(0, 3000), [=](int i) { sv.access()(i % bins) += 2; });
+    }
+    tessera::contribute(hist, sv);
+    for (int b = 0; b < bins; ++b) {
+      const long own = 2 * 2 * (3000 / bins);
+      const long foreign = 2L * threads * batches * ((per_batch - b + bins - 1) / bins);  // k % bins == b
+      EXPECT_EQ(hist(b), own + foreign) << "bin " << b << ", kernels on " << Space::name();
+    }
   }
 }
 

@@ -15,8 +15,12 @@
 //    private copy per pool thread, updated without atomics; contribute()
 //    combines the copies into the destination in parallel, element by
 //    element. access() picks the calling thread's copy through
-//    ExecSpace::impl_thread_pool_rank(), which names the physical pool thread
-//    also inside nested dispatches that fall back to running serially.
+//    the calling thread's rank in ExecSpace's pool (detail::host_rank_in),
+//    the physical pool thread also inside nested dispatches that fall back to
+//    running serially.
+//    Threads of another host space (a Threads kernel scattering into an
+//    OpenMP ScatterView, as View<T*, HostSpace> makes when both are enabled)
+//    share one extra copy and update it with atomics: right, if slower.
 //  - ScatterNonDuplicated (Serial, CUDA): contributions go straight into the
 //    original View, with atomics (CUDA) or plain updates (Serial).
 // After contribute(dest, sv), dest holds its old values combined with every
@@ -26,6 +30,7 @@
 // both tessera::ScatterView and tessera::Experimental::ScatterView.
 #include <tessera/core/atomics.hpp>
 #include <tessera/core/deep_copy.hpp>
+#include <tessera/core/detail/running_host_space.hpp>
 #include <tessera/core/mirror.hpp>
 #include <tessera/core/reducers.hpp>
 #include <tessera/core/view.hpp>
@@ -92,14 +97,16 @@ struct ScatterBox {
 
 // What access()(i...) returns: a proxy whose operators are the ones that make
 // sense for Op (+=, -=, ++, -- for sums; *=, /= for products; update() for all).
+// `shared`: the element is in a copy other threads update too (a duplicated
+// ScatterView used from another space's kernel), so updates are atomic.
 template <class T, class Op, class Contribution>
 class ScatterValue {
  public:
-  TESSERA_FORCEINLINE_FUNCTION explicit ScatterValue(T* p) : m_p(p) {}
+  TESSERA_FORCEINLINE_FUNCTION explicit ScatterValue(T* p, bool shared = false) : m_p(p), m_shared(shared) {}
 
   // Combines v into the element with Op.
   TESSERA_FORCEINLINE_FUNCTION void update(const T& v) const {
-    if constexpr (atomic) {
+    if (atomic || m_shared) {
       if constexpr (std::is_same_v<Op, ScatterSum>) atomic_add(m_p, v);
       else if constexpr (std::is_same_v<Op, ScatterProd>) atomic_mul(m_p, v);
       else if constexpr (std::is_same_v<Op, ScatterMin>) atomic_min(m_p, v);
@@ -147,13 +154,14 @@ class ScatterValue {
   TESSERA_FORCEINLINE_FUNCTION void operator/=(const T& v) const
     requires std::is_same_v<Op, ScatterProd>
   {
-    if constexpr (atomic) atomic_div(m_p, v);
+    if (atomic || m_shared) atomic_div(m_p, v);
     else *m_p /= v;
   }
 
  private:
   static constexpr bool atomic = std::is_same_v<Contribution, ScatterAtomic>;
   T* m_p;
+  bool m_shared;
 };
 
 // The accessor access() returns: the calling thread's copy (duplicated) or
@@ -162,19 +170,20 @@ template <class T, class Map, std::size_t Rank, class Op, class Contribution>
 class ScatterAccess {
  public:
   using value_type = T;
-  TESSERA_FORCEINLINE_FUNCTION ScatterAccess(T* base, const Map& map) : m_base(base), m_map(map) {}
+  TESSERA_FORCEINLINE_FUNCTION ScatterAccess(T* base, const Map& map, bool shared = false)
+      : m_base(base), m_map(map), m_shared(shared) {}
 
   template <class... I>
     requires(sizeof...(I) == Rank && (std::is_integral_v<I> && ...))
   TESSERA_FORCEINLINE_FUNCTION ScatterValue<T, Op, Contribution> operator()(I... i) const {
     check(i...);
-    return ScatterValue<T, Op, Contribution>(m_base + m_map(i...));
+    return ScatterValue<T, Op, Contribution>(m_base + m_map(i...), m_shared);
   }
   template <class I>
     requires(Rank == 1 && std::is_integral_v<I>)
   TESSERA_FORCEINLINE_FUNCTION ScatterValue<T, Op, Contribution> operator[](I i) const {
     check(i);
-    return ScatterValue<T, Op, Contribution>(m_base + m_map(i));
+    return ScatterValue<T, Op, Contribution>(m_base + m_map(i), m_shared);
   }
 
  private:
@@ -191,6 +200,7 @@ class ScatterAccess {
   }
   T* m_base;
   Map m_map;
+  bool m_shared;
 };
 
 template <class DataType, class Layout = typename DefaultExecutionSpace::array_layout,
@@ -262,8 +272,11 @@ class ScatterView {
   TESSERA_INLINE_FUNCTION access_type access() const {
     if constexpr (is_duplicated) {
 #if !TESSERA_IMPL_ON_DEVICE
-      const int r = execution_space::impl_thread_pool_rank();
-      if (TESSERA_IMPL_UNLIKELY(r >= m_copies || r < 0))
+      const int r = detail::host_rank_in<execution_space>();
+      // Another space's threads (r < 0) share the copy after the private ones.
+      if (TESSERA_IMPL_UNLIKELY(r < 0))
+        return access_type(m_dup.data() + std::size_t(m_copies) * m_copy_stride, m_map, true);
+      if (TESSERA_IMPL_UNLIKELY(r >= m_copies))
         tessera::abort("tessera::ScatterView::access(): the calling thread's rank exceeds the number of copies "
                        "(used from a kernel of another execution space, or the pool grew after creation)");
       return access_type(m_dup.data() + std::size_t(r) * m_copy_stride, m_map);
@@ -300,7 +313,7 @@ class ScatterView {
     if constexpr (is_duplicated) {
       const value_type* copies = m_dup.data();
       const std::size_t stride = m_copy_stride;
-      const int ncopies = m_copies;
+      const int ncopies = m_copies;  // private copies; one shared copy follows them
       const map_type map = m_map;
       // Fast path: destination laid out exactly like the copies.
       bool flat = dest.span_is_contiguous() && dest.span() == n && std::is_same_v<typename DV::array_layout, Layout>;
@@ -315,7 +328,7 @@ class ScatterView {
                        off = detail::map_offset<R>(map, idx);
                      }
                      value_type v = flat ? d[k] : value_type(dest.access_array(idx));
-                     for (int c = 0; c < ncopies; ++c) v = detail::scatter_join<Op>(v, copies[std::size_t(c) * stride + off]);
+                     for (int c = 0; c <= ncopies; ++c) v = detail::scatter_join<Op>(v, copies[std::size_t(c) * stride + off]);
                      if (flat) d[k] = v;
                      else dest.access_array(idx) = v;
                    });
@@ -443,14 +456,16 @@ class ScatterView {
     }
   }
 
-  // One copy per pool thread, each padded to whole cache lines.
+  // One copy per pool thread and one shared by other spaces' threads, each
+  // padded to whole cache lines.
   void allocate_copies(const std::string& label, const std::size_t* n) {
     m_map.set_compact(n);
     m_copies = execution_space().concurrency();
     const std::size_t per_line = 64 / sizeof(value_type) > 0 ? 64 / sizeof(value_type) : 1;
     const std::size_t span = rank == 0 ? 1 : m_map.span();
     m_copy_stride = (span + per_line - 1) / per_line * per_line;
-    m_dup = View<value_type*, device_type>(view_alloc(label, WithoutInitializing), m_copy_stride * std::size_t(m_copies));
+    m_dup = View<value_type*, device_type>(view_alloc(label, WithoutInitializing),
+                                           m_copy_stride * std::size_t(m_copies + 1));
   }
 
  public:
@@ -462,7 +477,9 @@ class ScatterView {
     for (std::size_t r = 0; r < R; ++r) common[r] = std::min(from.extent(r), to.extent(r));
     std::size_t box = 1;
     for (std::size_t r = 0; r < R; ++r) box *= common[r];
-    const int copies = std::min(from.m_copies, to.m_copies);
+    // The private copies both have, then the shared copy (each one's last).
+    const int copies = std::min(from.m_copies, to.m_copies) + 1;
+    const int from_shared = from.m_copies, to_shared = to.m_copies;
     const value_type* src = from.m_dup.data();
     value_type* dst = to.m_dup.data();
     const map_type fm = from.m_map, tm = to.m_map;
@@ -472,9 +489,11 @@ class ScatterView {
     parallel_for("tessera::ScatterView::resize", RangePolicy<execution_space>(0, box * std::size_t(copies)),
                  TESSERA_LAMBDA(std::size_t k) {
                    const std::size_t c = k / (box > 0 ? box : 1), e = k % (box > 0 ? box : 1);
+                   const bool shared = c + 1 == std::size_t(copies);
+                   const std::size_t cf = shared ? std::size_t(from_shared) : c, ct = shared ? std::size_t(to_shared) : c;
                    std::size_t idx[R > 0 ? R : 1] = {};
                    detail::unflatten<R>(e, b.e, idx);
-                   dst[c * ts + detail::map_offset<R>(tm, idx)] = src[c * fs + detail::map_offset<R>(fm, idx)];
+                   dst[ct * ts + detail::map_offset<R>(tm, idx)] = src[cf * fs + detail::map_offset<R>(fm, idx)];
                  });
     execution_space().fence();
   }
@@ -495,7 +514,8 @@ class ScatterView {
  private:
   // Non-duplicated: the View contributions go to.
   original_view_type m_view;
-  // Duplicated: m_copies copies of the compact layout m_map, m_copy_stride apart.
+  // Duplicated: m_copies private copies of the compact layout m_map, then the
+  // shared copy, m_copy_stride apart.
   View<value_type*, device_type> m_dup;
   map_type m_map{};
   std::size_t m_copy_stride = 0;

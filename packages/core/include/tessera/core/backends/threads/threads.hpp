@@ -29,6 +29,9 @@ int threads_pool_rank();
 bool threads_in_parallel();
 // Workers the pool pinned to a CPU (0 when it does not pin).
 int threads_pinned_workers();
+// The CPU no worker is pinned to: the one the calling thread ran on when the
+// pool was made (-1 when workers are not pinned).
+int threads_callers_cpu();
 }  // namespace detail
 
 class Threads {
