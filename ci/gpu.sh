@@ -2,8 +2,10 @@
 # Tessera's GPU check: build the CUDA tests and benchmarks where there is no
 # GPU, run them where there is one.
 #
-#   bash ci/gpu.sh pack          # here (nvcc, no GPU needed): builds Serial+Cuda in $BUILD_DIR
-#                                # (default build-gpu) and packs every test program, the CUDA
+#   bash ci/gpu.sh pack          # here (nvcc, no GPU needed): builds Serial+Threads+Cuda in $BUILD_DIR
+#                                # (default build-gpu; Threads for the benchmarks' host columns on the
+#                                # GPU machine's CPUs, left out of the typed test suites:
+#                                # TESSERA_TEST_WITHOUT_THREADS) and packs every test program, the CUDA
 #                                # benchmarks (core's tessera_bench_cuda, tasking's
 #                                # tessera_bench_task_cuda, graph's tessera_bench_graph_cuda), the
 #                                # data they read and the shared libraries they need into .gpu/
@@ -53,7 +55,9 @@ if [ "${BUILD:-1}" != 0 ]; then
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_CUDA=ON \
     -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" \
     -DTessera_ENABLE_TESTS=ON -DTessera_ENABLE_BENCHMARKS=ON -DTessera_ENABLE_EXAMPLES=OFF \
-    -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_THREADS=OFF "${flags[@]}" >/dev/null
+    -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_THREADS=ON \
+    -DCMAKE_CXX_FLAGS=-DTESSERA_TEST_WITHOUT_THREADS -DCMAKE_CUDA_FLAGS=-DTESSERA_TEST_WITHOUT_THREADS \
+    "${flags[@]}" >/dev/null
 fi
 # BUILD=0 packs what was built last (e.g. after rebuilding a few programs by hand).
 [ "${BUILD:-1}" = 0 ] || cmake --build "$B" --parallel "${JOBS:-2}"
@@ -72,7 +76,7 @@ find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable -exec 
 # it brings CHOLMOD, MUMPS and Tacho's libraries along).
 for b in core/benchmarks/tessera_bench_cuda tasking/benchmarks/tessera_bench_task_cuda \
   graph/benchmarks/tessera_bench_graph_cuda graph/benchmarks/tessera_bench_graph_jobs_cuda sparse/benchmarks/bench_cholesky \
-  sparse/benchmarks/bench_fem_assembly_cuda; do
+  sparse/benchmarks/bench_fem_assembly_cuda analytics/benchmarks/tessera_bench_minitri_cuda; do
   [ -x "$B/packages/$b" ] && cp "$B/packages/$b" "$stage/"
 done
 strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true

@@ -136,6 +136,12 @@ bench() {
     # shellcheck disable=SC2086
     run_bench bench_fem_assembly_cuda.txt fem_assembly_cuda.jsonl 90 ./bench_fem_assembly_cuda --repeats 5 ${FEM_BENCH_ARGS:-}
   fi
+  # miniTri's direct method on the GPU against the host's cores (gpu-graph's
+  # miniTri table; MINITRI_BENCH=0 leaves it out).
+  if [ "${MINITRI_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_minitri_cuda ]; then
+    # shellcheck disable=SC2086
+    run_bench bench_minitri_cuda.txt minitri_cuda.jsonl 90 ./tessera_bench_minitri_cuda --repeats 5 ${MINITRI_BENCH_ARGS:-}
+  fi
   # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
   # machine's cores (gpu-sparse part 6): opt-in (SPARSE_BENCH=1), as it takes
   # minutes (lap3d:100 has a million unknowns); SPARSE_BENCH_ARGS=--quick for a
