@@ -3,6 +3,7 @@
 
 #include <tessera/core/random.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -192,6 +193,37 @@ TYPED_TEST(Random, GeneratorsAreExclusiveUnderContention) {
   auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), v);
   std::set<std::uint64_t> s(h.data(), h.data() + n);
   EXPECT_EQ(s.size(), std::size_t(n)) << "a state was handed to two holders at once";
+}
+
+TYPED_TEST(Random, OneStateSharedByEveryWorkItemGivesItsStreamInSomeOrder) {
+  using Space = TypeParam;
+  // Every work item takes state 0 by index (get_state(i) waits while another
+  // holds it), draws once and frees it: the draws are state 0's stream, each
+  // value once, in whatever order the holders came.
+  const int n = 20000;
+  tessera::Random_XorShift64_Pool<Space> pool(4242, 4);
+  tessera::View<std::uint64_t*, Space> drawn("drawn", n);
+  tessera::View<int, Space> count("count");
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, n), TESSERA_LAMBDA(int) {
+    auto g = pool.get_state(0);
+    const std::uint64_t x = g.urand64();
+    pool.free_state(g);
+    drawn(tessera::atomic_fetch_add(&count(), 1)) = x;
+  });
+  // The reference: state 0 of a pool with the same seed, drawn n times by one holder.
+  tessera::Random_XorShift64_Pool<Space> fresh(4242, 4);
+  tessera::View<std::uint64_t*, Space> stream("stream", n);
+  tessera::parallel_for(tessera::RangePolicy<Space>(0, 1), TESSERA_LAMBDA(int) {
+    auto g = fresh.get_state(0);
+    for (int k = 0; k < n; ++k) stream(k) = g.urand64();
+    fresh.free_state(g);
+  });
+  auto h = tessera::create_mirror_view_and_copy(tessera::HostSpace(), drawn);
+  auto hs = tessera::create_mirror_view_and_copy(tessera::HostSpace(), stream);
+  std::vector<std::uint64_t> got(h.data(), h.data() + n), want(hs.data(), hs.data() + n);
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want) << "two holders drew from state 0 at once, or a holder's advance was lost";
 }
 
 TYPED_TEST(Random, IntegerRangeBounds) {

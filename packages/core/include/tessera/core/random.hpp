@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 namespace tessera {
@@ -294,7 +295,10 @@ class RandomPoolBase {
 #else
     if (n <= 0) tessera::abort("tessera::Random pool: get_state() on a pool that was never initialized");
     int i = execution_space::impl_thread_pool_rank() % n;
-    while (!try_lock(i)) i = (i + 1) % n;
+    for (int tries = 1; !try_lock(i); ++tries) {
+      i = (i + 1) % n;
+      if (tries % n == 0) wait_a_little(tries / n);  // every state held: back off
+    }
     return load(i);
 #endif
   }
@@ -302,8 +306,7 @@ class RandomPoolBase {
   // has it: for deterministic patterns where work item i always uses state i.
   TESSERA_INLINE_FUNCTION Generator get_state(const int i) const {
     const int s = i % m_num_states;
-    while (!try_lock(s)) {
-    }
+    for (int tries = 1; !try_lock(s); ++tries) wait_a_little(tries);
     return load(s);
   }
   // Stores the advanced state and releases it.
@@ -323,6 +326,14 @@ class RandomPoolBase {
   TESSERA_FORCEINLINE_FUNCTION std::size_t index(int i, int k) const {
     if constexpr (host_layout) return std::size_t(i) * host_slot + std::size_t(k);
     else return std::size_t(k) * std::size_t(m_num_states) + std::size_t(i);
+  }
+  // A host thread that keeps finding its state held spins a while, then
+  // yields its core (the holder may be waiting for it, with more threads
+  // than cores). On a GPU the next try is the wait.
+  TESSERA_INLINE_FUNCTION static void wait_a_little([[maybe_unused]] int tries) {
+#if !TESSERA_IMPL_ON_DEVICE
+    if (tries >= 64) std::this_thread::yield();
+#endif
   }
   TESSERA_INLINE_FUNCTION bool try_lock(int i) const {
     return atomic_compare_exchange(&m_words(index(i, words)), std::uint64_t(0), std::uint64_t(1)) == 0;
