@@ -3,6 +3,7 @@
 #include <tessera/config.hpp>
 #if TESSERA_ENABLE_THREADS
 #include <tessera/core/backends/threads/threads.hpp>
+#include <tessera/core/detail/running_host_space.hpp>
 #include <tessera/core/initialize.hpp>
 
 #include <algorithm>
@@ -166,11 +167,14 @@ class ThreadsPool {
   void execute(int tid) {
     t_rank = tid;
     t_in_parallel = true;
-    try {
-      m_job(m_context, tid, m_size);
-    } catch (...) {
-      std::lock_guard<std::mutex> guard(m_error_mutex);
-      if (!m_error) m_error = std::current_exception();
+    {
+      const RunningHostSpace<Threads> running(tid);
+      try {
+        m_job(m_context, tid, m_size);
+      } catch (...) {
+        std::lock_guard<std::mutex> guard(m_error_mutex);
+        if (!m_error) m_error = std::current_exception();
+      }
     }
     t_in_parallel = false;
   }

@@ -146,7 +146,6 @@ void host_parallel_for(const MDRangePolicy<P...>& p, const F& f) {
   const auto& exec = p.space();
   const int nt = exec.impl_thread_pool_size();
   if (nt == 1) {
-    const auto running = running_alone(exec);
     tiles.for_tiles(0, total, run_tile);
     return;
   }
@@ -196,7 +195,6 @@ void host_parallel_reduce(const MDRangePolicy<P...>& p, const F& f, const Ops& o
   };
 
   if (nt == 1) {
-    const auto running = running_alone(exec);
     PaddedSlots<V> slot(1, count);
     V* v = slot[0];
     ops.init(v);

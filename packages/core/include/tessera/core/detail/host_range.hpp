@@ -55,7 +55,6 @@ void host_parallel_for(const RangePolicy<P...>& p, const F& f) {
   const auto& exec = p.space();
   const int nt = exec.impl_thread_pool_size();
   if (nt == 1) {
-    const auto running = running_alone(exec);
     host_index_loop(b, e, [&](I i) { invoke_tagged<Tag>(f, i); });
     return;
   }
@@ -81,7 +80,6 @@ void host_parallel_reduce(const RangePolicy<P...>& p, const F& f, const Ops& ops
   const std::size_t count = ops.value_count();
 
   if (nt == 1) {
-    const auto running = running_alone(exec);
     PaddedSlots<V> slot(1, count);
     V* v = slot[0];
     ops.init(v);
@@ -139,7 +137,6 @@ void host_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops,
   const int nt = (b < e) ? exec.impl_thread_pool_size() : 1;
 
   if (nt == 1) {
-    const auto running = running_alone(exec);
     // Value-initialized although init() sets it: GCC 12 at -O2 cannot see
     // through init() and warns (-Wmaybe-uninitialized) where -O3 inlines it.
     V update{};

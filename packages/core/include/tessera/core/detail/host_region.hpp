@@ -2,7 +2,6 @@
 // Pieces shared by every host back-end's parallel patterns: running a region
 // on the pool with exception capture, splitting ranges into blocks, and
 // cache-line padded per-thread reduction storage.
-#include <tessera/core/detail/running_host_space.hpp>
 #include <tessera/core/macros.hpp>
 
 #include <algorithm>
@@ -19,8 +18,8 @@
 namespace tessera::detail {
 
 // Runs f(thread_id, thread_count) on every thread of the execution space's
-// pool, each marked as thread tid of a kernel of Exec (running_host_space.hpp). An
-// exception thrown on any thread is rethrown on the caller once all threads
+// pool (the back-end marks each as thread tid of a kernel of Exec:
+// running_host_space.hpp). An exception thrown on any thread is rethrown on the caller once all threads
 // have finished (the first one thrown wins).
 template <class Exec, class F>
 void host_region(const Exec& exec, const F& f) {
@@ -28,7 +27,6 @@ void host_region(const Exec& exec, const F& f) {
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
   exec.impl_parallel_region([&](int tid, int nt) {
-    RunningHostSpace<Exec> running(tid);
     try {
       f(tid, nt);
     } catch (...) {

@@ -2,8 +2,12 @@
 // Which host execution space the calling thread is running a kernel for, and
 // its rank among that space's threads.
 //
-// Each pool thread records both around the kernel body (host_region), so that
-// code inside a kernel can tell its own space's threads from another's. A
+// The back-ends with a pool record both on each pool thread around a
+// region's body (Threads in threads.cpp, OpenMP inside its parallel region),
+// out of line of the patterns' code: a marker in host_region, inlined into
+// every pattern, slowed a Serial triangle count by 20% (GCC's inlining
+// choices), although Serial never ran it. Code inside a kernel can then tell
+// its own space's threads from another's. A
 // duplicated ScatterView needs that: it gives each of its space's threads a
 // private copy by rank, and Space::impl_thread_pool_rank() alone is only a
 // rank among Space's threads. With OpenMP and Threads both enabled, every
@@ -26,9 +30,9 @@ inline constinit thread_local const void* t_running_host_space = nullptr;
 // nested dispatch that runs serially on it).
 inline constinit thread_local int t_running_host_rank = 0;
 
-// The calling thread's rank among Exec's threads; -1 when it runs a kernel of
-// another host space. Outside kernels, Exec's own answer (set-up code on the
-// host thread counts as rank 0, as before).
+// The calling thread's rank among Exec's threads; -1 when it runs a region of
+// another host space's pool. Elsewhere (outside kernels, Serial kernels, a
+// pool of one thread), Exec's own answer: the thread runs alone there.
 template <class Exec>
 inline int host_rank_in() {
   if (t_running_host_space == &host_space_tag<Exec>) return t_running_host_rank;
@@ -57,14 +61,5 @@ class RunningHostSpace {
   const void* m_space;
   int m_rank;
 };
-
-// For a dispatch that runs on the calling thread alone (a pool of one, or a
-// nested dispatch): marks it as Exec's thread of its current rank, so that a
-// kernel on a one-thread pool reads its rank as cheaply as one on many.
-//   const auto running = running_alone(exec);
-template <class Exec>
-[[nodiscard]] inline RunningHostSpace<Exec> running_alone(const Exec&) {
-  return RunningHostSpace<Exec>(Exec::impl_thread_pool_rank());
-}
 
 }  // namespace tessera::detail

@@ -1,5 +1,6 @@
 #pragma once
 // OpenMP: the compiler's OpenMP runtime drives the host threads.
+#include <tessera/core/detail/running_host_space.hpp>
 #include <tessera/core/memory_space.hpp>
 #include <tessera/core/space_traits.hpp>
 
@@ -37,7 +38,10 @@ class OpenMP {
       return;
     }
 #pragma omp parallel num_threads(s_pool_size)
-    { f(omp_get_thread_num(), omp_get_num_threads()); }
+    {
+      const detail::RunningHostSpace<OpenMP> running(omp_get_thread_num());
+      f(omp_get_thread_num(), omp_get_num_threads());
+    }
   }
   static void impl_initialize(const class InitializationSettings& settings);
   static void impl_finalize() {}
