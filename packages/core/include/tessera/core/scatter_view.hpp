@@ -278,7 +278,7 @@ class ScatterView {
         return access_type(m_dup.data() + std::size_t(m_copies) * m_copy_stride, m_map, true);
       if (TESSERA_IMPL_UNLIKELY(r >= m_copies))
         tessera::abort("tessera::ScatterView::access(): the calling thread's rank exceeds the number of copies "
-                       "(used from a kernel of another execution space, or the pool grew after creation)");
+                       "(the pool grew after the ScatterView was created)");
       return access_type(m_dup.data() + std::size_t(r) * m_copy_stride, m_map);
 #else
       return access_type(nullptr, m_map);  // unreachable: duplicated ScatterViews are host-only

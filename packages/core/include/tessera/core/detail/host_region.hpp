@@ -18,9 +18,9 @@
 namespace tessera::detail {
 
 // Runs f(thread_id, thread_count) on every thread of the execution space's
-// pool (the back-end marks each as thread tid of a kernel of Exec:
-// running_host_space.hpp). An exception thrown on any thread is rethrown on the caller once all threads
-// have finished (the first one thrown wins).
+// pool (the back-end marks each as thread tid of Exec's region:
+// running_host_space.hpp). An exception thrown on any thread is rethrown on
+// the caller once all threads have finished (the first one thrown wins).
 template <class Exec, class F>
 void host_region(const Exec& exec, const F& f) {
   std::exception_ptr error;

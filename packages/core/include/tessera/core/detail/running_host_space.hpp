@@ -6,9 +6,10 @@
 // region's body (Threads in threads.cpp, OpenMP inside its parallel region),
 // out of line of the patterns' code: a marker in host_region, inlined into
 // every pattern, slowed a Serial triangle count by 20% (GCC's inlining
-// choices), although Serial never ran it. Code inside a kernel can then tell
-// its own space's threads from another's. A
-// duplicated ScatterView needs that: it gives each of its space's threads a
+// choices), although Serial never ran it.
+//
+// Code inside a kernel can then tell its own space's threads from another's.
+// A duplicated ScatterView needs that: it gives each of its space's threads a
 // private copy by rank, and Space::impl_thread_pool_rank() alone is only a
 // rank among Space's threads. With OpenMP and Threads both enabled, every
 // Threads thread reads omp_get_thread_num() == 0, and would share copy 0
@@ -24,7 +25,8 @@ inline constexpr char host_space_tag = 0;
 
 // constinit: thread_locals with no dynamic initialization are read directly,
 // without a call to an initialization wrapper.
-// The tag of the space whose kernel this thread runs; nullptr outside kernels.
+//
+// The tag of the space whose region this thread runs; nullptr elsewhere.
 inline constinit thread_local const void* t_running_host_space = nullptr;
 // This thread's rank in that space's pool (the physical thread, also inside a
 // nested dispatch that runs serially on it).
