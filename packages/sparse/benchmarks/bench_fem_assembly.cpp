@@ -105,8 +105,7 @@ template <class Kernel>
 void run_case(const std::string& name, const fem::Mesh& mesh, const Kernel& kernel, const tessera::bench::Report& report,
               const tessera::bench::InterleaveOptions& opt, bool json) {
   fem::Assembler<Space> assembler(mesh, Kernel::dofs_per_node);
-  const auto& strategies = kStrategies;
-  for (auto s : strategies) assembler.prepare(s);
+  for (auto s : kStrategies) assembler.prepare(s);
   if (!json)
     std::printf("# %s: %lld elements, %lld dofs, nnz %lld, %d colours\n", name.c_str(),
                 (long long)mesh.num_elements(), (long long)assembler.num_dofs(), (long long)assembler.nnz(),
@@ -123,7 +122,7 @@ void run_case(const std::string& name, const fem::Mesh& mesh, const Kernel& kern
   std::optional<fem::Assembler<Host>> host;
   if constexpr (!std::is_same_v<Host, tessera::Serial>) {
     host.emplace(mesh, Kernel::dofs_per_node);
-    for (auto s : strategies) host->prepare(s);
+    for (auto s : kStrategies) host->prepare(s);
     for (std::size_t k = 0; k < std::size(kStrategies); ++k) {
       const auto s = kStrategies[k];
       reference_of[k] = int(cs.size());
