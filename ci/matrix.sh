@@ -13,7 +13,8 @@
 #   tsan-runtime (c) the same over core, mempool and tasking, the packages with the lock-free protocols
 #   cuda        (d) Tessera_ENABLE_CUDA=ON with nvcc: every package's CUDA code, tests and headers built; tests run
 #                   (CUDA tests skip themselves without a GPU)
-#   cuda-quick  (d) the core library and one core test built with nvcc, and run
+#   cuda-quick  (d) the core library and one core test built with nvcc, and run;
+#               the CUDA task driver's register/spill check
 #   chain       (e) package by package: core installed alone, then each package configured standalone
 #                   against the prefix, built, tested, installed, up the dependency chain
 #   chain-install (e) the same chain, each package built (library; of the tools only tessera-minitri) and
@@ -195,9 +196,15 @@ row_cuda() {
 row_cuda-quick() {
   local b="$BUILD_ROOT/cuda-quick"
   gpu_note
-  cuda_configure "$b" -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_CORE=ON -DTessera_ENABLE_EXAMPLES=OFF &&
+  # Tasking is configured too (nothing of it is built) for its ctest case
+  # tasking_cuda_driver_resources: nvcc -Xptxas -v on the task driver, which
+  # fails on spills or more than 168 registers (it spilled unseen for a
+  # while when only the full cuda row ran it).
+  cuda_configure "$b" -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_CORE=ON -DTessera_ENABLE_TASKING=ON \
+    -DTessera_ENABLE_EXAMPLES=OFF &&
     x cmake --build "$b" --parallel "$JOBS" --target tessera_core core_test_parallel_range &&
-    x "$b/packages/core/tests/core_test_parallel_range" --gtest_brief=1
+    x "$b/packages/core/tests/core_test_parallel_range" --gtest_brief=1 &&
+    ctest_run "$b" --no-tests=error -R '^tasking_cuda_driver_resources$'
 }
 
 row_chain_common() {  # row_chain_common <ON|OFF: build and run each package's tests>

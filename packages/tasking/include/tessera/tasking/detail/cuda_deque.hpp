@@ -23,45 +23,80 @@
 // addresses use the low 49 bits; records are 64-byte aligned at least).
 // Popping reads `next` of a record that another warp may have popped and
 // reused meanwhile: the read stays within pool memory, and the tag makes the
-// CAS fail.
-#include <tessera/tasking/detail/cuda_task_record.hpp>
+// CAS fail (`next` is written and read through atomic_ref for that reason:
+// the stale read races a push of the reused record).
+//
+// Both are templates over the record type and host-device functions over
+// libcu++'s atomic_ref, which works in host code too: a host test
+// (tests/test_task_cuda_deque_concurrency.cpp, defining
+// TESSERA_CUDA_QUEUES_ON_HOST) runs the same protocol on threads under
+// ThreadSanitizer, as the host deques are. The driver uses them with
+// CudaTaskRecord (CudaDeque, CudaOverflowStack).
+#include <tessera/core/macros.hpp>
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(TESSERA_CUDA_QUEUES_ON_HOST)
 #include <cuda/atomic>
 
+#include <atomic>
+
 namespace tessera::detail::tasking {
+
+// Test points (host test builds only: TESSERA_CUDA_QUEUES_ON_HOST with the
+// tasking tests' TESSERA_TASKING_TEST_HOOKS): a callback inside the windows
+// where another warp's operation decides the outcome, so that a test can
+// run that operation there and check each interleaving deterministically.
+// Elsewhere, and in device code, the macro expands to nothing.
+#if defined(TESSERA_CUDA_QUEUES_ON_HOST) && defined(TESSERA_TASKING_TEST_HOOKS)
+enum class CudaQueueTestPoint {
+  StealBeforeCas,         // a thief read top, bottom and the slot, and is about to claim the slot
+  BatchPopBeforeTopRead,  // the owner published its lowered bottom and is about to read top
+  OverflowPopBeforeCas,   // a popper read the head and its `next`, and is about to swing the head
+};
+using CudaQueueTestHook = void (*)(CudaQueueTestPoint);
+inline std::atomic<CudaQueueTestHook> g_cuda_queue_test_hook{nullptr};
+#endif
+#if defined(TESSERA_CUDA_QUEUES_ON_HOST) && defined(TESSERA_TASKING_TEST_HOOKS) && !defined(__CUDA_ARCH__)
+#define TESSERA_CUDA_QUEUE_TEST_POINT(point)                                                          \
+  do {                                                                                                \
+    if (auto tessera_hook_ = ::tessera::detail::tasking::g_cuda_queue_test_hook.load())               \
+      tessera_hook_(::tessera::detail::tasking::CudaQueueTestPoint::point);                           \
+  } while (0)
+#else
+#define TESSERA_CUDA_QUEUE_TEST_POINT(point) ((void)0)
+#endif
 
 template <class T>
 using cuda_device_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
 
-__device__ inline void cuda_fence_seq_cst() { ::cuda::atomic_thread_fence(::cuda::std::memory_order_seq_cst, ::cuda::thread_scope_device); }
+TESSERA_INLINE_FUNCTION void cuda_fence_seq_cst() { ::cuda::atomic_thread_fence(::cuda::std::memory_order_seq_cst, ::cuda::thread_scope_device); }
 
-struct CudaDeque {
+template <class Record>
+struct CudaDequeOf {
   alignas(64) long long top;  // next slot to steal (advanced by CAS)
   alignas(64) long long bottom;  // next slot to push (owner only)
-  CudaTaskRecord** slots;  // capacity slots (a power of two)
+  Record** slots;  // capacity slots (a power of two)
   long long mask;
 
-  __device__ long long approx_size() const {
+  TESSERA_INLINE_FUNCTION long long approx_size() const {
     const long long t = cuda_device_ref<long long>(const_cast<long long&>(top)).load(::cuda::std::memory_order_relaxed);
     const long long b = cuda_device_ref<long long>(const_cast<long long&>(bottom)).load(::cuda::std::memory_order_relaxed);
     return b - t;
   }
 
   // Owner. False when the ring is full (the caller takes the overflow stack).
-  __device__ bool push(CudaTaskRecord* r) {
+  TESSERA_INLINE_FUNCTION bool push(Record* r) {
     const long long b = cuda_device_ref<long long>(bottom).load(::cuda::std::memory_order_relaxed);
     const long long t = cuda_device_ref<long long>(top).load(::cuda::std::memory_order_acquire);
     if (b - t > mask) return false;
-    cuda_device_ref<CudaTaskRecord*>(slots[b & mask]).store(r, ::cuda::std::memory_order_relaxed);
+    cuda_device_ref<Record*>(slots[b & mask]).store(r, ::cuda::std::memory_order_relaxed);
     cuda_device_ref<long long>(bottom).store(b + 1, ::cuda::std::memory_order_release);
     return true;
   }
 
   // Owner: up to `want` (1..32) of the newest tasks into out[]; returns how many.
-  __device__ int pop_batch(CudaTaskRecord** out, int want) {
+  TESSERA_INLINE_FUNCTION int pop_batch(Record** out, int want) {
     const long long b0 = cuda_device_ref<long long>(bottom).load(::cuda::std::memory_order_relaxed);
     long long t = cuda_device_ref<long long>(top).load(::cuda::std::memory_order_relaxed);
     if (b0 - t <= 0) return 0;
@@ -73,10 +108,11 @@ struct CudaDeque {
     // slot writes.
     cuda_device_ref<long long>(bottom).store(b, ::cuda::std::memory_order_release);
     cuda_fence_seq_cst();
+    TESSERA_CUDA_QUEUE_TEST_POINT(BatchPopBeforeTopRead);
     t = cuda_device_ref<long long>(top).load(::cuda::std::memory_order_relaxed);
     if (t < b) {
       for (long long i = 0; i < k; ++i)
-        out[i] = cuda_device_ref<CudaTaskRecord*>(slots[(b + i) & mask]).load(::cuda::std::memory_order_relaxed);
+        out[i] = cuda_device_ref<Record*>(slots[(b + i) & mask]).load(::cuda::std::memory_order_relaxed);
       return int(k);
     }
     // Racing the thieves for [t, b0): claim it all by moving top to b0.
@@ -85,7 +121,7 @@ struct CudaDeque {
       if (cuda_device_ref<long long>(top).compare_exchange_strong(t, b0, ::cuda::std::memory_order_seq_cst,
                                                                    ::cuda::std::memory_order_relaxed)) {
         for (long long i = t; i < b0; ++i)
-          out[n++] = cuda_device_ref<CudaTaskRecord*>(slots[i & mask]).load(::cuda::std::memory_order_relaxed);
+          out[n++] = cuda_device_ref<Record*>(slots[i & mask]).load(::cuda::std::memory_order_relaxed);
         break;
       }
       // t now holds the top a thief left; retry with what remains.
@@ -95,12 +131,13 @@ struct CudaDeque {
   }
 
   // Another warp: the oldest task, or null (empty, or lost a race).
-  __device__ CudaTaskRecord* steal() {
+  TESSERA_INLINE_FUNCTION Record* steal() {
     long long t = cuda_device_ref<long long>(top).load(::cuda::std::memory_order_acquire);
     cuda_fence_seq_cst();
     const long long b = cuda_device_ref<long long>(bottom).load(::cuda::std::memory_order_acquire);
     if (t >= b) return nullptr;
-    CudaTaskRecord* r = cuda_device_ref<CudaTaskRecord*>(slots[t & mask]).load(::cuda::std::memory_order_relaxed);
+    Record* r = cuda_device_ref<Record*>(slots[t & mask]).load(::cuda::std::memory_order_relaxed);
+    TESSERA_CUDA_QUEUE_TEST_POINT(StealBeforeCas);
     if (!cuda_device_ref<long long>(top).compare_exchange_strong(t, t + 1, ::cuda::std::memory_order_seq_cst,
                                                                   ::cuda::std::memory_order_relaxed))
       return nullptr;
@@ -109,35 +146,37 @@ struct CudaDeque {
 };
 
 // The global overflow stack (see above).
-struct CudaOverflowStack {
+template <class Record>
+struct CudaOverflowStackOf {
   static constexpr unsigned long long kAddrBits = 49;
   static constexpr unsigned long long kAddrMask = (1ull << kAddrBits) - 1;
   unsigned long long head;
 
-  __device__ static CudaTaskRecord* addr(unsigned long long h) { return reinterpret_cast<CudaTaskRecord*>(h & kAddrMask); }
-  __device__ static unsigned long long tagged(CudaTaskRecord* r, unsigned long long old) {
+  TESSERA_INLINE_FUNCTION static Record* addr(unsigned long long h) { return reinterpret_cast<Record*>(h & kAddrMask); }
+  TESSERA_INLINE_FUNCTION static unsigned long long tagged(Record* r, unsigned long long old) {
     return reinterpret_cast<unsigned long long>(r) | (((old >> kAddrBits) + 1) << kAddrBits);
   }
-  __device__ bool empty() const {
+  TESSERA_INLINE_FUNCTION bool empty() const {
     return addr(cuda_device_ref<unsigned long long>(const_cast<unsigned long long&>(head))
                     .load(::cuda::std::memory_order_relaxed)) == nullptr;
   }
-  __device__ void push(CudaTaskRecord* r) {
+  TESSERA_INLINE_FUNCTION void push(Record* r) {
     cuda_device_ref<unsigned long long> h(head);
     unsigned long long old = h.load(::cuda::std::memory_order_relaxed);
     do {
-      r->next = addr(old);
+      cuda_device_ref<Record*>(r->next).store(addr(old), ::cuda::std::memory_order_relaxed);
     } while (!h.compare_exchange_weak(old, tagged(r, old), ::cuda::std::memory_order_release,
                                       ::cuda::std::memory_order_relaxed));
   }
   // Null when empty or after `tries` lost races.
-  __device__ CudaTaskRecord* pop(int tries) {
+  TESSERA_INLINE_FUNCTION Record* pop(int tries) {
     cuda_device_ref<unsigned long long> h(head);
     unsigned long long old = h.load(::cuda::std::memory_order_acquire);
     for (int i = 0; i < tries; ++i) {
-      CudaTaskRecord* r = addr(old);
+      Record* r = addr(old);
       if (r == nullptr) return nullptr;
-      CudaTaskRecord* next = cuda_device_ref<CudaTaskRecord*>(r->next).load(::cuda::std::memory_order_relaxed);
+      Record* next = cuda_device_ref<Record*>(r->next).load(::cuda::std::memory_order_relaxed);
+      TESSERA_CUDA_QUEUE_TEST_POINT(OverflowPopBeforeCas);
       if (h.compare_exchange_weak(old, tagged(next, old), ::cuda::std::memory_order_acquire,
                                   ::cuda::std::memory_order_acquire))
         return r;
@@ -148,4 +187,13 @@ struct CudaOverflowStack {
 
 }  // namespace tessera::detail::tasking
 
+#endif  // __CUDACC__ || TESSERA_CUDA_QUEUES_ON_HOST
+
+#if defined(__CUDACC__)
+#include <tessera/tasking/detail/cuda_task_record.hpp>
+
+namespace tessera::detail::tasking {
+using CudaDeque = CudaDequeOf<CudaTaskRecord>;
+using CudaOverflowStack = CudaOverflowStackOf<CudaTaskRecord>;
+}  // namespace tessera::detail::tasking
 #endif  // __CUDACC__

@@ -162,9 +162,18 @@ __device__ inline bool cuda_cancelling(const CudaQueueState* s) {
 __device__ inline void cuda_retain(CudaTaskRecord* r) {
   if (r) cuda_device_ref<std::int32_t>(r->refs).fetch_add(1, ::cuda::std::memory_order_relaxed);
 }
-__device__ inline void cuda_release(CudaQueueState* s, CudaTaskRecord* r);
+__device__ __forceinline__ void cuda_release(CudaQueueState* s, CudaTaskRecord* r);
 
-__device__ inline void cuda_free_record(CudaQueueState* s, CudaTaskRecord* r) {
+// Freeing is recursive (a when_all node releases its inputs) and rare per
+// release, so it is the one call made out of line, and the reference-count
+// drop before it is inlined everywhere. The compiler's own choice, once
+// allocation went out of line (c52c3da), made cuda_release the out-of-line
+// call instead: the driver kernel then spilled 60 bytes around it on every
+// completion (80 registers, 136-byte stack), and task frames grew (Fib 696
+// bytes, when_all_tree 280). This way, sm_90: the driver 168 registers,
+// 88-byte stack, no spills; Fib 440, when_all_tree 40
+// (tasking_cuda_driver_resources checks the driver).
+__device__ __noinline__ inline void cuda_free_record(CudaQueueState* s, CudaTaskRecord* r) {
   if (r->is_aggregate())
     for (std::uint32_t i = 0; i < r->count; ++i) cuda_release(s, r->deps()[i]);
   if (r->alloc_bytes == 0) cuda_add(s->arena_live, -1ll);
@@ -174,7 +183,7 @@ __device__ inline void cuda_free_record(CudaQueueState* s, CudaTaskRecord* r) {
 // The last reference went: free a complete record, or leave the ORPHANED
 // marker for its completion to free it (no waiter can exist: waiters hold
 // references).
-__device__ inline void cuda_last_reference_gone(CudaQueueState* s, CudaTaskRecord* r) {
+__device__ __forceinline__ void cuda_last_reference_gone(CudaQueueState* s, CudaTaskRecord* r) {
   CudaTaskRecord* expected = nullptr;
   if (cuda_device_ref<CudaTaskRecord*>(r->wait_head)
           .compare_exchange_strong(expected, cuda_orphan_marker(), ::cuda::std::memory_order_acq_rel,
@@ -183,7 +192,7 @@ __device__ inline void cuda_last_reference_gone(CudaQueueState* s, CudaTaskRecor
   cuda_free_record(s, r);  // expected is the CLOSED marker
 }
 
-__device__ inline void cuda_release(CudaQueueState* s, CudaTaskRecord* r) {
+__device__ __forceinline__ void cuda_release(CudaQueueState* s, CudaTaskRecord* r) {
   if (r == nullptr) return;
   if (cuda_device_ref<std::int32_t>(r->refs).fetch_sub(1, ::cuda::std::memory_order_acq_rel) == 1)
     cuda_last_reference_gone(s, r);

@@ -1,0 +1,492 @@
+// The CUDA driver's ready queues (detail/cuda_deque.hpp) under races, on host
+// threads (label "concurrency", run under ThreadSanitizer in CI): the batch
+// pop of up to 32 tasks that an owning warp makes without a read-modify-write
+// while other warps steal, and the tagged overflow stack whose records are
+// popped and pushed again (the ABA case). On the GPU each of these threads is
+// lane 0 of a warp; the protocol is the same code, over libcu++'s atomic_ref,
+// which also works in host code. Every task must be taken exactly once; a
+// watchdog turns a hang into a failure in seconds.
+//
+// The build defines TESSERA_CUDA_QUEUES_ON_HOST when it finds libcu++'s
+// <cuda/atomic> (the CUDA toolkit's headers); without it the cases skip and
+// say so.
+#include "tasking_test_util.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#if defined(TESSERA_CUDA_QUEUES_ON_HOST)
+#include <tessera/tasking/detail/cuda_deque.hpp>
+
+namespace {
+
+// A record as the queues see it: `next` links the overflow stack; `id` is
+// written by the pusher before the push and read by the taker after it.
+struct alignas(64) Record {
+  Record* next = nullptr;
+  std::uint32_t id = 0;
+};
+
+using Deque = tessera::detail::tasking::CudaDequeOf<Record>;
+using Overflow = tessera::detail::tasking::CudaOverflowStackOf<Record>;
+
+// Bounded spinning for the test's own waits: pause, then yield.
+void backoff(unsigned& idle) {
+  if (idle++ < 64) tessera::detail::host_cpu_relax();
+  else std::this_thread::yield();
+}
+
+struct Tally {
+  explicit Tally(std::size_t n) : taken(new std::atomic<int>[n]), records(n), count(n) {
+    for (std::size_t i = 0; i < n; ++i) taken[i].store(0, std::memory_order_relaxed);
+  }
+  void take(const Record* r) {
+    ASSERT_NE(r, nullptr);
+    const std::size_t i = std::size_t(r - records.data());
+    ASSERT_LT(i, count) << "a pointer that was never pushed";
+    taken[i].fetch_add(1, std::memory_order_relaxed);
+    EXPECT_EQ(r->id, std::uint32_t(i)) << "the taker read the record before its pusher's writes";
+  }
+  std::size_t wrong() const {
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < count; ++i) w += taken[i].load() != 1;
+    return w;
+  }
+  std::unique_ptr<std::atomic<int>[]> taken;
+  std::vector<Record> records;
+  std::size_t count;
+};
+
+// A deque over a ring of `slots` (a power of two), as the driver sets it up.
+struct RingDeque {
+  explicit RingDeque(long long slots) : ring(std::size_t(slots), nullptr) {
+    deque.top = 0;
+    deque.bottom = 0;
+    deque.slots = ring.data();
+    deque.mask = slots - 1;
+  }
+  std::vector<Record*> ring;
+  Deque deque;
+};
+
+std::uint64_t next_random(std::uint64_t& seed) {
+  seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  return seed >> 33;
+}
+
+// Runs `action` once, the first time the calling code reaches `point`:
+// another warp's operation placed inside the window (on the same thread,
+// which is enough to fix the interleaving). Operations run by the action
+// pass the test points too; they do not fire again.
+class InterleaveAt {
+ public:
+  using Point = tessera::detail::tasking::CudaQueueTestPoint;
+  InterleaveAt(Point point, std::function<void()> action) {
+    s_point = point;
+    s_action = std::move(action);
+    s_fired = false;
+    tessera::detail::tasking::g_cuda_queue_test_hook.store(&hook);
+  }
+  ~InterleaveAt() { tessera::detail::tasking::g_cuda_queue_test_hook.store(nullptr); }
+  InterleaveAt(const InterleaveAt&) = delete;
+  InterleaveAt& operator=(const InterleaveAt&) = delete;
+  bool fired() const { return s_fired; }
+
+ private:
+  static void hook(Point p) {
+    if (p != s_point || s_fired) return;
+    s_fired = true;
+    s_action();
+  }
+  static inline Point s_point{};
+  static inline std::function<void()> s_action;
+  static inline bool s_fired = false;
+};
+
+}  // namespace
+
+// ---- interleavings fixed by the test points -----------------------------------
+
+TEST(CudaDequeInterleavings, OverflowPopSeesTheHeadPoppedAndPushedAgain) {
+  // The ABA case: a popper has read head r and r->next = s; meanwhile other
+  // warps pop r, pop s and push r back. The head is r again, but r->next is
+  // now x: the popper's CAS must fail (the tag changed) and its retry must
+  // pop r with the new next, leaving x. Without the tag it would install s,
+  // which another warp holds.
+  Record r, s, x;
+  r.id = 1;
+  s.id = 2;
+  x.id = 3;
+  Overflow stack{0};
+  stack.push(&x);
+  stack.push(&s);
+  stack.push(&r);
+  Record* other_r = nullptr;
+  Record* other_s = nullptr;
+  InterleaveAt at(InterleaveAt::Point::OverflowPopBeforeCas, [&] {
+    other_r = stack.pop(1);
+    other_s = stack.pop(1);
+    stack.push(other_r);
+  });
+  Record* got = stack.pop(4);
+  ASSERT_TRUE(at.fired());
+  EXPECT_EQ(other_r, &r);
+  EXPECT_EQ(other_s, &s);
+  EXPECT_EQ(got, &r) << "the retry pops the record pushed back";
+  Record* rest = stack.pop(1);
+  EXPECT_EQ(rest, &x) << "the stale next (s, held by another warp) was installed as the head";
+  EXPECT_TRUE(stack.empty());
+}
+
+TEST(CudaDequeInterleavings, OverflowPopGivesUpAfterItsTries) {
+  // Every try loses to another warp's pop: pop(1) returns null (the driver
+  // then looks elsewhere) and takes nothing.
+  Record a, b;
+  Overflow stack{0};
+  stack.push(&b);
+  stack.push(&a);
+  Record* other = nullptr;
+  InterleaveAt at(InterleaveAt::Point::OverflowPopBeforeCas, [&] { other = stack.pop(1); });
+  EXPECT_EQ(stack.pop(1), nullptr);
+  EXPECT_EQ(other, &a);
+  EXPECT_EQ(stack.pop(1), &b);
+  EXPECT_TRUE(stack.empty());
+}
+
+TEST(CudaDequeInterleavings, ThiefStealsBelowTheOwnersBatch) {
+  // Five tasks, a batch of 3: after the owner lowers bottom to 2, a thief
+  // may still take slot 0 (below the batch). The owner, reading top = 1 < 2,
+  // keeps its three without a CAS; task 1 stays for later.
+  Tally tally(5);
+  RingDeque ring(8);
+  for (std::uint32_t i = 0; i < 5; ++i) {
+    tally.records[i].id = i;
+    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
+  }
+  Record* stolen = nullptr;
+  InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] { stolen = ring.deque.steal(); });
+  Record* batch[32];
+  ASSERT_EQ(ring.deque.pop_batch(batch, 3), 3);
+  ASSERT_TRUE(at.fired());
+  EXPECT_EQ(stolen, &tally.records[0]);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], &tally.records[2 + i]) << "batch slot " << i;
+  EXPECT_EQ(ring.deque.approx_size(), 1);
+  ASSERT_EQ(ring.deque.pop_batch(batch, 32), 1);
+  EXPECT_EQ(batch[0], &tally.records[1]);
+}
+
+TEST(CudaDequeInterleavings, ThiefFindsNothingInsideAWholeBatch) {
+  // A batch that asks for everything lowers bottom to top: a thief that
+  // reads both then sees an empty deque, and the owner takes all (racing
+  // no one, its CAS succeeds).
+  Tally tally(3);
+  RingDeque ring(8);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    tally.records[i].id = i;
+    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
+  }
+  Record* stolen = &tally.records[0];
+  InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] { stolen = ring.deque.steal(); });
+  Record* batch[32];
+  ASSERT_EQ(ring.deque.pop_batch(batch, 32), 3);
+  ASSERT_TRUE(at.fired());
+  EXPECT_EQ(stolen, nullptr);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], &tally.records[i]);
+  EXPECT_EQ(ring.deque.approx_size(), 0);
+}
+
+TEST(CudaDequeInterleavings, OwnerBatchWinsTheLastTasksFromAThiefAboutToClaim) {
+  // A thief has read top = 0, bottom = 3 and slot 0, and is about to claim
+  // it; the owner's batch of everything then races it with a CAS of top and
+  // wins all three; the thief's CAS fails and it returns null.
+  Tally tally(3);
+  RingDeque ring(8);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    tally.records[i].id = i;
+    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
+  }
+  Record* batch[32];
+  int owner_got = -1;
+  InterleaveAt at(InterleaveAt::Point::StealBeforeCas, [&] { owner_got = ring.deque.pop_batch(batch, 32); });
+  EXPECT_EQ(ring.deque.steal(), nullptr) << "the thief claimed a slot the owner had taken";
+  ASSERT_TRUE(at.fired());
+  ASSERT_EQ(owner_got, 3);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], &tally.records[i]);
+  EXPECT_EQ(ring.deque.approx_size(), 0);
+}
+
+TEST(CudaDequeInterleavings, ThiefAboutToClaimKeepsItsSlotBelowAPartialBatch) {
+  // The same thief, but the owner's batch takes only the newest two of
+  // four: the thief's slot 0 is below the batch, so its CAS succeeds, and
+  // slot 1 is left.
+  Tally tally(4);
+  RingDeque ring(8);
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    tally.records[i].id = i;
+    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
+  }
+  Record* batch[32];
+  int owner_got = -1;
+  InterleaveAt at(InterleaveAt::Point::StealBeforeCas, [&] { owner_got = ring.deque.pop_batch(batch, 2); });
+  EXPECT_EQ(ring.deque.steal(), &tally.records[0]);
+  ASSERT_TRUE(at.fired());
+  ASSERT_EQ(owner_got, 2);
+  EXPECT_EQ(batch[0], &tally.records[2]);
+  EXPECT_EQ(batch[1], &tally.records[3]);
+  EXPECT_EQ(ring.deque.approx_size(), 1);
+}
+
+TEST(CudaDequeInterleavings, OwnerRacesAThiefThatClaimedFirst) {
+  // The owner asks for all three and has lowered bottom to top; a thief
+  // that had read the old bottom claims slot 0 before the owner reads top.
+  // The owner sees top = 1 >= its new bottom, races for [1, 3) with a CAS
+  // and gets two; nothing is taken twice and the deque ends empty.
+  Tally tally(3);
+  RingDeque ring(8);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    tally.records[i].id = i;
+    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
+  }
+  // The thief's claim is made directly on top (a thief that read bottom
+  // before the owner lowered it, which one thread cannot otherwise stage).
+  InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] {
+    long long t = 0;
+    const bool claimed = tessera::detail::tasking::cuda_device_ref<long long>(ring.deque.top).compare_exchange_strong(t, 1);
+    EXPECT_TRUE(claimed);
+  });
+  Record* batch[32];
+  ASSERT_EQ(ring.deque.pop_batch(batch, 32), 2);
+  ASSERT_TRUE(at.fired());
+  EXPECT_EQ(batch[0], &tally.records[1]);
+  EXPECT_EQ(batch[1], &tally.records[2]);
+  EXPECT_EQ(ring.deque.approx_size(), 0);
+}
+
+// ---- threads racing -----------------------------------------------------------
+
+TEST(CudaDequeConcurrency, BatchPopsStealsAndTheOverflowStackTakeEveryTaskOnce) {
+  // The driver's traffic in small: the owner pushes bursts onto a ring of 64
+  // slots (what does not fit goes to the overflow stack, as cuda_drain_inbox
+  // sends it) and takes batches of 1 to 32; thieves steal one task at a time
+  // and pop the overflow stack.
+  tessera::test::Watchdog dog("BatchPopsStealsAndTheOverflowStackTakeEveryTaskOnce", 120);
+  const std::size_t n = 60000;
+  const int thieves = 3;
+  Tally tally(n);
+  RingDeque ring(64);
+  Deque& deque = ring.deque;
+  Overflow overflow{0};
+  std::atomic<bool> done{false};
+  std::atomic<int> started{0};
+  std::atomic<std::size_t> stolen{0}, from_overflow{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < thieves; ++k)
+    threads.emplace_back([&] {
+      started.fetch_add(1);
+      unsigned idle = 0;
+      for (;;) {
+        if (Record* r = deque.steal()) {
+          tally.take(r);
+          stolen.fetch_add(1, std::memory_order_relaxed);
+          idle = 0;
+        } else if (Record* o = overflow.pop(4)) {
+          tally.take(o);
+          from_overflow.fetch_add(1, std::memory_order_relaxed);
+          idle = 0;
+        } else if (done.load(std::memory_order_acquire)) {
+          return;
+        } else {
+          backoff(idle);
+        }
+      }
+    });
+  ASSERT_TRUE(tessera::test::wait_until([&] { return started.load() == thieves; }, 30.0));
+  std::uint64_t seed = 2026;
+  std::size_t next = 0, popped = 0, overflowed = 0;
+  Record* batch[32];
+  while (next < n) {
+    const std::size_t burst = std::min<std::size_t>(n - next, 1 + next_random(seed) % 100);
+    for (std::size_t i = 0; i < burst; ++i, ++next) {
+      Record* r = &tally.records[next];
+      r->id = std::uint32_t(next);
+      if (!deque.push(r)) {
+        overflow.push(r);
+        ++overflowed;
+      }
+    }
+    const int want = 1 + int(next_random(seed) % 32);
+    const int got = deque.pop_batch(batch, want);
+    ASSERT_LE(got, want);
+    for (int i = 0; i < got; ++i) tally.take(batch[i]);
+    popped += std::size_t(got);
+    if (next_random(seed) % 4 == 0) std::this_thread::yield();
+  }
+  // What is left: the owner takes its deque back in batches, the thieves
+  // empty the overflow stack.
+  while (int got = deque.pop_batch(batch, 32)) {
+    for (int i = 0; i < got; ++i) tally.take(batch[i]);
+    popped += std::size_t(got);
+  }
+  EXPECT_EQ(deque.approx_size(), 0);
+  tessera::test::wait_until([&] { return overflow.empty(); }, 10.0);
+  done.store(true, std::memory_order_release);
+  for (auto& t : threads) t.join();
+  EXPECT_TRUE(overflow.empty());
+  EXPECT_EQ(popped + stolen.load() + from_overflow.load(), n);
+  EXPECT_EQ(from_overflow.load(), overflowed);
+  EXPECT_GT(stolen.load(), 0u) << "the thieves never stole a task: the test raced nothing";
+  EXPECT_GT(overflowed, 0u) << "the ring never filled: the overflow path went untested";
+  EXPECT_EQ(tally.wrong(), 0u) << "tasks taken zero or several times";
+}
+
+TEST(CudaDequeConcurrency, StressBatchPopRacesThievesForTheLastTasks) {
+  // Rounds of 1 to 40 tasks: the owner pushes them and at once takes a batch
+  // of 1 to 32. When the batch asks for all that is there (or more), the
+  // owner's new bottom reaches top and it must race the thieves with a CAS
+  // for the rest; otherwise the batch is its own without one. Either way
+  // each task has exactly one taker, and the deque is empty after the
+  // owner's last pop of the round.
+  tessera::test::Watchdog dog("StressBatchPopRacesThievesForTheLastTasks", 120);
+  const std::size_t min_tasks = 200000, max_tasks = 1000000, min_stolen = 200;
+  const int thieves = 3;
+  Tally tally(max_tasks);
+  RingDeque ring(64);
+  Deque& deque = ring.deque;
+  std::atomic<bool> done{false};
+  std::atomic<int> started{0};
+  std::atomic<std::size_t> stolen{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < thieves; ++k)
+    threads.emplace_back([&] {
+      started.fetch_add(1);
+      unsigned idle = 0;
+      while (!done.load(std::memory_order_acquire)) {
+        if (Record* r = deque.steal()) {
+          tally.take(r);
+          stolen.fetch_add(1, std::memory_order_relaxed);
+          idle = 0;
+        } else if (deque.approx_size() <= 0) {
+          backoff(idle);
+          if (idle > 64) idle = 0;  // keep racing: short yields only
+        }
+      }
+    });
+  ASSERT_TRUE(tessera::test::wait_until([&] { return started.load() == thieves; }, 30.0));
+  std::uint64_t seed = 7;
+  std::size_t popped = 0, i = 0, raced_rounds = 0;
+  Record* batch[32];
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (i + 40 <= max_tasks) {
+    if (i >= min_tasks && (stolen.load() >= min_stolen || std::chrono::steady_clock::now() > give_up)) break;
+    const std::size_t k = 1 + next_random(seed) % 40;
+    for (std::size_t j = 0; j < k; ++j, ++i) {
+      tally.records[i].id = std::uint32_t(i);
+      ASSERT_TRUE(deque.push(&tally.records[i])) << "round at task " << i << ": a ring of 64 refused one of "
+                                                 << k << " tasks after an empty round";
+    }
+    if (i % 64 == 0) std::this_thread::yield();  // thieves get a core on a small machine
+    for (std::size_t s = 0; s < (i % 5) * 4; ++s) tessera::detail::host_cpu_relax();
+    const int want = 1 + int(next_random(seed) % 32);
+    raced_rounds += std::size_t(want) >= k;
+    int got = deque.pop_batch(batch, want);
+    ASSERT_LE(got, want);
+    for (;;) {
+      for (int g = 0; g < got; ++g) tally.take(batch[g]);
+      popped += std::size_t(got);
+      if (got == 0) break;
+      got = deque.pop_batch(batch, 32);
+    }
+    ASSERT_EQ(deque.approx_size(), 0) << "task " << i;
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& t : threads) t.join();
+  const std::size_t pushed = i;
+  EXPECT_EQ(popped + stolen.load(), pushed);
+  EXPECT_GT(raced_rounds, 0u);
+  EXPECT_GT(stolen.load(), 0u) << "the thieves never took a task in " << pushed << " tasks: the test raced nothing";
+  RecordProperty("tasks", int(pushed));
+  RecordProperty("stolen", int(stolen.load()));
+  std::size_t wrong = 0;
+  for (std::size_t r = 0; r < pushed; ++r) wrong += tally.taken[r].load() != 1;
+  EXPECT_EQ(wrong, 0u) << "tasks taken zero or several times";
+}
+
+TEST(CudaDequeConcurrency, StressOverflowStackKeepsEveryRecordThroughReuse) {
+  // More threads than cores pop records and push them back at once, over a
+  // few records, so that reads of a head's `next` race pushes of the same
+  // record by another thread (ThreadSanitizer checks that race is between
+  // atomics) and CASes fail often. At the end every record is either held
+  // by one thread or in the stack, exactly once. The ABA case itself needs a
+  // thread to stop inside its window, which preemption does too rarely on a
+  // small machine: OverflowPopSeesTheHeadPoppedAndPushedAgain stages it.
+  tessera::test::Watchdog dog("StressOverflowStackKeepsEveryRecordThroughReuse", 120);
+  const int nthreads = 8;
+  const std::size_t per_thread = 2;
+  const std::size_t n = nthreads * per_thread;
+  const auto run_for = std::chrono::milliseconds(200);
+  std::vector<Record> records(n);
+  Overflow stack{0};
+  for (std::size_t i = 0; i < n; ++i) {
+    records[i].id = std::uint32_t(i);
+    if (i >= n / 2) stack.push(&records[i]);  // half start in the stack
+  }
+  std::vector<std::vector<Record*>> held(nthreads);
+  for (std::size_t i = 0; i < n / 2; ++i) held[i % nthreads].push_back(&records[i]);
+  std::atomic<int> started{0};
+  std::atomic<bool> stop{false};
+  std::atomic<std::size_t> pops{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < nthreads; ++k)
+    threads.emplace_back([&, k] {
+      started.fetch_add(1);
+      while (started.load() < nthreads) std::this_thread::yield();
+      std::vector<Record*>& mine = held[std::size_t(k)];
+      std::uint64_t seed = 99 + std::uint64_t(k);
+      std::size_t mine_popped = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        for (int r = 0; r < 256; ++r) {
+          if (!mine.empty() && next_random(seed) % 2 == 0) {
+            stack.push(mine.back());
+            mine.pop_back();
+          }
+          if (Record* got = stack.pop(4)) {
+            EXPECT_EQ(got, &records[got->id]) << "a popped record's fields are not what its pusher wrote";
+            mine.push_back(got);
+            ++mine_popped;
+          }
+        }
+      }
+      pops.fetch_add(mine_popped);
+    });
+  std::this_thread::sleep_for(run_for);
+  stop.store(true);
+  for (auto& t : threads) t.join();
+  RecordProperty("pops", int(pops.load()));
+  EXPECT_GT(pops.load(), 0u);
+  std::vector<int> seen(n, 0);
+  for (const auto& mine : held)
+    for (Record* r : mine) ++seen[r->id];
+  std::size_t in_stack = 0;
+  while (Record* r = stack.pop(1)) {
+    ASSERT_LE(++in_stack, n) << "the stack holds a cycle";
+    ++seen[r->id];
+  }
+  std::size_t wrong = 0;
+  for (int s : seen) wrong += s != 1;
+  EXPECT_EQ(wrong, 0u) << "records lost or duplicated through the stack";
+}
+
+#else
+
+TEST(CudaDequeConcurrency, NeedsLibcudacxx) {
+  GTEST_SKIP() << "libcu++'s <cuda/atomic> (the CUDA toolkit's headers) was not found at configure time: the CUDA "
+                  "driver's queues cannot be compiled for the host";
+}
+
+#endif
