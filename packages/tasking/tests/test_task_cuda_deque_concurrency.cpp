@@ -10,6 +10,7 @@
 // The build defines TESSERA_CUDA_QUEUES_ON_HOST when it finds libcu++'s
 // <cuda/atomic> (the CUDA toolkit's headers); without it the cases skip and
 // say so.
+#include "deque_test_util.hpp"
 #include "tasking_test_util.hpp"
 
 #include <algorithm>
@@ -36,32 +37,7 @@ struct alignas(64) Record {
 using Deque = tessera::detail::tasking::CudaDequeOf<Record>;
 using Overflow = tessera::detail::tasking::CudaOverflowStackOf<Record>;
 
-// Bounded spinning for the test's own waits: pause, then yield.
-void backoff(unsigned& idle) {
-  if (idle++ < 64) tessera::detail::host_cpu_relax();
-  else std::this_thread::yield();
-}
-
-struct Tally {
-  explicit Tally(std::size_t n) : taken(new std::atomic<int>[n]), records(n), count(n) {
-    for (std::size_t i = 0; i < n; ++i) taken[i].store(0, std::memory_order_relaxed);
-  }
-  void take(const Record* r) {
-    ASSERT_NE(r, nullptr);
-    const std::size_t i = std::size_t(r - records.data());
-    ASSERT_LT(i, count) << "a pointer that was never pushed";
-    taken[i].fetch_add(1, std::memory_order_relaxed);
-    EXPECT_EQ(r->id, std::uint32_t(i)) << "the taker read the record before its pusher's writes";
-  }
-  std::size_t wrong() const {
-    std::size_t w = 0;
-    for (std::size_t i = 0; i < count; ++i) w += taken[i].load() != 1;
-    return w;
-  }
-  std::unique_ptr<std::atomic<int>[]> taken;
-  std::vector<Record> records;
-  std::size_t count;
-};
+using Tally = tessera::test::TakenOnceTally<Record, &Record::id>;
 
 // A deque over a ring of `slots` (a power of two), as the driver sets it up.
 struct RingDeque {
@@ -73,6 +49,16 @@ struct RingDeque {
   }
   std::vector<Record*> ring;
   Deque deque;
+};
+
+// A deque of 8 slots holding tally's records 0..n-1, oldest at the top.
+struct Filled {
+  explicit Filled(std::size_t n) : tally(n), ring(8) {
+    for (std::size_t i = 0; i < n; ++i) EXPECT_TRUE(ring.deque.push(tally.stamped(i)));
+  }
+  Record* record(std::size_t i) { return &tally.records[i]; }
+  Tally tally;
+  RingDeque ring;
 };
 
 std::uint64_t next_random(std::uint64_t& seed) {
@@ -163,83 +149,67 @@ TEST(CudaDequeInterleavings, ThiefStealsBelowTheOwnersBatch) {
   // Five tasks, a batch of 3: after the owner lowers bottom to 2, a thief
   // may still take slot 0 (below the batch). The owner, reading top = 1 < 2,
   // keeps its three without a CAS; task 1 stays for later.
-  Tally tally(5);
-  RingDeque ring(8);
-  for (std::uint32_t i = 0; i < 5; ++i) {
-    tally.records[i].id = i;
-    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
-  }
+  Filled f(5);
+  Deque& deque = f.ring.deque;
   Record* stolen = nullptr;
-  InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] { stolen = ring.deque.steal(); });
+  InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] { stolen = deque.steal(); });
   Record* batch[32];
-  ASSERT_EQ(ring.deque.pop_batch(batch, 3), 3);
+  ASSERT_EQ(deque.pop_batch(batch, 3), 3);
   ASSERT_TRUE(at.fired());
-  EXPECT_EQ(stolen, &tally.records[0]);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], &tally.records[2 + i]) << "batch slot " << i;
-  EXPECT_EQ(ring.deque.approx_size(), 1);
-  ASSERT_EQ(ring.deque.pop_batch(batch, 32), 1);
-  EXPECT_EQ(batch[0], &tally.records[1]);
+  EXPECT_EQ(stolen, f.record(0));
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], f.record(2 + i)) << "batch slot " << i;
+  EXPECT_EQ(deque.approx_size(), 1);
+  ASSERT_EQ(deque.pop_batch(batch, 32), 1);
+  EXPECT_EQ(batch[0], f.record(1));
 }
 
 TEST(CudaDequeInterleavings, ThiefFindsNothingInsideAWholeBatch) {
   // A batch that asks for everything lowers bottom to top: a thief that
   // reads both then sees an empty deque, and the owner takes all (racing
   // no one, its CAS succeeds).
-  Tally tally(3);
-  RingDeque ring(8);
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    tally.records[i].id = i;
-    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
-  }
-  Record* stolen = &tally.records[0];
-  InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] { stolen = ring.deque.steal(); });
+  Filled f(3);
+  Deque& deque = f.ring.deque;
+  Record* stolen = f.record(0);
+  InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] { stolen = deque.steal(); });
   Record* batch[32];
-  ASSERT_EQ(ring.deque.pop_batch(batch, 32), 3);
+  ASSERT_EQ(deque.pop_batch(batch, 32), 3);
   ASSERT_TRUE(at.fired());
   EXPECT_EQ(stolen, nullptr);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], &tally.records[i]);
-  EXPECT_EQ(ring.deque.approx_size(), 0);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], f.record(i));
+  EXPECT_EQ(deque.approx_size(), 0);
 }
 
 TEST(CudaDequeInterleavings, OwnerBatchWinsTheLastTasksFromAThiefAboutToClaim) {
   // A thief has read top = 0, bottom = 3 and slot 0, and is about to claim
   // it; the owner's batch of everything then races it with a CAS of top and
   // wins all three; the thief's CAS fails and it returns null.
-  Tally tally(3);
-  RingDeque ring(8);
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    tally.records[i].id = i;
-    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
-  }
+  Filled f(3);
+  Deque& deque = f.ring.deque;
   Record* batch[32];
   int owner_got = -1;
-  InterleaveAt at(InterleaveAt::Point::StealBeforeCas, [&] { owner_got = ring.deque.pop_batch(batch, 32); });
-  EXPECT_EQ(ring.deque.steal(), nullptr) << "the thief claimed a slot the owner had taken";
+  InterleaveAt at(InterleaveAt::Point::StealBeforeCas, [&] { owner_got = deque.pop_batch(batch, 32); });
+  EXPECT_EQ(deque.steal(), nullptr) << "the thief claimed a slot the owner had taken";
   ASSERT_TRUE(at.fired());
   ASSERT_EQ(owner_got, 3);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], &tally.records[i]);
-  EXPECT_EQ(ring.deque.approx_size(), 0);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(batch[i], f.record(i));
+  EXPECT_EQ(deque.approx_size(), 0);
 }
 
 TEST(CudaDequeInterleavings, ThiefAboutToClaimKeepsItsSlotBelowAPartialBatch) {
   // The same thief, but the owner's batch takes only the newest two of
   // four: the thief's slot 0 is below the batch, so its CAS succeeds, and
   // slot 1 is left.
-  Tally tally(4);
-  RingDeque ring(8);
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    tally.records[i].id = i;
-    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
-  }
+  Filled f(4);
+  Deque& deque = f.ring.deque;
   Record* batch[32];
   int owner_got = -1;
-  InterleaveAt at(InterleaveAt::Point::StealBeforeCas, [&] { owner_got = ring.deque.pop_batch(batch, 2); });
-  EXPECT_EQ(ring.deque.steal(), &tally.records[0]);
+  InterleaveAt at(InterleaveAt::Point::StealBeforeCas, [&] { owner_got = deque.pop_batch(batch, 2); });
+  EXPECT_EQ(deque.steal(), f.record(0));
   ASSERT_TRUE(at.fired());
   ASSERT_EQ(owner_got, 2);
-  EXPECT_EQ(batch[0], &tally.records[2]);
-  EXPECT_EQ(batch[1], &tally.records[3]);
-  EXPECT_EQ(ring.deque.approx_size(), 1);
+  EXPECT_EQ(batch[0], f.record(2));
+  EXPECT_EQ(batch[1], f.record(3));
+  EXPECT_EQ(deque.approx_size(), 1);
 }
 
 TEST(CudaDequeInterleavings, OwnerRacesAThiefThatClaimedFirst) {
@@ -247,25 +217,21 @@ TEST(CudaDequeInterleavings, OwnerRacesAThiefThatClaimedFirst) {
   // that had read the old bottom claims slot 0 before the owner reads top.
   // The owner sees top = 1 >= its new bottom, races for [1, 3) with a CAS
   // and gets two; nothing is taken twice and the deque ends empty.
-  Tally tally(3);
-  RingDeque ring(8);
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    tally.records[i].id = i;
-    ASSERT_TRUE(ring.deque.push(&tally.records[i]));
-  }
+  Filled f(3);
+  Deque& deque = f.ring.deque;
   // The thief's claim is made directly on top (a thief that read bottom
   // before the owner lowered it, which one thread cannot otherwise stage).
   InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] {
     long long t = 0;
-    const bool claimed = tessera::detail::tasking::cuda_device_ref<long long>(ring.deque.top).compare_exchange_strong(t, 1);
+    const bool claimed = tessera::detail::tasking::cuda_device_ref<long long>(deque.top).compare_exchange_strong(t, 1);
     EXPECT_TRUE(claimed);
   });
   Record* batch[32];
-  ASSERT_EQ(ring.deque.pop_batch(batch, 32), 2);
+  ASSERT_EQ(deque.pop_batch(batch, 32), 2);
   ASSERT_TRUE(at.fired());
-  EXPECT_EQ(batch[0], &tally.records[1]);
-  EXPECT_EQ(batch[1], &tally.records[2]);
-  EXPECT_EQ(ring.deque.approx_size(), 0);
+  EXPECT_EQ(batch[0], f.record(1));
+  EXPECT_EQ(batch[1], f.record(2));
+  EXPECT_EQ(deque.approx_size(), 0);
 }
 
 // ---- threads racing -----------------------------------------------------------
@@ -282,39 +248,27 @@ TEST(CudaDequeConcurrency, BatchPopsStealsAndTheOverflowStackTakeEveryTaskOnce) 
   RingDeque ring(64);
   Deque& deque = ring.deque;
   Overflow overflow{0};
-  std::atomic<bool> done{false};
-  std::atomic<int> started{0};
   std::atomic<std::size_t> stolen{0}, from_overflow{0};
-  std::vector<std::thread> threads;
-  for (int k = 0; k < thieves; ++k)
-    threads.emplace_back([&] {
-      started.fetch_add(1);
-      unsigned idle = 0;
-      for (;;) {
-        if (Record* r = deque.steal()) {
-          tally.take(r);
-          stolen.fetch_add(1, std::memory_order_relaxed);
-          idle = 0;
-        } else if (Record* o = overflow.pop(4)) {
-          tally.take(o);
-          from_overflow.fetch_add(1, std::memory_order_relaxed);
-          idle = 0;
-        } else if (done.load(std::memory_order_acquire)) {
-          return;
-        } else {
-          backoff(idle);
-        }
-      }
-    });
-  ASSERT_TRUE(tessera::test::wait_until([&] { return started.load() == thieves; }, 30.0));
+  tessera::test::Thieves thief_threads(thieves, [&] {
+    if (Record* r = deque.steal()) {
+      tally.take(r);
+      stolen.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+    if (Record* o = overflow.pop(4)) {
+      tally.take(o);
+      from_overflow.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+    return false;
+  });
   std::uint64_t seed = 2026;
   std::size_t next = 0, popped = 0, overflowed = 0;
   Record* batch[32];
   while (next < n) {
     const std::size_t burst = std::min<std::size_t>(n - next, 1 + next_random(seed) % 100);
     for (std::size_t i = 0; i < burst; ++i, ++next) {
-      Record* r = &tally.records[next];
-      r->id = std::uint32_t(next);
+      Record* r = tally.stamped(next);
       if (!deque.push(r)) {
         overflow.push(r);
         ++overflowed;
@@ -335,8 +289,7 @@ TEST(CudaDequeConcurrency, BatchPopsStealsAndTheOverflowStackTakeEveryTaskOnce) 
   }
   EXPECT_EQ(deque.approx_size(), 0);
   tessera::test::wait_until([&] { return overflow.empty(); }, 10.0);
-  done.store(true, std::memory_order_release);
-  for (auto& t : threads) t.join();
+  thief_threads.stop();
   EXPECT_TRUE(overflow.empty());
   EXPECT_EQ(popped + stolen.load() + from_overflow.load(), n);
   EXPECT_EQ(from_overflow.load(), overflowed);
@@ -358,26 +311,17 @@ TEST(CudaDequeConcurrency, StressBatchPopRacesThievesForTheLastTasks) {
   Tally tally(max_tasks);
   RingDeque ring(64);
   Deque& deque = ring.deque;
-  std::atomic<bool> done{false};
-  std::atomic<int> started{0};
   std::atomic<std::size_t> stolen{0};
-  std::vector<std::thread> threads;
-  for (int k = 0; k < thieves; ++k)
-    threads.emplace_back([&] {
-      started.fetch_add(1);
-      unsigned idle = 0;
-      while (!done.load(std::memory_order_acquire)) {
-        if (Record* r = deque.steal()) {
-          tally.take(r);
-          stolen.fetch_add(1, std::memory_order_relaxed);
-          idle = 0;
-        } else if (deque.approx_size() <= 0) {
-          backoff(idle);
-          if (idle > 64) idle = 0;  // keep racing: short yields only
-        }
-      }
-    });
-  ASSERT_TRUE(tessera::test::wait_until([&] { return started.load() == thieves; }, 30.0));
+  tessera::test::Thieves thief_threads(
+      thieves,
+      [&] {
+        Record* r = deque.steal();
+        if (r == nullptr) return false;
+        tally.take(r);
+        stolen.fetch_add(1, std::memory_order_relaxed);
+        return true;
+      },
+      /*keep_racing=*/true);
   std::uint64_t seed = 7;
   std::size_t popped = 0, i = 0, raced_rounds = 0;
   Record* batch[32];
@@ -386,8 +330,7 @@ TEST(CudaDequeConcurrency, StressBatchPopRacesThievesForTheLastTasks) {
     if (i >= min_tasks && (stolen.load() >= min_stolen || std::chrono::steady_clock::now() > give_up)) break;
     const std::size_t k = 1 + next_random(seed) % 40;
     for (std::size_t j = 0; j < k; ++j, ++i) {
-      tally.records[i].id = std::uint32_t(i);
-      ASSERT_TRUE(deque.push(&tally.records[i])) << "round at task " << i << ": a ring of 64 refused one of "
+      ASSERT_TRUE(deque.push(tally.stamped(i))) << "round at task " << i << ": a ring of 64 refused one of "
                                                  << k << " tasks after an empty round";
     }
     if (i % 64 == 0) std::this_thread::yield();  // thieves get a core on a small machine
@@ -404,17 +347,14 @@ TEST(CudaDequeConcurrency, StressBatchPopRacesThievesForTheLastTasks) {
     }
     ASSERT_EQ(deque.approx_size(), 0) << "task " << i;
   }
-  done.store(true, std::memory_order_release);
-  for (auto& t : threads) t.join();
+  thief_threads.stop();
   const std::size_t pushed = i;
   EXPECT_EQ(popped + stolen.load(), pushed);
   EXPECT_GT(raced_rounds, 0u);
   EXPECT_GT(stolen.load(), 0u) << "the thieves never took a task in " << pushed << " tasks: the test raced nothing";
   RecordProperty("tasks", int(pushed));
   RecordProperty("stolen", int(stolen.load()));
-  std::size_t wrong = 0;
-  for (std::size_t r = 0; r < pushed; ++r) wrong += tally.taken[r].load() != 1;
-  EXPECT_EQ(wrong, 0u) << "tasks taken zero or several times";
+  EXPECT_EQ(tally.wrong(pushed), 0u) << "tasks taken zero or several times";
 }
 
 TEST(CudaDequeConcurrency, StressOverflowStackKeepsEveryRecordThroughReuse) {

@@ -3,6 +3,7 @@
 // pushing and popping in bursts that make the ring grow while thieves steal,
 // and the race for the last task, round after round. Every task must be
 // taken exactly once; a watchdog turns a hang into a failure in seconds.
+#include "deque_test_util.hpp"
 #include "tasking_test_util.hpp"
 
 #include <tessera/tasking/detail/work_deque.hpp>
@@ -19,29 +20,7 @@ namespace {
 using tessera::detail::tasking::TaskBase;
 using tessera::detail::tasking::WorkDeque;
 
-// Bounded spinning for the test's own waits: pause, then yield.
-void backoff(unsigned& idle) {
-  if (idle++ < 64) tessera::detail::host_cpu_relax();
-  else std::this_thread::yield();
-}
-
-struct Tally {
-  explicit Tally(std::size_t n) : taken(new std::atomic<int>[n]), records(n), count(n) {
-    for (std::size_t i = 0; i < n; ++i) taken[i].store(0, std::memory_order_relaxed);
-  }
-  void take(const TaskBase* t) {
-    ASSERT_NE(t, nullptr);
-    const std::size_t i = std::size_t(t - records.data());
-    ASSERT_LT(i, count) << "a pointer that was never pushed";
-    taken[i].fetch_add(1, std::memory_order_relaxed);
-    // The record's fields were written by the owner before its push: a
-    // thief reads them after its steal (ThreadSanitizer checks the order).
-    EXPECT_EQ(t->alloc_bytes, std::uint32_t(i));
-  }
-  std::unique_ptr<std::atomic<int>[]> taken;
-  std::vector<TaskBase> records;
-  std::size_t count;
-};
+using Tally = tessera::test::TakenOnceTally<TaskBase, &TaskBase::alloc_bytes>;
 
 }  // namespace
 
@@ -51,27 +30,14 @@ TEST(WorkDequeConcurrency, OwnerAndThievesTakeEveryTaskOnceWhileTheRingGrows) {
   const int thieves = 3;
   Tally tally(n);
   WorkDeque deque;
-  std::atomic<bool> done{false};
-  std::atomic<int> started{0};
   std::atomic<std::size_t> stolen{0};
-  std::vector<std::thread> threads;
-  for (int k = 0; k < thieves; ++k)
-    threads.emplace_back([&] {
-      started.fetch_add(1);
-      unsigned idle = 0;
-      for (;;) {
-        if (TaskBase* t = deque.steal()) {
-          tally.take(t);
-          stolen.fetch_add(1, std::memory_order_relaxed);
-          idle = 0;
-        } else if (done.load(std::memory_order_acquire)) {
-          return;
-        } else {
-          backoff(idle);
-        }
-      }
-    });
-  ASSERT_TRUE(tessera::test::wait_until([&] { return started.load() == thieves; }, 30.0));
+  tessera::test::Thieves thief_threads(thieves, [&] {
+    TaskBase* t = deque.steal();
+    if (t == nullptr) return false;
+    tally.take(t);
+    stolen.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  });
   // Owner: bursts of pushes (up to 1500: past the initial 256 slots, so the
   // ring grows while thieves read it) and pops of part of each burst; it
   // yields now and then, so that thieves get a core on a small machine.
@@ -81,8 +47,7 @@ TEST(WorkDequeConcurrency, OwnerAndThievesTakeEveryTaskOnceWhileTheRingGrows) {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     const std::size_t burst = std::min<std::size_t>(n - next, 1 + (seed >> 33) % 1500);
     for (std::size_t i = 0; i < burst; ++i, ++next) {
-      tally.records[next].alloc_bytes = std::uint32_t(next);
-      deque.push(&tally.records[next]);
+      deque.push(tally.stamped(next));
     }
     const std::size_t pops = (seed >> 20) % (burst / 2 + 1);
     for (std::size_t i = 0; i < pops; ++i)
@@ -99,14 +64,11 @@ TEST(WorkDequeConcurrency, OwnerAndThievesTakeEveryTaskOnceWhileTheRingGrows) {
     ++popped;
   }
   EXPECT_TRUE(deque.empty_owner());
-  done.store(true, std::memory_order_release);
-  for (auto& t : threads) t.join();
+  thief_threads.stop();
   deque.reclaim();  // no thief runs any more
   EXPECT_EQ(popped + stolen.load(), n);
   EXPECT_GT(stolen.load(), 0u) << "the thieves never took a task: the test raced nothing";
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < n; ++i) wrong += tally.taken[i].load() != 1;
-  EXPECT_EQ(wrong, 0u) << "tasks taken zero or several times";
+  EXPECT_EQ(tally.wrong(), 0u) << "tasks taken zero or several times";
 }
 
 TEST(WorkDequeConcurrency, StressRaceForTheLastTask) {
@@ -119,26 +81,17 @@ TEST(WorkDequeConcurrency, StressRaceForTheLastTask) {
   const int thieves = 3;
   Tally tally(max_rounds);
   WorkDeque deque;
-  std::atomic<bool> done{false};
-  std::atomic<int> started{0};
   std::atomic<std::size_t> stolen{0};
-  std::vector<std::thread> threads;
-  for (int k = 0; k < thieves; ++k)
-    threads.emplace_back([&] {
-      started.fetch_add(1);
-      unsigned idle = 0;
-      while (!done.load(std::memory_order_acquire)) {
-        if (TaskBase* t = deque.steal()) {
-          tally.take(t);
-          stolen.fetch_add(1, std::memory_order_relaxed);
-          idle = 0;
-        } else if (deque.seems_empty()) {
-          backoff(idle);
-          if (idle > 64) idle = 0;  // keep racing: short yields only
-        }
-      }
-    });
-  ASSERT_TRUE(tessera::test::wait_until([&] { return started.load() == thieves; }, 30.0));
+  tessera::test::Thieves thief_threads(
+      thieves,
+      [&] {
+        TaskBase* t = deque.steal();
+        if (t == nullptr) return false;
+        tally.take(t);
+        stolen.fetch_add(1, std::memory_order_relaxed);
+        return true;
+      },
+      /*keep_racing=*/true);
   std::size_t popped = 0;
   // Rounds go on until the thieves have won some races (or a few seconds
   // have passed: on a loaded machine they may rarely get a core).
@@ -149,8 +102,7 @@ TEST(WorkDequeConcurrency, StressRaceForTheLastTask) {
     if (i % 256 == 0) std::this_thread::yield();  // thieves get a core on a small machine
     const std::size_t k = 1 + i % 3;
     for (std::size_t j = 0; j < k; ++j, ++i) {
-      tally.records[i].alloc_bytes = std::uint32_t(i);
-      deque.push(&tally.records[i]);
+      deque.push(tally.stamped(i));
     }
     // A window of varying width for the thieves, then the owner's pops
     // (a long one now and then when they have had no core so far).
@@ -163,16 +115,13 @@ TEST(WorkDequeConcurrency, StressRaceForTheLastTask) {
       }
     EXPECT_TRUE(deque.empty_owner()) << "round " << i;
   }
-  done.store(true, std::memory_order_release);
-  for (auto& t : threads) t.join();
+  thief_threads.stop();
   const std::size_t rounds = i;
   EXPECT_EQ(popped + stolen.load(), rounds);
   EXPECT_GT(stolen.load(), 0u) << "the thieves never took a task in " << rounds << " rounds: the test raced nothing";
   RecordProperty("rounds", int(rounds));
   RecordProperty("stolen", int(stolen.load()));
-  std::size_t wrong = 0;
-  for (std::size_t r = 0; r < rounds; ++r) wrong += tally.taken[r].load() != 1;
-  EXPECT_EQ(wrong, 0u) << "tasks taken zero or several times";
+  EXPECT_EQ(tally.wrong(rounds), 0u) << "tasks taken zero or several times";
 }
 
 // The scheduler on top of the deques: a Fibonacci DAG whose tasks thieves
