@@ -1,6 +1,7 @@
 // Numeric kernels of the supernodal factorization and solves (see
 // detail/supernodal_numeric.hpp for the layout).
 #include <tessera/sparse/detail/hermitian_pivot_2x2.hpp>
+#include <tessera/sparse/detail/factorization_errors.hpp>
 #include <tessera/sparse/detail/supernodal_numeric.hpp>
 #include <tessera/sparse/detail/typed_buffer.hpp>
 
@@ -303,39 +304,14 @@ template <class T>
 void SupernodalNumeric<T>::throw_if_failed() const {
   std::lock_guard<std::mutex> lock(m_fail_mutex);
   if (!m_failed.load() && m_zero_pivots.empty()) return;
-  if (!m_failed.load()) {
-    // LDL^T zero pivots: every one, in the matrix's own numbering.
-    std::vector<std::int64_t> cols;
-    for (std::int64_t c : m_zero_pivots) cols.push_back(m_sym->perm[c]);
-    std::sort(cols.begin(), cols.end());
-    std::string list;
-    for (std::size_t i = 0; i < cols.size() && i < 20; ++i) list += (i ? ", " : "") + std::to_string(cols[i] + 1);
-    if (cols.size() > 20) list += " and " + std::to_string(cols.size() - 20) + " more";
-    char tol[64];
-    std::snprintf(tol, sizeof tol, "%.3g", std::numeric_limits<double>::epsilon() * m_a_max);
-    throw factorization_error(
-        "the matrix is singular to working precision: LDL^T found " + std::to_string(cols.size()) + " zero pivot" +
-            (cols.size() == 1 ? "" : "s") + " (|pivot| <= eps max|a_ij| = " + tol + " after delayed pivoting), column" + (cols.size() == 1 ? " " : "s ") +
-            list +
-            " (1-based, in the matrix's own numbering); Options::static_pivot (tessera-solve --static-pivot) "
-            "replaces them and lets refinement repair the solution",
-        cols.front(), 0.0, cols);
-  }
+  if (!m_failed.load())
+    throw_ldlt_zero_pivots(m_sym->perm, m_zero_pivots, std::numeric_limits<double>::epsilon() * m_a_max,
+                           "after delayed pivoting", "",
+                           "; Options::static_pivot (tessera-solve --static-pivot) replaces them and lets "
+                           "refinement repair the solution");
   if (m_fail_column >= 0) {
     const std::int64_t original = m_sym->perm[m_fail_column];
-    char value[64];
-    std::snprintf(value, sizeof value, "%.6g", m_fail_value);
-    std::string what;
-    if (m_fail_value == 0.0) {
-      what = "the matrix is singular: pivot of column " + std::to_string(original + 1) + " is exactly zero";
-    } else if (m_fail_singular) {
-      what = "the matrix is singular to working precision or not positive definite: pivot of column " +
-             std::to_string(original + 1) + " is " + value + ", below the pivot tolerance times |a(j,j)|";
-    } else {
-      what = "the matrix is not positive definite: pivot of column " + std::to_string(original + 1) + " is " + value +
-             " (try --factor ldlt for a symmetric indefinite matrix)";
-    }
-    throw factorization_error(what + " (column 1-based, in the matrix's own numbering)", original, m_fail_value);
+    throw factorization_error(pivot_failure_text(original, m_fail_value, m_fail_singular), original, m_fail_value);
   }
   throw sparse_error("factorization failed: " + m_fail_message);
 }

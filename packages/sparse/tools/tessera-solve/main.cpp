@@ -146,10 +146,6 @@ void check(Args& a) {
       throw usage_error("--scheduler tasks runs on the host; Cuda factors level by level (--scheduler levelset)");
     if (a.static_pivot > 0) throw usage_error("--static-pivot is not implemented on Cuda: use --space host");
   }
-  // Static pivoting solves a nearby matrix: refinement brings the solution
-  // back. (LDL^T on Cuda gets 10 too, in solve_matrix: where it runs is
-  // known only there.)
-  if (a.refine < 0 && a.static_pivot > 0) a.refine = 10;
 }
 
 double median(std::vector<double> v) {
@@ -238,14 +234,24 @@ int main(int argc, char** argv) {
 
 namespace {
 
+// The refinement steps: --refine when given, else 10 where the factor is of
+// a nearby matrix or may be far less accurate, else 0. Static pivoting
+// solves a nearby matrix, and refinement brings the solution back. LDL^T on
+// a GPU pivots inside each front only (no delayed pivots), so on an
+// indefinite matrix its factor can be far less accurate than the host's
+// (stokes:30: backward error 1e-4 against 2e-15 on an H200). Refinement
+// stops as soon as the backward error is eps.
+int refinement_steps(const Args& a, bool on_host) {
+  if (a.refine >= 0) return a.refine;
+  if (a.static_pivot > 0) return 10;
+  if (!on_host && a.factor == "ldlt") return 10;
+  return 0;
+}
+
 template <class T, class Space>
 int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads) {
   constexpr bool on_host = tessera::is_host_execution_space<Space>::value;
-  // LDL^T on Cuda pivots inside each front only (no delayed pivots), so on
-  // an indefinite matrix its factor can be far less accurate than the
-  // host's (stokes:30: backward error 1e-4 against 2e-15 on an H200):
-  // refinement by default, stopping as soon as the backward error is eps.
-  const int refine = a.refine >= 0 ? a.refine : (!on_host && a.factor == "ldlt") ? 10 : 0;
+  const int refine = refinement_steps(a, on_host);
   ts::CrsMatrix<T> A;
   std::vector<T> b;
   std::int64_t nrhs = 1;

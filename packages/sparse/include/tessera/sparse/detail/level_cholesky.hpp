@@ -34,6 +34,7 @@
 // rcond() estimates with solves on Space from the host.
 #include <tessera/sparse/cholesky.hpp>
 #include <tessera/sparse/detail/cholesky_common.hpp>
+#include <tessera/sparse/detail/factorization_errors.hpp>
 #include <tessera/sparse/detail/level_numeric.hpp>
 
 #include <algorithm>
@@ -186,42 +187,19 @@ void LevelCholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   m_factorized = true;
 }
 
-// The wording of the host solver's failures (SupernodalNumeric::throw_if_failed).
+// The host solver's words (factorization_errors.hpp), with the space that ran.
 template <class T, class Space>
 void LevelCholesky<T, Space>::throw_failure(const typename LevelNumeric<Space>::PivotFailure& f) const {
   const std::int64_t original = m_sym.perm[f.column];
-  char value[64];
-  std::snprintf(value, sizeof value, "%.6g", f.value);
-  std::string what;
-  if (f.value == 0.0)
-    what = "the matrix is singular: pivot of column " + std::to_string(original + 1) + " is exactly zero";
-  else if (f.below_tolerance)
-    what = "the matrix is singular to working precision or not positive definite: pivot of column " +
-           std::to_string(original + 1) + " is " + value + ", below the pivot tolerance times |a(j,j)|";
-  else
-    what = "the matrix is not positive definite: pivot of column " + std::to_string(original + 1) + " is " + value;
-  throw factorization_error(std::string("factorize on ") + Space::name() + ": " + what +
-                                " (1-based, in the matrix's own numbering)",
+  throw factorization_error(std::string("factorize on ") + Space::name() + ": " +
+                                pivot_failure_text(original, f.value, f.below_tolerance),
                             original, f.value);
 }
 
-// The wording of the host LDL^T's zero pivots (SupernodalNumeric::throw_if_failed).
 template <class T, class Space>
 void LevelCholesky<T, Space>::throw_zero_pivots(const std::vector<std::int64_t>& columns, double zero_pivot) const {
-  std::vector<std::int64_t> cols;
-  for (std::int64_t c : columns) cols.push_back(m_sym.perm[c]);
-  std::sort(cols.begin(), cols.end());
-  std::string list;
-  for (std::size_t i = 0; i < cols.size() && i < 20; ++i) list += (i ? ", " : "") + std::to_string(cols[i] + 1);
-  if (cols.size() > 20) list += " and " + std::to_string(cols.size() - 20) + " more";
-  char tol[64];
-  std::snprintf(tol, sizeof tol, "%.3g", zero_pivot);
-  throw factorization_error(std::string("factorize on ") + Space::name() +
-                                ": the matrix is singular to working precision: LDL^T found " +
-                                std::to_string(cols.size()) + " zero pivot" + (cols.size() == 1 ? "" : "s") +
-                                " (|pivot| <= eps max|a_ij| = " + tol + ", pivoting inside each front), column" + (cols.size() == 1 ? " " : "s ") +
-                                list + " (1-based, in the matrix's own numbering)",
-                            cols.front(), 0.0, cols);
+  throw_ldlt_zero_pivots(m_sym.perm, columns, zero_pivot, "pivoting inside each front",
+                         std::string("factorize on ") + Space::name() + ": ", "");
 }
 
 template <class T, class Space>
