@@ -72,20 +72,20 @@ std::uint64_t next_random(std::uint64_t& seed) {
 // pass the test points too; they do not fire again.
 class InterleaveAt {
  public:
-  using Point = tessera::detail::tasking::CudaQueueTestPoint;
+  using Point = tessera::detail::tasking::TestPoint;
   InterleaveAt(Point point, std::function<void()> action) {
     s_point = point;
     s_action = std::move(action);
     s_fired = false;
-    tessera::detail::tasking::g_cuda_queue_test_hook.store(&hook);
+    tessera::detail::tasking::g_test_hook.store(&hook);
   }
-  ~InterleaveAt() { tessera::detail::tasking::g_cuda_queue_test_hook.store(nullptr); }
+  ~InterleaveAt() { tessera::detail::tasking::g_test_hook.store(nullptr); }
   InterleaveAt(const InterleaveAt&) = delete;
   InterleaveAt& operator=(const InterleaveAt&) = delete;
   bool fired() const { return s_fired; }
 
  private:
-  static void hook(Point p) {
+  static void hook(Point p, int) {
     if (p != s_point || s_fired) return;
     s_fired = true;
     s_action();

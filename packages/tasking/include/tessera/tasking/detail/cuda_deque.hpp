@@ -33,39 +33,14 @@
 // ThreadSanitizer, as the host deques are. The driver uses them with
 // CudaTaskRecord (CudaDeque, CudaOverflowStack).
 #include <tessera/core/macros.hpp>
+#include <tessera/tasking/detail/test_points.hpp>
 
 #include <cstdint>
 
 #if defined(__CUDACC__) || defined(TESSERA_CUDA_QUEUES_ON_HOST)
 #include <cuda/atomic>
 
-#include <atomic>
-
 namespace tessera::detail::tasking {
-
-// Test points (host test builds only: TESSERA_CUDA_QUEUES_ON_HOST with the
-// tasking tests' TESSERA_TASKING_TEST_HOOKS): a callback inside the windows
-// where another warp's operation decides the outcome, so that a test can
-// run that operation there and check each interleaving deterministically.
-// Elsewhere, and in device code, the macro expands to nothing.
-#if defined(TESSERA_CUDA_QUEUES_ON_HOST) && defined(TESSERA_TASKING_TEST_HOOKS)
-enum class CudaQueueTestPoint {
-  StealBeforeCas,         // a thief read top, bottom and the slot, and is about to claim the slot
-  BatchPopBeforeTopRead,  // the owner published its lowered bottom and is about to read top
-  OverflowPopBeforeCas,   // a popper read the head and its `next`, and is about to swing the head
-};
-using CudaQueueTestHook = void (*)(CudaQueueTestPoint);
-inline std::atomic<CudaQueueTestHook> g_cuda_queue_test_hook{nullptr};
-#endif
-#if defined(TESSERA_CUDA_QUEUES_ON_HOST) && defined(TESSERA_TASKING_TEST_HOOKS) && !defined(__CUDA_ARCH__)
-#define TESSERA_CUDA_QUEUE_TEST_POINT(point)                                                          \
-  do {                                                                                                \
-    if (auto tessera_hook_ = ::tessera::detail::tasking::g_cuda_queue_test_hook.load())               \
-      tessera_hook_(::tessera::detail::tasking::CudaQueueTestPoint::point);                           \
-  } while (0)
-#else
-#define TESSERA_CUDA_QUEUE_TEST_POINT(point) ((void)0)
-#endif
 
 template <class T>
 using cuda_device_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
@@ -108,7 +83,7 @@ struct CudaDequeOf {
     // slot writes.
     cuda_device_ref<long long>(bottom).store(b, ::cuda::std::memory_order_release);
     cuda_fence_seq_cst();
-    TESSERA_CUDA_QUEUE_TEST_POINT(BatchPopBeforeTopRead);
+    TESSERA_TASKING_TEST_POINT(BatchPopBeforeTopRead, -1);
     t = cuda_device_ref<long long>(top).load(::cuda::std::memory_order_relaxed);
     if (t < b) {
       for (long long i = 0; i < k; ++i)
@@ -137,7 +112,7 @@ struct CudaDequeOf {
     const long long b = cuda_device_ref<long long>(bottom).load(::cuda::std::memory_order_acquire);
     if (t >= b) return nullptr;
     Record* r = cuda_device_ref<Record*>(slots[t & mask]).load(::cuda::std::memory_order_relaxed);
-    TESSERA_CUDA_QUEUE_TEST_POINT(StealBeforeCas);
+    TESSERA_TASKING_TEST_POINT(StealBeforeCas, -1);
     if (!cuda_device_ref<long long>(top).compare_exchange_strong(t, t + 1, ::cuda::std::memory_order_seq_cst,
                                                                   ::cuda::std::memory_order_relaxed))
       return nullptr;
@@ -176,7 +151,7 @@ struct CudaOverflowStackOf {
       Record* r = addr(old);
       if (r == nullptr) return nullptr;
       Record* next = cuda_device_ref<Record*>(r->next).load(::cuda::std::memory_order_relaxed);
-      TESSERA_CUDA_QUEUE_TEST_POINT(OverflowPopBeforeCas);
+      TESSERA_TASKING_TEST_POINT(OverflowPopBeforeCas, -1);
       if (h.compare_exchange_weak(old, tagged(next, old), ::cuda::std::memory_order_acquire,
                                   ::cuda::std::memory_order_acquire))
         return r;

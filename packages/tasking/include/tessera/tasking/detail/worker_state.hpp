@@ -1,11 +1,12 @@
 #pragma once
 // What each worker of the host driver owns during a wait (its counters,
 // deques, record cache, parked tasks, team-leading state), the thread's
-// WorkerContext, the injection stacks, and the test hooks of the worker
-// loop.
+// WorkerContext and the injection stacks (the worker loop's test points:
+// test_points.hpp).
 #include <tessera/core.hpp>
 #include <tessera/core/detail/host_team.hpp>
 #include <tessera/tasking/detail/task_record.hpp>
+#include <tessera/tasking/detail/test_points.hpp>
 #include <tessera/tasking/detail/work_deque.hpp>
 
 #include <algorithm>
@@ -34,30 +35,6 @@ struct WorkerContext {
   void* solo_member = nullptr;     // member_type of a one-thread team, for TaskSingle
 };
 inline thread_local WorkerContext t_worker;
-
-// ---- test hooks ------------------------------------------------------------------
-
-// Compiled only into tests that define TESSERA_TASKING_TEST_HOOKS (every
-// tasking test, see tests/CMakeLists.txt): a callback at the points where a
-// race of the worker loop can be widened deterministically
-// (tests/test_task_concurrency.cpp). Elsewhere the macro expands to nothing.
-#if defined(TESSERA_TASKING_TEST_HOOKS)
-enum class TestPoint {
-  WorkerStarting,        // a worker (several threads) is about to count itself busy for the first time
-  IdleBeforeLeaveCheck,  // an idle worker (several threads) is about to decide whether the wait is over
-  WorkerLeft,            // a worker left the wait's loop
-  RecordBatchReturned,   // a worker's record cache gave a batch back to the pool (worker: -1) and walks on
-};
-using TestHook = void (*)(TestPoint, int worker);
-inline std::atomic<TestHook> g_test_hook{nullptr};
-#define TESSERA_TASKING_TEST_POINT(point, worker)                                                     \
-  do {                                                                                                \
-    if (auto tessera_hook_ = ::tessera::detail::tasking::g_test_hook.load(std::memory_order_acquire)) \
-      tessera_hook_(::tessera::detail::tasking::TestPoint::point, (worker));                          \
-  } while (0)
-#else
-#define TESSERA_TASKING_TEST_POINT(point, worker) ((void)0)
-#endif
 
 struct alignas(64) ReadyQueues {
   std::atomic<TaskBase*> head[kPriorities] = {};
