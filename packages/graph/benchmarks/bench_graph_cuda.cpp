@@ -28,7 +28,12 @@
 //   tc   count_triangles (automatic order: by_degree on skewed graphs, its
 //        orientation included) vs a warp-per-edge intersection count on a
 //        degree-oriented graph (cuda_peers/tc_warp.cuh), timed with its
-//        orientation, and again counting alone. Checked: equal counts.
+//        orientation, and again counting alone. Checked: equal counts. Two
+//        more Tessera rows: 8 lanes per oriented edge instead of a warp's
+//        32 (four edges per warp: most oriented lists of a Kronecker graph
+//        are short), and the host's schedule (TriangleSchedule::vertex_merge:
+//        hubs relabelled first, rows heap-sorted, one vertex's merges per
+//        thread; the GPU's default until 2026-11-30).
 //
 // Graphs (`--graphs`): a Kronecker graph (Graph500 R-MAT, --scale, edge
 // factor 16, seed 1, self-loops and duplicates removed) and a 2-D 4-neighbour
@@ -416,14 +421,29 @@ void case_tc(const Setup& S, const bench::Report& report, const Input& in) {
   const std::string name = in.name + " tc";
   if (!S.json) std::printf("\n# %s: triangle count, orientation included\n", name.c_str());
   WarpTriangles peer(in.csr, S.stream);
-  std::int64_t t_tessera = -1, t_peer = -1, t_count = -1;
+  std::int64_t t_tessera = -1, t_peer = -1, t_count = -1, t_lanes8 = -1, t_merge = -1;
+  using tg::detail::TriangleSchedule;
+  const auto automatic = tg::triangle_order::automatic;
   const std::vector<bench::Contender> cs{
       contender(S, "warp intersection, orientation + count", [&] { t_peer = peer.run(); }),
       contender(S, "warp intersection, count only", [&] { t_count = peer.count(); }),
-      contender(S, "tessera count_triangles", [&] { t_tessera = tg::count_triangles(in.g); }, 0)};
+      contender(S, "tessera count_triangles", [&] { t_tessera = tg::count_triangles(in.g); }, 0),
+      contender(S, "tessera, 8 lanes per oriented edge",
+                [&] {
+                  t_lanes8 = tg::detail::find_triangles_with<TriangleSchedule::edge_lanes>(
+                      in.g, tg::detail::no_triangle_visitor{}, automatic, 8);
+                },
+                0),
+      contender(S, "tessera, the host's schedule (relabel, merge per vertex)",
+                [&] {
+                  t_merge = tg::detail::find_triangles_with<TriangleSchedule::vertex_merge>(
+                      in.g, tg::detail::no_triangle_visitor{}, automatic);
+                },
+                0)};
   const double round = check_round(cs);
-  if (!verify(S, t_tessera == t_peer && t_peer == t_count,
-              name + ": tessera " + std::to_string(t_tessera) + " triangles, peer " + std::to_string(t_peer) +
+  if (!verify(S, t_tessera == t_peer && t_peer == t_count && t_lanes8 == t_peer && t_merge == t_peer,
+              name + ": tessera " + std::to_string(t_tessera) + " triangles (8 lanes " + std::to_string(t_lanes8) +
+                  ", host schedule " + std::to_string(t_merge) + "), peer " + std::to_string(t_peer) +
                   " (count only " + std::to_string(t_count) + ")"))
     return;
   const auto rs = timed(S, cs, round);

@@ -550,25 +550,90 @@ TYPED_TEST(GraphAlgorithms, TrianglesEnumeratedOnceInOrder) {
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());
     EXPECT_EQ(got, want);
-    // The degree orientation finds every triangle at another vertex; the
-    // visitor still gets each once, in increasing order.
-    tessera::deep_copy(n, std::int64_t(0));
-    ASSERT_EQ(tg::find_triangles(
-                  g,
-                  TESSERA_LAMBDA(V u, V v, V w) {
-                    const auto k = tessera::atomic_fetch_add(&n(0), std::int64_t(1));
-                    if (k < cap) found(k, 0) = u, found(k, 1) = v, found(k, 2) = w;
-                  },
-                  tg::triangle_order::by_degree),
-              count);
-    tessera::deep_copy(h, found);
-    got.clear();
-    for (std::int64_t k = 0; k < count; ++k) {
-      got.push_back({h(k, 0), h(k, 1), h(k, 2)});
-      ASSERT_TRUE(h(k, 0) < h(k, 1) && h(k, 1) < h(k, 2));
+    // The degree orientation finds every triangle at another vertex, by
+    // either schedule (the host's relabelled merges, the GPU's lanes per
+    // oriented edge, here with 2 lanes so odd lists split unevenly); the visitor
+    // still gets each once, in increasing order.
+    const auto record = TESSERA_LAMBDA(V u, V v, V w) {
+      const auto k = tessera::atomic_fetch_add(&n(0), std::int64_t(1));
+      if (k < cap) found(k, 0) = u, found(k, 1) = v, found(k, 2) = w;
+    };
+    for (const auto schedule : {tg::detail::TriangleSchedule::vertex_merge, tg::detail::TriangleSchedule::edge_lanes}) {
+      SCOPED_TRACE(schedule == tg::detail::TriangleSchedule::edge_lanes ? "edge_lanes" : "vertex_merge");
+      tessera::deep_copy(n, std::int64_t(0));
+      ASSERT_EQ(schedule == tg::detail::TriangleSchedule::edge_lanes
+                    ? tg::detail::find_triangles_with<tg::detail::TriangleSchedule::edge_lanes>(
+                          g, record, tg::triangle_order::by_degree, 2)
+                    : tg::detail::find_triangles_with<tg::detail::TriangleSchedule::vertex_merge>(
+                          g, record, tg::triangle_order::by_degree),
+                count);
+      tessera::deep_copy(h, found);
+      got.clear();
+      for (std::int64_t k = 0; k < count; ++k) {
+        got.push_back({h(k, 0), h(k, 1), h(k, 2)});
+        ASSERT_TRUE(h(k, 0) < h(k, 1) && h(k, 1) < h(k, 2));
+      }
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, want);
     }
-    std::sort(got.begin(), got.end());
-    EXPECT_EQ(got, want);
+  }
+}
+
+// The GPU's by_degree schedule (edge_lanes: the orientation in the graph's
+// own ids, a team rank's lanes per oriented edge) on every space, lane
+// counts from 1 to a warp: brute-force counts on a Kronecker graph kept with
+// its repeated edges and self-loops, closed forms on a clique (every degree
+// equal: the order is by id alone) and on a triangulated grid with a hub
+// joined to every vertex, and nothing on graphs without triangles.
+TYPED_TEST(GraphAlgorithms, TriangleEdgeLanesScheduleMatchesReferences) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  const auto count_with = [](const G& g, int lanes) {
+    return tg::detail::find_triangles_with<tg::detail::TriangleSchedule::edge_lanes>(
+        g, tg::detail::no_triangle_visitor{}, tg::triangle_order::by_degree, lanes);
+  };
+  auto kel = tg::kronecker(11, 16, 9);
+  for (std::int64_t i = 0; i < 200; ++i) kel.add(kel.src[i], kel.dst[i]);  // repeated edges
+  for (std::int64_t v = 0; v < 50; ++v) kel.add(v, v);                      // self-loops
+  G k(kel);
+  const auto want_k = std::int64_t(graph_ref::triangles(simple_adjacency(kel, true)).size());
+  EXPECT_GT(want_k, 0);
+  for (const int lanes : {1, 2, 8, 32}) EXPECT_EQ(count_with(k, lanes), want_k) << lanes << " lanes";
+
+  tg::edge_list clique;
+  clique.num_vertices = 30;
+  for (int i = 0; i < 30; ++i)
+    for (int j = i + 1; j < 30; ++j) clique.add(i, j);
+  G kn(clique);
+  for (const int lanes : {1, 32}) EXPECT_EQ(count_with(kn, lanes), 30 * 29 * 28 / 6) << lanes << " lanes";
+
+  const std::int64_t R = 19, C = 23;
+  tg::edge_list hub;
+  hub.num_vertices = R * C + 1;
+  for (std::int64_t i = 0; i < R; ++i)
+    for (std::int64_t j = 0; j < C; ++j) {
+      const std::int64_t v = i * C + j;
+      if (j + 1 < C) hub.add(v, v + 1);
+      if (i + 1 < R) hub.add(v, v + C);
+      if (i + 1 < R && j + 1 < C) hub.add(v, v + C + 1);
+      hub.add(R * C, v);
+    }
+  const std::int64_t grid_edges = R * (C - 1) + C * (R - 1) + (R - 1) * (C - 1);
+  G h(hub);
+  for (const int lanes : {2, 32}) EXPECT_EQ(count_with(h, lanes), 2 * (R - 1) * (C - 1) + grid_edges) << lanes;
+
+  G grid(tg::grid_2d(40, 30));
+  EXPECT_EQ(count_with(grid, 32), 0);
+  tg::edge_list none;
+  none.num_vertices = 5;
+  EXPECT_EQ(count_with(G(none), 32), 0);
+  for (const int lanes : {0, 3}) {
+    try {
+      count_with(kn, lanes);
+      ADD_FAILURE() << lanes << " lanes per edge accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::to_string(lanes) + " lanes per edge; a power of two"), std::string::npos)
+          << e.what();
+    }
   }
 }
 

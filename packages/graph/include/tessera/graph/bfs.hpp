@@ -346,13 +346,14 @@ bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources,
       if constexpr (ex_vertex)
         tessera::parallel_for("graph::bfs::examine_vertex", tessera::RangePolicy<Exec>(0, fsize),
                               TESSERA_LAMBDA(std::int64_t i) { vis.examine_vertex(frontier(i), g); });
-      detail::write_one(counter, 0, std::int64_t(0));
+      detail::zero_queued<Exec>(counter);
       // Claims the target w of the edge at `it`. The edge's descriptor (*it)
       // is built only for the events the visitor defines: its index may
       // cost a search (an undirected CSR graph without stored edge ids).
       using buffer = detail::bfs_queue_buffer<V, tessera::View<V*, S>, tessera::View<std::int64_t*, S>, host ? 512 : 32>;
       using edge_iter = decltype(out_edges(V(0), g).begin());
-      auto visit = TESSERA_LAMBDA(const edge_iter& it, buffer& out, std::int64_t& scout, std::int64_t& maxdeg) {
+      auto visit = TESSERA_LAMBDA(const edge_iter& it, buffer& out, std::int64_t& found, std::int64_t& scout,
+                                  std::int64_t& maxdeg) {
         // Plain `if`s on the constants: nvcc rejects an extended lambda whose
         // first use of a captured variable lies inside `if constexpr`.
         if (do_filter && !vis.filter(detail::visitor_edge<Vis>(it), g)) return;
@@ -365,6 +366,7 @@ bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources,
           if (on_tree_edge) vis.tree_edge(detail::visitor_edge<Vis>(it), g);
           vis.discover_vertex(w, g);
           out.push(w);
+          ++found;
           const std::int64_t d = out_degree(w, g);
           scout += d;
           if (d > maxdeg) maxdeg = d;
@@ -372,7 +374,10 @@ bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources,
           vis.non_tree_edge(detail::visitor_edge<Vis>(it), g);
         }
       };
-      std::int64_t scout = 0, maxdeg = 0;
+      // The level's discoveries come back with its other sums, so the next
+      // frontier's size needs no read of the queue's tail (a round trip on
+      // a GPU, where a 2048^2 grid has about 4,100 levels).
+      std::int64_t found = 0, scout = 0, maxdeg = 0;
       const bool heavy = fedges < 0 || (fmaxdeg > 1024 && fmaxdeg * 8 * conc > fedges);
       bool balanced = false;
       if constexpr (graph_traits<G>::random_access_adjacency) balanced = heavy;
@@ -395,11 +400,14 @@ bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources,
           }
           if (fedges < 0) unexplored -= total;
           fedges = total;
-          constexpr std::int64_t chunk = 256;
+          // Edges per work item: on a GPU a thread walks its chunk one
+          // edge after another, each discovery an atomic, so chunks are short
+          // there and many threads share a hub.
+          constexpr std::int64_t chunk = host ? 256 : 16;
           const std::int64_t nchunks = (total + chunk - 1) / chunk;
           tessera::parallel_reduce(
               "graph::bfs::top_down_edges", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nchunks, 1),
-              TESSERA_LAMBDA(std::int64_t c, std::int64_t & sc, std::int64_t & mx) {
+              TESSERA_LAMBDA(std::int64_t c, std::int64_t & fd, std::int64_t & sc, std::int64_t & mx) {
                 buffer out(next, counter);
                 const std::int64_t lo = c * chunk, hi = lo + chunk < total ? lo + chunk : total;
                 std::int64_t i = detail::upper_bound_minus_one(offs.data(), std::int64_t(0), fsize, lo);
@@ -409,12 +417,12 @@ bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources,
                   const auto r = out_edges(u, g);
                   const std::int64_t base = offs(i);
                   const std::int64_t end = offs(i + 1) < hi ? offs(i + 1) : hi;
-                  for (; k < end; ++k) visit(r.begin() + (k - base), out, sc, mx);
+                  for (; k < end; ++k) visit(r.begin() + (k - base), out, fd, sc, mx);
                   ++i;
                 }
                 out.flush();
               },
-              tessera::Sum<std::int64_t>(scout), tessera::Max<std::int64_t>(maxdeg));
+              tessera::Sum<std::int64_t>(found), tessera::Sum<std::int64_t>(scout), tessera::Max<std::int64_t>(maxdeg));
         }
       }
       if (!balanced) {
@@ -433,33 +441,40 @@ bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources,
         // Blocks of about 1/8 of a thread's share: few enough that appending
         // to the shared queue (once per block and per 512 discoveries) costs
         // nothing, enough to balance uneven degrees.
-        std::int64_t block = fsize / (8 * conc);
-        block = block < 32 ? 32 : block > 4096 ? 4096 : block;
+        // On a GPU, a vertex per thread: blocks of 32 (the host's least)
+        // made each thread walk 32 vertices' edges one after another, each
+        // discovery an atomic, which set a small frontier's level time.
+        std::int64_t block = 1;
+        if constexpr (host) {
+          block = fsize / (8 * conc);
+          block = block < 32 ? 32 : block > 4096 ? 4096 : block;
+        }
         const std::int64_t nblocks = (fsize + block - 1) / block;
-        auto td_block = TESSERA_LAMBDA(std::int64_t b, std::int64_t & sc, std::int64_t & mx) {
+        auto td_block = TESSERA_LAMBDA(std::int64_t b, std::int64_t & fd, std::int64_t & sc, std::int64_t & mx) {
           buffer out(next, counter);
           const std::int64_t hi = (b + 1) * block < fsize ? (b + 1) * block : fsize;
           for (std::int64_t i = b * block; i < hi; ++i) {
             const auto r = out_edges(frontier(i), g);
-            for (auto it = r.begin(); it != r.end(); ++it) visit(it, out, sc, mx);
+            for (auto it = r.begin(); it != r.end(); ++it) visit(it, out, fd, sc, mx);
           }
           out.flush();
         };
         bool inline_level = false;
         if constexpr (tessera::is_host_execution_space<Exec>::value) inline_level = fedges < opts.inline_edges;
         if (inline_level) {
-          for (std::int64_t b = 0; b < nblocks; ++b) td_block(b, scout, maxdeg);
+          for (std::int64_t b = 0; b < nblocks; ++b) td_block(b, found, scout, maxdeg);
         } else {
           tessera::parallel_reduce("graph::bfs::top_down",
                                    tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nblocks, 1), td_block,
-                                   tessera::Sum<std::int64_t>(scout), tessera::Max<std::int64_t>(maxdeg));
+                                   tessera::Sum<std::int64_t>(found), tessera::Sum<std::int64_t>(scout),
+                                   tessera::Max<std::int64_t>(maxdeg));
         }
       }
       res.edges_traversed += fedges;
       if constexpr (fin_vertex)
         tessera::parallel_for("graph::bfs::finish_vertex", tessera::RangePolicy<Exec>(0, fsize),
                               TESSERA_LAMBDA(std::int64_t i) { vis.finish_vertex(frontier(i), g); });
-      fsize = detail::read_one(counter, 0);
+      fsize = found;
       std::swap(frontier, next);
       fedges = scout;
       fmaxdeg = maxdeg;

@@ -40,16 +40,24 @@
 //             1 + 1/mean on a uniform random one, tens on a power-law one).
 //             Other graphs use the second test on all n degrees.
 //
+// How by_degree runs (detail::TriangleSchedule): host spaces relabel and
+// merge one vertex's lists per thread (vertex_merge, as above); GPU spaces
+// keep the graph's ids and give each oriented edge a warp's lanes
+// (edge_lanes, detail/triangles_edge_lanes.hpp), which needs random-access
+// adjacency (other graphs take vertex_merge there too).
+//
 // Needs sorted adjacency (every graph of this library has it); self-loops and
 // repeated edges are skipped, so a multigraph counts its underlying simple
 // triangles. find_triangles hands each triangle to the visitor with its
 // vertices in increasing order, whatever the orientation.
 #include <tessera/graph/csr_graph.hpp>
+#include <tessera/graph/detail/triangles_edge_lanes.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace tessera::graph {
 
@@ -95,13 +103,6 @@ TESSERA_INLINE_FUNCTION std::int64_t sorted_intersection_ptr(const V* a, const V
     b += y <= x;
   }
   return cnt;
-}
-
-template <class V>
-TESSERA_INLINE_FUNCTION void sort3(V& a, V& b, V& c) {
-  if (b < a) { const V t = a; a = b; b = t; }
-  if (c < b) { const V t = b; b = c; c = t; }
-  if (b < a) { const V t = a; a = b; b = t; }
 }
 
 // n * sum(d^2) / (sum d)^2 > 2 over all n degrees.
@@ -392,20 +393,45 @@ std::int64_t triangles_oriented(const D& d, const I& old_id, const Visitor& visi
   return count;
 }
 
+// How the by_degree order runs (header). Tests run both on every space.
+enum class TriangleSchedule { vertex_merge, edge_lanes };
+template <class G>
+inline constexpr TriangleSchedule default_triangle_schedule =
+    is_host_execution_space<typename G::execution_space>::value || !graph_traits<G>::random_access_adjacency
+        ? TriangleSchedule::vertex_merge
+        : TriangleSchedule::edge_lanes;
+
+// find_triangles with the by_degree schedule named, and for edge_lanes the
+// lanes per oriented edge (the benchmark times other counts).
+template <TriangleSchedule Schedule, class G, class Visitor>
+std::int64_t find_triangles_with(const G& g, const Visitor& visit, triangle_order order,
+                                 int edge_lanes = kTriangleEdgeLanes) {
+  static_assert(graph_traits<G>::is_undirected, "find_triangles needs an undirected graph");
+  static_assert(graph_traits<G>::sorted_adjacency, "find_triangles needs sorted adjacency lists");
+  using Policy = tessera::TeamPolicy<typename G::execution_space>;
+  if (edge_lanes < 1 || edge_lanes > Policy::vector_length_max() || (edge_lanes & (edge_lanes - 1)) != 0)
+    fail("find_triangles: " + std::to_string(edge_lanes) + " lanes per edge; a power of two from 1 to " +
+         std::to_string(Policy::vector_length_max()) + " on this space");
+  if (order == triangle_order::automatic) order = degrees_skewed(g) ? triangle_order::by_degree : triangle_order::by_id;
+  if (order == triangle_order::by_degree) {
+    if constexpr (Schedule == TriangleSchedule::edge_lanes) {
+      static_assert(graph_traits<G>::random_access_adjacency,
+                    "the edge_lanes triangle schedule indexes adjacency lists; this graph's are not random access");
+      return triangles_edge_lanes<typename G::execution_space>(orient_by_degree_in_place(g), visit, edge_lanes);
+    } else {
+      const auto o = degree_oriented(g);
+      return triangles_oriented(o.dag, o.old_id, visit);
+    }
+  }
+  if constexpr (graph_traits<G>::random_access_adjacency) return triangles_below(g, visit);
+  else return triangles_by_id(g, visit);
+}
+
 }  // namespace detail
 
 template <class G, class Visitor>
 std::int64_t find_triangles(const G& g, const Visitor& visit, triangle_order order = triangle_order::automatic) {
-  static_assert(graph_traits<G>::is_undirected, "find_triangles needs an undirected graph");
-  static_assert(graph_traits<G>::sorted_adjacency, "find_triangles needs sorted adjacency lists");
-  if (order == triangle_order::automatic)
-    order = detail::degrees_skewed(g) ? triangle_order::by_degree : triangle_order::by_id;
-  if (order == triangle_order::by_degree) {
-    const auto o = detail::degree_oriented(g);
-    return detail::triangles_oriented(o.dag, o.old_id, visit);
-  }
-  if constexpr (graph_traits<G>::random_access_adjacency) return detail::triangles_below(g, visit);
-  else return detail::triangles_by_id(g, visit);
+  return detail::find_triangles_with<detail::default_triangle_schedule<G>>(g, visit, order);
 }
 
 template <class G>

@@ -3,9 +3,10 @@
 //
 // The host loop of breadth_first_search reads the frontier size and the
 // level's edge counts back after every level, and sizes the next level's
-// kernels from them: three or four blocking round trips per level, a few
-// tens of microseconds each on a GPU, which is most of the time of a
-// high-diameter search (a 2048 x 2048 grid has about 4,100 levels). Here the
+// kernels from them: one or two blocking round trips per level (three or
+// four until 2026-11-30), some microseconds each on a GPU, which is most of
+// the time of a high-diameter search (a 2048 x 2048 grid has about 4,100
+// levels). Here the
 // same decisions are taken on the device:
 //
 // - every level launches the same fixed sequence of kernels, whatever the
@@ -48,8 +49,9 @@ enum class BfsControl { host, device };
 // 2.14 ms against 1.38 ms on Kronecker 21 and 811 ms against 722 ms on the
 // 2048^2 grid: its fixed sequence of about eight full-device kernels per
 // level (several of them reductions) costs more than the host's three or
-// four round trips. Kept, tested and benchmarked for when that sequence
-// gets cheaper (a captured graph per level, or one persistent kernel).
+// four round trips of then. Kept, tested and benchmarked for when that
+// sequence gets cheaper (a captured graph per level, or one persistent
+// kernel).
 template <class Exec>
 inline constexpr BfsControl default_bfs_control = BfsControl::host;
 // Levels launched between two reads of the device state.

@@ -43,6 +43,14 @@ typename V::non_const_value_type exclusive_scan_inplace(const std::string& label
   return total;
 }
 
+// Orders three values ascending (a triangle's vertices for its visitor).
+template <class V>
+TESSERA_INLINE_FUNCTION void sort3(V& a, V& b, V& c) {
+  if (b < a) { const V t = a; a = b; b = t; }
+  if (c < b) { const V t = b; b = c; c = t; }
+  if (b < a) { const V t = a; a = b; b = t; }
+}
+
 // First position in [lo, hi) of the sorted array a whose value is >= x.
 template <class T, class I>
 TESSERA_INLINE_FUNCTION I lower_bound(const T* a, I lo, I hi, T x) {
@@ -147,6 +155,20 @@ void write_one(const V& v, std::int64_t i, const typename V::non_const_value_typ
   tessera::View<T, tessera::HostSpace> h("write_one");
   h() = x;
   tessera::deep_copy(tessera::subview(v, i), h);
+}
+
+// Sets every element of v to zero: a store where the host can reach v; on a
+// device, a fill queued on Exec's default instance, without a round trip to
+// the host (what follows on that instance sees the zeros). write_one, by
+// contrast, returns once the value is there.
+template <class Exec, class V>
+void zero_queued(const V& v) {
+  using T = typename V::non_const_value_type;
+  if constexpr (tessera::detail::host_accessible<typename V::memory_space>::value) {
+    for (std::size_t i = 0; i < v.extent(0); ++i) v(i) = T(0);
+  } else {
+    tessera::deep_copy(Exec(), v, T(0));
+  }
 }
 
 template <class V>
