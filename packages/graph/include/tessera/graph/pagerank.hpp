@@ -276,31 +276,49 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
     const bool have_hubs = hubs.chunks > 0;
     const auto first = hubs.first_chunk;
     const auto partial = hubs.partial;
+    // On a GPU, as many teams as the device holds at once, each team rank
+    // striding over the vertices on its own: a reduction's blocks take their
+    // league ranks one after another with a block barrier between two, so a
+    // team per group of `ranks` vertices made each group wait for its
+    // longest in-list (on a power-law graph, usually far above the mean).
+    // Host spaces (tests): a team per thread, striding likewise.
+    const std::int64_t resident = is_host_execution_space<Exec>::value
+                                      ? std::int64_t(Exec().concurrency())
+                                      : std::int64_t(Exec().concurrency()) / (std::int64_t(ranks) * lanes);
+    std::int64_t league = (n + ranks - 1) / ranks;
+    league = league < resident ? league : (resident > 0 ? resident : 1);
+    const std::int64_t stride = league * ranks;
     tessera::parallel_reduce(
-        "graph::pagerank::pull", Policy((n + ranks - 1) / ranks, ranks, lanes),
+        "graph::pagerank::pull", Policy(league, ranks, lanes),
         TESSERA_LAMBDA(const Member& m, double& l1_out, double& dsum_out) {
-          const std::int64_t v = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
-          if (v >= n || pull_base.skip()) return;
+          if (pull_base.skip()) return;
           const double base = pull_base.base();
-          const auto in = in_adjacent_vertices(V(v), g);
-          double s = 0;
-          if (have_hubs && std::int64_t(in.size()) >= kPullHubDegree) {
-            const std::int64_t c0 = first(v);
-            tessera::parallel_reduce(
-                tessera::ThreadVectorRange(m, first(v + 1) - c0),
-                [&](std::int64_t k, double& acc) { acc += partial(c0 + k); }, s);
-          } else {
-            tessera::parallel_reduce(
-                tessera::ThreadVectorRange(m, std::int64_t(in.size())),
-                [&](std::int64_t k, double& acc) { acc += double(contrib(in[k])); }, s);
+          double l1 = 0, dsum = 0;  // lane 0's are the rank's
+          for (std::int64_t v = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); v < n; v += stride) {
+            const auto in = in_adjacent_vertices(V(v), g);
+            double s = 0;
+            if (have_hubs && std::int64_t(in.size()) >= kPullHubDegree) {
+              const std::int64_t c0 = first(v);
+              tessera::parallel_reduce(
+                  tessera::ThreadVectorRange(m, first(v + 1) - c0),
+                  [&](std::int64_t k, double& acc) { acc += partial(c0 + k); }, s);
+            } else {
+              tessera::parallel_reduce(
+                  tessera::ThreadVectorRange(m, std::int64_t(in.size())),
+                  [&](std::int64_t k, double& acc) { acc += double(contrib(in[k])); }, s);
+            }
+            tessera::single(tessera::PerThread(m), [&]() {
+              const T x = T(base + damping * s);
+              l1 += std::fabs(double(x) - double(r(v)));
+              r(v) = x;
+              const std::int64_t d = out_degree(V(v), g);
+              contrib_next(v) = d > 0 ? x / T(d) : T(0);
+              dsum += d > 0 ? 0.0 : double(x);
+            });
           }
           tessera::single(tessera::PerThread(m), [&]() {
-            const T x = T(base + damping * s);
-            l1_out += std::fabs(double(x) - double(r(v)));
-            r(v) = x;
-            const std::int64_t d = out_degree(V(v), g);
-            contrib_next(v) = d > 0 ? x / T(d) : T(0);
-            dsum_out += d > 0 ? 0.0 : double(x);
+            l1_out += l1;
+            dsum_out += dsum;
           });
         },
         diff, dangling_next);

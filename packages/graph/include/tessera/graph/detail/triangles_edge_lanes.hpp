@@ -146,40 +146,54 @@ std::int64_t triangles_edge_lanes(const id_degree_orientation<G>& o, const Visit
   const auto rows = o.rows;
   const auto target = o.target;
   const auto source = o.source;
+  // On a GPU, as many teams as the device holds at once, each team rank
+  // striding over the edges on its own: a reduction's blocks take their
+  // league ranks one after another with a block barrier between two, which
+  // would make a block's ranks wait for its longest intersection each time.
+  // Host spaces (tests): a team per thread, striding likewise.
+  const std::int64_t resident = is_host_execution_space<Exec>::value
+                                    ? std::int64_t(Exec().concurrency())
+                                    : std::int64_t(Exec().concurrency()) / (std::int64_t(ranks) * lanes);
+  std::int64_t league = (m + ranks - 1) / ranks;
+  league = league < resident ? league : (resident > 0 ? resident : 1);
+  const std::int64_t stride = league * ranks;
   std::int64_t count = 0;
   tessera::parallel_reduce(
-      "graph::triangles::edge_lanes", Policy((m + ranks - 1) / ranks, ranks, lanes),
+      "graph::triangles::edge_lanes", Policy(league, ranks, lanes),
       TESSERA_LAMBDA(const Member& mem, std::int64_t& cnt) {
-        const std::int64_t e = std::int64_t(mem.league_rank()) * mem.team_size() + mem.team_rank();
-        if (e >= m) return;
-        const V u = source(e), v = target(e);
-        const V* a = target.data() + rows(u);
-        const V* c = target.data() + rows(v);
-        std::int64_t la = rows(std::int64_t(u) + 1) - rows(u), lc = rows(std::int64_t(v) + 1) - rows(v);
-        if (la > lc) {
-          const V* t = a;
-          a = c;
-          c = t;
-          const std::int64_t l = la;
-          la = lc;
-          lc = l;
+        std::int64_t total = 0;  // every lane holds it
+        for (std::int64_t e = std::int64_t(mem.league_rank()) * mem.team_size() + mem.team_rank(); e < m;
+             e += stride) {
+          const V u = source(e), v = target(e);
+          const V* a = target.data() + rows(u);
+          const V* c = target.data() + rows(v);
+          std::int64_t la = rows(std::int64_t(u) + 1) - rows(u), lc = rows(std::int64_t(v) + 1) - rows(v);
+          if (la > lc) {
+            const V* t = a;
+            a = c;
+            c = t;
+            const std::int64_t l = la;
+            la = lc;
+            lc = l;
+          }
+          std::int64_t found = 0;
+          tessera::parallel_reduce(
+              tessera::ThreadVectorRange(mem, la),
+              [&](std::int64_t i, std::int64_t& acc) {
+                const V w = a[i];
+                const std::int64_t at = lower_bound(c, std::int64_t(0), lc, w);
+                if (at < lc && c[at] == w) {
+                  ++acc;
+                  // u before v before w in the orientation; the visitor gets ids ascending.
+                  V x = u, y = v, z = w;
+                  sort3(x, y, z);
+                  visit(x, y, z);
+                }
+              },
+              found);
+          total += found;
         }
-        std::int64_t found = 0;
-        tessera::parallel_reduce(
-            tessera::ThreadVectorRange(mem, la),
-            [&](std::int64_t i, std::int64_t& acc) {
-              const V w = a[i];
-              const std::int64_t at = lower_bound(c, std::int64_t(0), lc, w);
-              if (at < lc && c[at] == w) {
-                ++acc;
-                // u before v before w in the orientation; the visitor gets ids ascending.
-                V x = u, y = v, z = w;
-                sort3(x, y, z);
-                visit(x, y, z);
-              }
-            },
-            found);
-        tessera::single(tessera::PerThread(mem), [&]() { cnt += found; });
+        tessera::single(tessera::PerThread(mem), [&]() { cnt += total; });
       },
       count);
   return count;
