@@ -378,7 +378,12 @@ bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources,
       // frontier's size needs no read of the queue's tail (a round trip on
       // a GPU, where a 2048^2 grid has about 4,100 levels).
       std::int64_t found = 0, scout = 0, maxdeg = 0;
-      const bool heavy = fedges < 0 || (fmaxdeg > 1024 && fmaxdeg * 8 * conc > fedges);
+      // Edge-balanced when one frontier vertex holds a large share of the
+      // level's edges. On a GPU from degree 64: a thread per vertex walks its
+      // edges one after another, so a vertex of a few hundred edges would set
+      // the level's time, where the prefix sum costs one more round trip.
+      constexpr std::int64_t heavy_degree = host ? 1024 : 64;
+      const bool heavy = fedges < 0 || (fmaxdeg > heavy_degree && fmaxdeg * 8 * conc > fedges);
       bool balanced = false;
       if constexpr (graph_traits<G>::random_access_adjacency) balanced = heavy;
       if constexpr (graph_traits<G>::random_access_adjacency) {
