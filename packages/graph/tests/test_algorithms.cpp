@@ -12,6 +12,26 @@ struct shape {
   tg::edge_list el;
 };
 
+// An R x C grid with one diagonal per cell: 2 (R-1)(C-1) triangles. With a
+// hub (vertex R*C) joined to every grid vertex: one more per grid edge,
+// R(C-1) + C(R-1) + (R-1)(C-1).
+tg::edge_list triangulated_grid(std::int64_t R, std::int64_t C, bool with_hub) {
+  tg::edge_list el;
+  el.num_vertices = R * C + (with_hub ? 1 : 0);
+  for (std::int64_t i = 0; i < R; ++i)
+    for (std::int64_t j = 0; j < C; ++j) {
+      const std::int64_t v = i * C + j;
+      if (j + 1 < C) el.add(v, v + 1);
+      if (i + 1 < R) el.add(v, v + C);
+      if (i + 1 < R && j + 1 < C) el.add(v, v + C + 1);
+      if (with_hub) el.add(R * C, v);
+    }
+  return el;
+}
+std::int64_t triangulated_grid_edges(std::int64_t R, std::int64_t C) {
+  return R * (C - 1) + C * (R - 1) + (R - 1) * (C - 1);
+}
+
 std::vector<shape> shapes() {
   std::vector<shape> s;
   tg::edge_list star;
@@ -607,19 +627,9 @@ TYPED_TEST(GraphAlgorithms, TriangleEdgeLanesScheduleMatchesReferences) {
   for (const int lanes : {1, 32}) EXPECT_EQ(count_with(kn, lanes), 30 * 29 * 28 / 6) << lanes << " lanes";
 
   const std::int64_t R = 19, C = 23;
-  tg::edge_list hub;
-  hub.num_vertices = R * C + 1;
-  for (std::int64_t i = 0; i < R; ++i)
-    for (std::int64_t j = 0; j < C; ++j) {
-      const std::int64_t v = i * C + j;
-      if (j + 1 < C) hub.add(v, v + 1);
-      if (i + 1 < R) hub.add(v, v + C);
-      if (i + 1 < R && j + 1 < C) hub.add(v, v + C + 1);
-      hub.add(R * C, v);
-    }
-  const std::int64_t grid_edges = R * (C - 1) + C * (R - 1) + (R - 1) * (C - 1);
-  G h(hub);
-  for (const int lanes : {2, 32}) EXPECT_EQ(count_with(h, lanes), 2 * (R - 1) * (C - 1) + grid_edges) << lanes;
+  G h(triangulated_grid(R, C, true));
+  for (const int lanes : {2, 32})
+    EXPECT_EQ(count_with(h, lanes), 2 * (R - 1) * (C - 1) + triangulated_grid_edges(R, C)) << lanes;
 
   G grid(tg::grid_2d(40, 30));
   EXPECT_EQ(count_with(grid, 32), 0);
@@ -672,25 +682,14 @@ TYPED_TEST(GraphAlgorithms, TriangleCountsOnSkewedAndRegularGraphs) {
 TYPED_TEST(GraphAlgorithms, TriangleCountsOnBothAutomaticPaths) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   const std::int64_t R = 37, C = 53;
-  tg::edge_list tri;
-  tri.num_vertices = R * C;
-  for (std::int64_t i = 0; i < R; ++i)
-    for (std::int64_t j = 0; j < C; ++j) {
-      const std::int64_t v = i * C + j;
-      if (j + 1 < C) tri.add(v, v + 1);
-      if (i + 1 < R) tri.add(v, v + C);
-      if (i + 1 < R && j + 1 < C) tri.add(v, v + C + 1);
-    }
-  const std::int64_t grid_edges = R * (C - 1) + C * (R - 1) + (R - 1) * (C - 1);
+  const std::int64_t grid_edges = triangulated_grid_edges(R, C);
   const std::int64_t cells = 2 * (R - 1) * (C - 1);
-  G g(tri);
+  G g(triangulated_grid(R, C, false));
   EXPECT_FALSE(tg::detail::degrees_skewed(g));
   for (auto o : {tg::triangle_order::automatic, tg::triangle_order::by_id, tg::triangle_order::by_degree})
     EXPECT_EQ(tg::count_triangles(g, o), cells) << int(o);
 
-  tg::edge_list hub = tri;
-  hub.num_vertices = R * C + 1;
-  for (std::int64_t v = 0; v < R * C; ++v) hub.add(R * C, v);
+  const tg::edge_list hub = triangulated_grid(R, C, true);
   G h(hub);
   for (auto o : {tg::triangle_order::automatic, tg::triangle_order::by_id, tg::triangle_order::by_degree})
     EXPECT_EQ(tg::count_triangles(h, o), cells + grid_edges) << int(o);

@@ -276,17 +276,10 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
     const bool have_hubs = hubs.chunks > 0;
     const auto first = hubs.first_chunk;
     const auto partial = hubs.partial;
-    // On a GPU, as many teams as the device holds at once, each team rank
-    // striding over the vertices on its own: a reduction's blocks take their
-    // league ranks one after another with a block barrier between two, so a
-    // team per group of `ranks` vertices made each group wait for its
-    // longest in-list (on a power-law graph, usually far above the mean).
-    // Host spaces (tests): a team per thread, striding likewise.
-    const std::int64_t resident = is_host_execution_space<Exec>::value
-                                      ? std::int64_t(Exec().concurrency())
-                                      : std::int64_t(Exec().concurrency()) / (std::int64_t(ranks) * lanes);
-    std::int64_t league = (n + ranks - 1) / ranks;
-    league = league < resident ? league : (resident > 0 ? resident : 1);
+    // Each team rank strides over the vertices on its own (striding_league:
+    // a team per group of `ranks` vertices made each group wait for its
+    // longest in-list on a GPU).
+    const std::int64_t league = striding_league<Exec>(n, ranks, lanes);
     const std::int64_t stride = league * ranks;
     tessera::parallel_reduce(
         "graph::pagerank::pull", Policy(league, ranks, lanes),

@@ -146,16 +146,10 @@ std::int64_t triangles_edge_lanes(const id_degree_orientation<G>& o, const Visit
   const auto rows = o.rows;
   const auto target = o.target;
   const auto source = o.source;
-  // On a GPU, as many teams as the device holds at once, each team rank
-  // striding over the edges on its own: a reduction's blocks take their
-  // league ranks one after another with a block barrier between two, which
-  // would make a block's ranks wait for its longest intersection each time.
-  // Host spaces (tests): a team per thread, striding likewise.
-  const std::int64_t resident = is_host_execution_space<Exec>::value
-                                    ? std::int64_t(Exec().concurrency())
-                                    : std::int64_t(Exec().concurrency()) / (std::int64_t(ranks) * lanes);
-  std::int64_t league = (m + ranks - 1) / ranks;
-  league = league < resident ? league : (resident > 0 ? resident : 1);
+  // Each team rank strides over the edges on its own (striding_league: a
+  // team per group of `ranks` edges made each group wait for its longest
+  // intersection on a GPU).
+  const std::int64_t league = striding_league<Exec>(m, ranks, lanes);
   const std::int64_t stride = league * ranks;
   std::int64_t count = 0;
   tessera::parallel_reduce(

@@ -43,6 +43,23 @@ typename V::non_const_value_type exclusive_scan_inplace(const std::string& label
   return total;
 }
 
+// League size of a TeamPolicy reduction whose team ranks stride over
+// `items` on their own (item i, i + stride, ...; stride = league * ranks):
+// on a GPU the teams the device holds at once (concurrency / (ranks x
+// lanes) blocks), on a host space a team per thread, never more than the
+// items need. Cuda's team reductions run a resident grid whose blocks take
+// their league ranks one after another with a block barrier between two
+// (cuda_team.hpp), so a team per `ranks` items would make every group wait
+// for its slowest item: on a power-law graph, far above the mean.
+template <class Exec>
+std::int64_t striding_league(std::int64_t items, int ranks, int lanes) {
+  const std::int64_t conc = std::int64_t(Exec().concurrency());
+  const std::int64_t resident =
+      tessera::is_host_execution_space<Exec>::value ? conc : conc / (std::int64_t(ranks) * lanes);
+  const std::int64_t needed = (items + ranks - 1) / ranks;
+  return needed < resident ? needed : (resident > 0 ? resident : 1);
+}
+
 // Orders three values ascending (a triangle's vertices for its visitor).
 template <class V>
 TESSERA_INLINE_FUNCTION void sort3(V& a, V& b, V& c) {
