@@ -5,7 +5,6 @@
 #include <tessera/sparse/ordering.hpp>
 
 #include <cstdint>
-#include <cstdio>
 #include <mutex>
 #include <numeric>
 #include <vector>
