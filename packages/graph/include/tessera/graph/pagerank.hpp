@@ -128,16 +128,6 @@ struct pull_base_state {
   TESSERA_INLINE_FUNCTION bool skip() const { return state(1) != 0.0; }
 };
 
-// Lanes per vertex for vector_lanes: the average in-degree rounded up to a
-// power of two, between 4 and the space's vector_length_max() (32 on a GPU).
-template <class Policy>
-int pull_lanes(std::int64_t in_edges, std::int64_t n) {
-  const std::int64_t avg = n > 0 ? (in_edges + n - 1) / n : 1;
-  int lanes = 4;
-  while (lanes < avg && lanes < 32) lanes *= 2;
-  return std::min(lanes, Policy::vector_length_max());
-}
-
 // Hubs in the vector_lanes pull. One warp per vertex walks a hub's in-edges
 // 32 at a time, one dependent gather after another: on Kronecker 21 (a hub
 // of over 10^5 in-edges) that one warp was the iteration's critical path
@@ -268,7 +258,7 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
                   "pagerank's vector_lanes pull indexes in-neighbour lists; this graph's are not random access");
     using Policy = tessera::TeamPolicy<Exec>;
     using Member = typename Policy::member_type;
-    const int lanes = pull_lanes<Policy>(std::int64_t(num_edges(g)) * (graph_traits<G>::is_undirected ? 2 : 1), n);
+    const int lanes = lanes_for_average_degree<Policy>(std::int64_t(num_edges(g)) * (graph_traits<G>::is_undirected ? 2 : 1), n);
     // A GPU block of 256 threads: 256 / lanes vertices at a time. Host
     // spaces (tests) take one vertex per team, its lanes a SIMD loop.
     const int ranks = is_host_execution_space<Exec>::value ? 1 : 256 / lanes;

@@ -63,16 +63,6 @@ TESSERA_INLINE_FUNCTION bool oriented_keep(const G& g, const R& adj, std::int64_
   return oriented_before(du, u, std::int64_t(out_degree(w, g)), w);
 }
 
-// Lanes per vertex while orienting: the average degree rounded up to a power
-// of two, from 4 to 32 (a warp) or the space's maximum.
-template <class Policy>
-int orientation_lanes(std::int64_t slots, std::int64_t n) {
-  const std::int64_t avg = n > 0 ? (slots + n - 1) / n : 1;
-  int lanes = 4;
-  while (lanes < avg && lanes < 32) lanes *= 2;
-  return lanes < Policy::vector_length_max() ? lanes : Policy::vector_length_max();
-}
-
 template <class G>
 id_degree_orientation<G> orient_by_degree_in_place(const G& g) {
   static_assert(graph_traits<G>::random_access_adjacency,
@@ -88,7 +78,7 @@ id_degree_orientation<G> orient_by_degree_in_place(const G& g) {
       tessera::view_alloc("graph::triangles::oriented_rows", tessera::WithoutInitializing), n + 1);
   const auto rows = o.rows;
   const std::int64_t slots = std::int64_t(num_edges(g)) * 2;
-  const int lanes = orientation_lanes<Policy>(slots, n);
+  const int lanes = lanes_for_average_degree<Policy>(slots, n);
   const int ranks = is_host_execution_space<Exec>::value ? 1 : 256 / lanes;
   const Policy policy((n + ranks - 1) / ranks, ranks, lanes);
   tessera::parallel_for(

@@ -43,6 +43,17 @@ typename V::non_const_value_type exclusive_scan_inplace(const std::string& label
   return total;
 }
 
+// Vector lanes per vertex for a row-per-team-rank kernel over `slots` stored
+// edges of n vertices: the average degree rounded up to a power of two,
+// from 4 to 32 (a warp) or the space's vector_length_max() if smaller.
+template <class Policy>
+int lanes_for_average_degree(std::int64_t slots, std::int64_t n) {
+  const std::int64_t avg = n > 0 ? (slots + n - 1) / n : 1;
+  int lanes = 4;
+  while (lanes < avg && lanes < 32) lanes *= 2;
+  return lanes < Policy::vector_length_max() ? lanes : Policy::vector_length_max();
+}
+
 // League size of a TeamPolicy reduction whose team ranks stride over
 // `items` on their own (item i, i + stride, ...; stride = league * ranks):
 // on a GPU the teams the device holds at once (concurrency / (ranks x
