@@ -443,15 +443,22 @@ bfs_result detail::breadth_first_search_with(const G& graph, const Src& sources,
         // few edges runs on the calling thread: a parallel region and its
         // barrier cost more than the level (high-diameter graphs have
         // thousands of such levels).
-        // Blocks of about 1/8 of a thread's share: few enough that appending
-        // to the shared queue (once per block and per 512 discoveries) costs
-        // nothing, enough to balance uneven degrees.
+        // Blocks of about half a thread's share. Each block costs a take from
+        // the shared counter and an append to the shared queue, and moves its
+        // vertices' cache lines to whichever thread takes it; where the cores
+        // talk slowly (across chiplets or sockets) that traffic set a small
+        // level's time: the 2048^2 grid (4,093 levels of about 1,000
+        // vertices) took 145 ms on two such cores with blocks of 1/8 of a
+        // share, 107 ms with 1/2 and 74 ms on one thread; 55 vs 48 ms where
+        // they talk fast (this 2-core VM in its two states). Two blocks per
+        // thread still balance uneven degrees, and a frontier dominated by a
+        // hub takes the edge-balanced path above. One thread: one block.
         // On a GPU, a vertex per thread: blocks of 32 (the host's least)
         // made each thread walk 32 vertices' edges one after another, each
         // discovery an atomic, which set a small frontier's level time.
         std::int64_t block = 1;
         if constexpr (host) {
-          block = fsize / (8 * conc);
+          block = conc == 1 ? fsize : fsize / (2 * conc);
           block = block < 32 ? 32 : block > 4096 ? 4096 : block;
         }
         const std::int64_t nblocks = (fsize + block - 1) / block;
