@@ -1,18 +1,23 @@
 #pragma once
 // What the deque stress tests share (test_task_deque_concurrency.cpp for the
-// host scheduler's deque, test_task_cuda_deque_concurrency.cpp for the CUDA
-// driver's): the test threads' own bounded spin, and a tally that checks
-// every record is taken exactly once and read after its pusher's writes.
+// host scheduler's deque, test_task_cuda_deque_concurrency.cpp and
+// test_task_cuda_termination_concurrency.cpp for the CUDA driver's): the
+// test threads' own bounded spin, a tally that checks every record is taken
+// exactly once and read after its pusher's writes, and an interleaving
+// staged at a test point.
 #include "tasking_test_util.hpp"
 
 #include <tessera/core/detail/host_team.hpp>
+#include <tessera/tasking/detail/test_points.hpp>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <functional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tessera::test {
@@ -90,6 +95,35 @@ class Thieves {
   std::atomic<bool> m_done{false};
   std::atomic<int> m_started{0};
   std::vector<std::thread> m_threads;
+};
+
+// Runs `action` once, the first time the calling code reaches `point` of
+// detail/test_points.hpp: another warp's operation placed inside the window
+// (on the same thread, which is enough to fix the interleaving). Operations
+// run by the action pass the test points too; they do not fire again.
+class InterleaveAt {
+ public:
+  using Point = tessera::detail::tasking::TestPoint;
+  InterleaveAt(Point point, std::function<void()> action) {
+    s_point = point;
+    s_action = std::move(action);
+    s_fired = false;
+    tessera::detail::tasking::g_test_hook.store(&hook);
+  }
+  ~InterleaveAt() { tessera::detail::tasking::g_test_hook.store(nullptr); }
+  InterleaveAt(const InterleaveAt&) = delete;
+  InterleaveAt& operator=(const InterleaveAt&) = delete;
+  bool fired() const { return s_fired; }
+
+ private:
+  static void hook(Point p, int) {
+    if (p != s_point || s_fired) return;
+    s_fired = true;
+    s_action();
+  }
+  static inline Point s_point{};
+  static inline std::function<void()> s_action;
+  static inline bool s_fired = false;
 };
 
 }  // namespace tessera::test

@@ -66,34 +66,7 @@ std::uint64_t next_random(std::uint64_t& seed) {
   return seed >> 33;
 }
 
-// Runs `action` once, the first time the calling code reaches `point`:
-// another warp's operation placed inside the window (on the same thread,
-// which is enough to fix the interleaving). Operations run by the action
-// pass the test points too; they do not fire again.
-class InterleaveAt {
- public:
-  using Point = tessera::detail::tasking::TestPoint;
-  InterleaveAt(Point point, std::function<void()> action) {
-    s_point = point;
-    s_action = std::move(action);
-    s_fired = false;
-    tessera::detail::tasking::g_test_hook.store(&hook);
-  }
-  ~InterleaveAt() { tessera::detail::tasking::g_test_hook.store(nullptr); }
-  InterleaveAt(const InterleaveAt&) = delete;
-  InterleaveAt& operator=(const InterleaveAt&) = delete;
-  bool fired() const { return s_fired; }
-
- private:
-  static void hook(Point p, int) {
-    if (p != s_point || s_fired) return;
-    s_fired = true;
-    s_action();
-  }
-  static inline Point s_point{};
-  static inline std::function<void()> s_action;
-  static inline bool s_fired = false;
-};
+using tessera::test::InterleaveAt;
 
 }  // namespace
 

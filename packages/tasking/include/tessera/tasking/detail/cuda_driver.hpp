@@ -16,14 +16,12 @@
 // finish their tasks (complete, or respawn), which pushes what became ready
 // onto the inbox.
 //
-// Termination: `busy` counts busy warps. All start busy; a warp that finds
-// no work anywhere leaves the count (one atomic), and takes part again only
-// by an increment that fails once the count is closed. A warp pushes onto
-// its deques only while busy, and an idle warp's deques and inbox are
-// empty, so when the count reads 0 nothing is queued and nothing runs: the
-// idle warp that sees it closes it (CAS 0 -> kCudaClosed) and every warp
-// leaves. Incomplete records at that point wait on each other: a dependence
-// cycle, reported by the host.
+// Termination: `busy` counts busy warps. A warp that finds no work anywhere
+// leaves the count (one atomic), and takes part again only by an increment
+// that fails once the count is closed; the idle warp that reads 0 closes it
+// and every warp leaves. Why that is safe: cuda_termination.hpp.
+// Incomplete records at that point wait on each other: a dependence cycle,
+// reported by the host.
 //
 // Watchdog: lane 0 of every warp, when idle and every 64 batches, compares
 // `progress` (tasks completed, advanced per batch) with what it saw last;
@@ -70,7 +68,6 @@ inline constexpr int kCudaWarpsPerBlock = kCudaDriverBlock / 32;
 inline constexpr int kCudaMaxWarpsPerSM = 16;
 inline constexpr long long kCudaSingleDequeSlots = 1024;
 inline constexpr long long kCudaTeamDequeSlots = 256;
-inline constexpr int kCudaOverflowChain = 32;  // single tasks per overflow-stack entry: one batch
 // Per-thread stack the driver asks of the context (see the constructor).
 inline constexpr std::size_t kCudaTaskStackBytes = 4096;
 
@@ -87,101 +84,9 @@ std::string cuda_functor_display_name(const char* pretty);
 
 // ---- the kernel ------------------------------------------------------------------
 
-// What a warp's single-task deques cannot hold goes to the overflow stack in
-// chains of up to 32 records, so that another warp takes a whole batch with
-// one pop instead of one record per CAS on a stack that every idle warp
-// polls (one spawner of 10^5 tasks: 1.07 tasks per pop on an H200 before).
-// A chain is linked through `dep`, which no ready record uses; team tasks
-// go one by one (a warp runs one team task at a time).
-__device__ inline void cuda_drain_inbox(CudaQueueState* s, CudaWarpState& me) {
-  CudaTaskRecord* r = cuda_device_ref<CudaTaskRecord*>(me.inbox).exchange(nullptr, ::cuda::std::memory_order_acquire);
-  CudaTaskRecord* chain = nullptr;
-  int chained = 0;
-  while (r != nullptr) {
-    CudaTaskRecord* next = r->next;
-    const int team = r->kind == std::uint8_t(TaskKind::Team) ? 1 : 0;
-    const int p = r->priority < kCudaPriorities ? r->priority : kCudaPriorities - 1;
-    if (!me.deques[team * kCudaPriorities + p].push(r)) {
-      if (team) {
-        s->overflow[1].push(r);
-      } else {
-        r->dep = chain;
-        chain = r;
-        if (++chained == kCudaOverflowChain) {
-          s->overflow[0].push(chain);
-          chain = nullptr;
-          chained = 0;
-        }
-      }
-    }
-    r = next;
-  }
-  if (chain != nullptr) s->overflow[0].push(chain);
-}
-
-__device__ inline unsigned cuda_next_random(unsigned& x) {
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  return x;
-}
-
-// Lane 0: fills out[] with up to 32 single tasks, or one team task (*team = 1).
-__device__ inline int cuda_take_work(CudaQueueState* s, int wid, CudaWarpState& me, CudaTaskRecord** out, int* team) {
-  *team = 0;
-  for (int p = 0; p < kCudaPriorities; ++p) {
-    if (int n = me.deques[p].pop_batch(out, 32)) return n;
-    if (me.deques[kCudaPriorities + p].pop_batch(out, 1)) {
-      *team = 1;
-      return 1;
-    }
-  }
-  if (CudaTaskRecord* r = s->overflow[0].pop(4)) {  // a chain of single tasks (see cuda_drain_inbox)
-    int n = 0;
-    while (r != nullptr) {
-      CudaTaskRecord* next = r->dep;
-      r->dep = nullptr;
-      out[n++] = r;
-      r = next;
-    }
-    return n;
-  }
-  if (CudaTaskRecord* r = s->overflow[1].pop(4)) {
-    out[0] = r;
-    *team = 1;
-    return 1;
-  }
-  if (s->nwarps > 1) {
-    for (int tries = 0; tries < 4; ++tries) {
-      int v = int(cuda_next_random(me.rng) % unsigned(s->nwarps - 1));
-      if (v >= wid) ++v;
-      CudaWarpState& victim = s->warps[v];
-      for (int d = 0; d < kCudaDequesPerWarp; ++d) {
-        const int p = d >> 1, k = d & 1;  // High single, High team, Regular single, ...
-        if (CudaTaskRecord* r = victim.deques[k * kCudaPriorities + p].steal()) {
-          out[0] = r;
-          *team = k;
-          cuda_add(s->counters[wid].steals, 1ull);
-          return 1;
-        }
-      }
-    }
-  }
-  return 0;
-}
-
-// Lane 0 of an idle warp: whether some queue seems to hold a task.
-__device__ inline bool cuda_work_visible(CudaQueueState* s, int wid, CudaWarpState& me) {
-  if (!s->overflow[0].empty() || !s->overflow[1].empty()) return true;
-  if (s->nwarps < 2) return false;
-  for (int tries = 0; tries < 2; ++tries) {
-    int v = int(cuda_next_random(me.rng) % unsigned(s->nwarps - 1));
-    if (v >= wid) ++v;
-    for (int d = 0; d < kCudaDequesPerWarp; ++d)
-      if (s->warps[v].deques[d].approx_size() > 0) return true;
-  }
-  return false;
-}
+// Work taking (cuda_next_batch) is in cuda_warp_queues.hpp, the termination
+// count (cuda_idle_step) in cuda_termination.hpp: host-device templates, so
+// that a host test runs them on threads.
 
 // Runs one task as member `rank` of `size`, vector lane `vlane` of `vlen`
 // (a single task: 0 of 1, 0 of 1), unless the wait is cancelling or the
@@ -263,9 +168,8 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
   for (;;) {
     int n = 0;
     if (lane == 0) {
-      cuda_drain_inbox(s, me);
       int team = 0;
-      n = busy ? cuda_take_work(s, wid, me, batch, &team) : 0;
+      n = cuda_next_batch(s, wid, me, busy, batch, &team);
       batch_team[wib] = team;
     }
     n = __shfl_sync(0xffffffffu, n, 0);
@@ -305,33 +209,14 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
       sleep_ns = 32;
       continue;
     }
-    // Nothing to run.
+    // Nothing to run (cuda_termination.hpp).
     int leave = 0;
     if (lane == 0) {
-      if (busy) {
-        busy = false;
-        cuda_add(s->busy, -1ll);
-      }
       cuda_watchdog(s, seen, since);
-      cuda_device_ref<long long> count(s->busy);
-      long long b = count.load(::cuda::std::memory_order_acquire);
-      if (b & kCudaClosed) {
+      const CudaIdleStep step = cuda_idle_step(s, wid, me, busy);
+      if (step == CudaIdleStep::Leave) {
         leave = 1;
-      } else if (b == 0) {
-        if (count.compare_exchange_strong(b, kCudaClosed, ::cuda::std::memory_order_acq_rel,
-                                          ::cuda::std::memory_order_acquire) ||
-            (b & kCudaClosed))
-          leave = 1;
-      } else if (cuda_work_visible(s, wid, me)) {
-        while (!(b & kCudaClosed)) {
-          if (count.compare_exchange_weak(b, b + 1, ::cuda::std::memory_order_acq_rel,
-                                          ::cuda::std::memory_order_acquire)) {
-            busy = true;
-            break;
-          }
-        }
-        if (!busy) leave = 1;
-      } else {
+      } else if (step == CudaIdleStep::Wait) {
         __nanosleep(sleep_ns);
         if (sleep_ns < 4096) sleep_ns *= 2;
       }

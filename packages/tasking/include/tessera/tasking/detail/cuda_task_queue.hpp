@@ -25,17 +25,14 @@
 #include <tessera/mempool.hpp>
 #include <tessera/tasking/detail/cuda_deque.hpp>
 #include <tessera/tasking/detail/cuda_task_record.hpp>
+#include <tessera/tasking/detail/cuda_termination.hpp>
+#include <tessera/tasking/detail/cuda_warp_queues.hpp>
 
 #include <cstdint>
 
 #if defined(__CUDACC__)
 
 namespace tessera::detail::tasking {
-
-inline constexpr int kCudaPriorities = 3;
-// Deques per warp: three priorities of single tasks, then three of team tasks.
-inline constexpr int kCudaDequesPerWarp = 2 * kCudaPriorities;
-inline constexpr long long kCudaClosed = 1ll << 40;
 
 enum class CudaError : int {
   None = 0,
@@ -60,11 +57,7 @@ struct CudaWarpCounters {
   unsigned long long steals;
 };
 
-struct CudaWarpState {
-  CudaDeque deques[kCudaDequesPerWarp];
-  CudaTaskRecord* inbox;  // ready tasks made by the lanes during a batch (see above)
-  unsigned int rng;
-};
+using CudaWarpState = CudaWarpStateOf<CudaTaskRecord>;  // deques, inbox (see above), victim choice
 
 struct CudaQueueState {
   // A bitwise copy of the host's pool handle (never destroyed on the device).
@@ -73,7 +66,7 @@ struct CudaQueueState {
   CudaWarpCounters* counters;
   int nwarps;
   int pad0;
-  alignas(64) long long busy;  // busy warps; kCudaClosed once the wait is over
+  alignas(64) long long busy;  // busy warps; kCudaClosed once the wait is over (cuda_termination.hpp)
   alignas(64) unsigned long long progress;  // tasks completed, advanced per batch (the watchdog's clock)
   alignas(64) int cancel;
   int error_state;  // 0 none, 1 being written, 2 written

@@ -6,9 +6,11 @@
 // nothing.
 //   * the host driver's worker loop (worker_state.hpp, host_driver.hpp,
 //     queue_records.hpp; tests/test_task_concurrency.cpp);
-//   * the CUDA driver's queues run on host threads (cuda_deque.hpp;
-//     tests/test_task_cuda_deque_concurrency.cpp), worker -1: inside each
-//     window where another warp's operation decides the outcome.
+//   * the CUDA driver's queues and termination count run on host threads
+//     (cuda_deque.hpp, cuda_termination.hpp;
+//     tests/test_task_cuda_deque_concurrency.cpp,
+//     tests/test_task_cuda_termination_concurrency.cpp), worker -1: inside
+//     each window where another warp's operation decides the outcome.
 #if defined(TESSERA_TASKING_TEST_HOOKS)
 #include <atomic>
 
@@ -22,6 +24,8 @@ enum class TestPoint {
   StealBeforeCas,        // CUDA deque: a thief read top, bottom and the slot, and is about to claim the slot
   BatchPopBeforeTopRead, // CUDA deque: the owner published its lowered bottom and is about to read top
   OverflowPopBeforeCas,  // CUDA overflow stack: a popper read the head and its `next`, and is about to swing the head
+  IdleBeforeClose,       // CUDA termination: an idle warp read a busy count of 0 and is about to close it
+  IdleBeforeRejoin,      // CUDA termination: an idle warp saw a task and is about to count itself busy again
 };
 using TestHook = void (*)(TestPoint, int worker);
 inline std::atomic<TestHook> g_test_hook{nullptr};
