@@ -25,6 +25,7 @@ void spawn_from_other_tu(tessera::TaskScheduler<tessera::Cuda>& sched, long long
   using Sched = tessera::TaskScheduler<tessera::Cuda>;
   tessera::host_spawn(tessera::TaskSingle(sched), AddTen<Sched>{count});
 }
+void wait_from_other_tu(tessera::TaskScheduler<tessera::Cuda>& sched) { tessera::wait(sched); }
 #endif
 
 }  // namespace two_tu

@@ -10,6 +10,8 @@ void spawn_from_other_tu(tessera::TaskScheduler<tessera::Serial>& sched, long lo
 #if TESSERA_ENABLE_CUDA
 // Cuda: spawns one task that adds 10 to count[0] (device memory).
 void spawn_from_other_tu(tessera::TaskScheduler<tessera::Cuda>& sched, long long* count);
+// Cuda: tessera::wait(sched) called from this TU (with this TU's driver).
+void wait_from_other_tu(tessera::TaskScheduler<tessera::Cuda>& sched);
 #endif
 
 }  // namespace two_tu

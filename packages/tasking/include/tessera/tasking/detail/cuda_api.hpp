@@ -41,7 +41,9 @@ struct TaskBackend<Cuda, void> {
 };
 
 // Device function pointers and the module marker of this TU, read on the
-// host once per type.
+// host once per type. Internal linkage, as what they read
+// (cuda_task_record.hpp): each TU's host_spawn must stamp its own module's.
+namespace {
 template <class F>
 CudaRunFn cuda_host_run_fn() {
   static const CudaRunFn fn = [] {
@@ -60,6 +62,15 @@ CudaDestroyFn cuda_host_destroy_fn() {
   }();
   return fn;
 }
+inline const void* cuda_host_module() {
+  static const void* m = [] {
+    void* p = nullptr;
+    cuda_check(cudaGetSymbolAddress(&p, cuda_module_marker), "tessera::host_spawn (Cuda): module marker");
+    return static_cast<const void*>(p);
+  }();
+  return m;
+}
+}  // namespace
 // Members M of a team task asked for n: a power of two up to 32 (the warp
 // splits into M x V lanes, M * V = 32); larger requests get 32, as a host
 // scheduler gives larger requests all its threads. 0: n cannot be served.
@@ -83,14 +94,6 @@ struct CudaRecordInputs {
   CudaTaskRecord* const* records;
   TESSERA_INLINE_FUNCTION CudaTaskRecord* operator()(int i) const { return records[i]; }
 };
-inline const void* cuda_host_module() {
-  static const void* m = [] {
-    void* p = nullptr;
-    cuda_check(cudaGetSymbolAddress(&p, cuda_module_marker), "tessera::host_spawn (Cuda): module marker");
-    return static_cast<const void*>(p);
-  }();
-  return m;
-}
 }  // namespace detail::tasking
 
 // ---- futures -----------------------------------------------------------------------
@@ -552,11 +555,11 @@ class TaskScheduler<Cuda> {
       }
     a->kind = std::uint8_t(TaskKind::Aggregate);
     a->queue = m_dev;
-    a->module = cuda_host_module();
-    a->alloc_bytes = 0;  // an arena record
+    a->module = nullptr;  // a node runs no code: any module's driver may step it
+    a->alloc_bytes = 0;   // an arena record
     a->refs = 1;
     a->count = std::uint32_t(k);
-    q.staged(dev, img, nullptr, a->module);
+    q.staged(dev, img, nullptr, nullptr);
     return future_type<void>(dev, m_host, adopt_t{});
 #endif
   }
@@ -685,9 +688,11 @@ void cuda_destroy_host_copy(void* image) {
 }
 }  // namespace detail::tasking
 
-// From host code: the task is staged and runs in the next wait.
+// From host code: the task is staged and runs in the next wait. Static (one
+// per TU): it stamps the record with its own TU's module and function
+// pointers, which only that TU's wait may run.
 template <class F>
-auto host_spawn(const TaskPolicy<Cuda>& policy, F&& functor) {
+static auto host_spawn(const TaskPolicy<Cuda>& policy, F&& functor) {
   using namespace detail::tasking;
   using Functor = std::decay_t<F>;
   using TaskT = CudaTask<Functor>;
@@ -700,6 +705,7 @@ auto host_spawn(const TaskPolicy<Cuda>& policy, F&& functor) {
   const CudaDestroyFn destroy = cuda_host_destroy_fn<Functor>();
   const void* module = cuda_host_module();
   std::lock_guard<std::mutex> lock(q->staging_mutex());
+  q->check_module(module);
   CudaTaskRecord* dev = nullptr;
   void* img = q->stage(sizeof(TaskT), dev, "tessera::host_spawn", demangle(typeid(Functor)));
   auto* t = new (img) TaskT;
@@ -840,8 +846,13 @@ TESSERA_INLINE_FUNCTION void task_fail(detail::tasking::CudaTaskMember& member, 
 #endif
 }
 
-// Runs the staged tasks and everything they spawn to completion on the GPU.
-inline void wait(const TaskScheduler<Cuda>& scheduler) { scheduler.queue("wait").run(); }
+// Runs the staged tasks and everything they spawn to completion on the GPU,
+// with this TU's driver kernel. Static (one per TU), like host_spawn: a wait
+// over tasks staged by another TU's host_spawn is refused before anything
+// runs (see CudaTaskQueue::run).
+static inline void wait(const TaskScheduler<Cuda>& scheduler) {
+  scheduler.queue("wait").run(detail::tasking::cuda_this_module_driver(), detail::tasking::cuda_host_module());
+}
 
 }  // namespace tessera
 

@@ -137,7 +137,26 @@ __global__ void cuda_apply_host_deltas(CudaQueueState* s) {
     cuda_apply_delta(s, s->delta_records[i], s->delta_values[i]);
 }
 
-template <int Unused = 0>
+// The driver kernels of a program: one per translation unit that includes
+// this header (see below). Any of them sizes a scheduler, wherever it was
+// made: they are the same code, with the same registers and shared memory.
+inline const void*& cuda_sizing_driver() {
+  static const void* kernel = nullptr;
+  return kernel;
+}
+inline bool cuda_register_driver(const void* kernel) {
+  if (cuda_sizing_driver() == nullptr) cuda_sizing_driver() = kernel;
+  return true;
+}
+
+// The kernel has internal linkage: without relocatable device code each TU
+// is its own CUDA module, with its own module marker and task function
+// pointers (cuda_task_record.hpp), and a wait must launch the kernel of the
+// TU whose host_spawns made its tasks (tessera::wait passes its own). With
+// external linkage the host linker kept one host stub for the program,
+// registered by every module, and which module's kernel a launch reached
+// was up to the CUDA runtime.
+namespace {
 __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueState* s) {
   __shared__ CudaTaskRecord* batch_slots[kCudaWarpsPerBlock][32];
   __shared__ int batch_team[kCudaWarpsPerBlock];
@@ -226,6 +245,11 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
   }
 }
 
+// This TU's driver kernel, for tessera::wait.
+inline const void* cuda_this_module_driver() { return reinterpret_cast<const void*>(&cuda_task_driver); }
+[[maybe_unused]] const bool cuda_driver_registered = cuda_register_driver(cuda_this_module_driver());
+}  // namespace
+
 // ---- the host object ---------------------------------------------------------------
 
 class CudaTaskQueue {
@@ -248,7 +272,7 @@ class CudaTaskQueue {
     cuda_check(cudaDeviceGetAttribute(&m_shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                "tessera::TaskScheduler<Cuda>: shared memory per block");
     cudaFuncAttributes attr{};
-    cuda_check(cudaFuncGetAttributes(&attr, cuda_task_driver<0>), "tessera::TaskScheduler<Cuda>: driver attributes");
+    cuda_check(cudaFuncGetAttributes(&attr, cuda_sizing_driver()), "tessera::TaskScheduler<Cuda>: driver attributes");
     m_shared_static = int(attr.sharedSizeBytes);
     m_sms = sms;
     // The driver calls tasks through pointers, so ptxas cannot size its
@@ -369,11 +393,15 @@ class CudaTaskQueue {
                          " bytes per team task (stage smaller tiles, or keep part of them in global memory)");
     // Without the attribute a block may hold 48 KiB of shared memory,
     // the driver's static share included.
-    if (block + std::size_t(m_shared_static) > 48 * 1024)
-      cuda_check(cudaFuncSetAttribute(cuda_task_driver<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(block)),
-                 "tessera::TaskScheduler<Cuda>::set_team_scratch_size: raising the driver's shared memory");
+    // (On the kernel that sizes the launch here, and at each wait on the
+    // kernel launched: set_dynamic_shared.)
+    const int attribute = block + std::size_t(m_shared_static) > 48 * 1024 ? int(block) : 0;
+    if (attribute)
+      set_dynamic_shared(cuda_sizing_driver(), attribute,
+                         "tessera::TaskScheduler<Cuda>::set_team_scratch_size: raising the driver's shared memory");
     const int blocks = resident_blocks(block);
     std::lock_guard<std::mutex> lock(m_mutex);
+    m_dynamic_shared_attribute = attribute;
     m_launch_blocks = blocks;
     m_state.nwarps = blocks * kCudaWarpsPerBlock;
     m_state.team_scratch_bytes = unsigned(slice);
@@ -416,13 +444,23 @@ class CudaTaskQueue {
   }
   // A staged record, in creation order; host_destroy destroys the host copy
   // of its functor after the wait that ran it (null: nothing to destroy).
-  void staged(CudaTaskRecord* device_address, void* host_image, void (*host_destroy)(void*), const void* module) {
-    if (m_module == nullptr) m_module = module;
-    else if (module != m_module)
+  // Refuses a host_spawn from the TU of `module` when the arena holds tasks
+  // of another TU (before anything is staged: a refused spawn takes
+  // nothing).
+  void check_module(const void* module) const {
+    if (m_module != nullptr && module != m_module)
       throw_cuda_tasking(
           "tessera::host_spawn (Cuda): this scheduler already holds tasks spawned from another translation unit; "
-          "without relocatable device code, spawn every task of one scheduler from the translation unit that "
-          "calls wait");
+          "without relocatable device code each translation unit is its own CUDA module, so spawn every task of "
+          "one scheduler from the translation unit that calls wait");
+  }
+  // `module`: the marker of the TU whose host_spawn made the record, after
+  // check_module (null for a when_all node, which runs no code).
+  void staged(CudaTaskRecord* device_address, void* host_image, void (*host_destroy)(void*), const void* module) {
+    if (module != nullptr) {
+      m_module = module;
+      m_staged_module = module;
+    }
     m_staged.push_back(device_address);
     m_host_copies.push_back({host_image, host_destroy});
   }
@@ -461,7 +499,9 @@ class CudaTaskQueue {
   double last_batch_width() const noexcept { return m_last_width; }
 
   // ---- wait ----
-  void run() {
+  // `kernel` and `module`: the driver kernel and module marker of the TU that
+  // calls wait (tessera::wait passes its own).
+  void run(const void* kernel, const void* module) {
     if (m_waiting.exchange(true, std::memory_order_acq_rel))
       throw_cuda_tasking("tessera::wait (Cuda): another host thread is already waiting on this scheduler");
     struct EndOfWait {
@@ -477,9 +517,18 @@ class CudaTaskQueue {
     std::size_t bump = 0;
     {
       std::lock_guard<std::mutex> sl(m_staging_mutex);
+      // Refused before anything runs or is taken: the staged tasks wait for
+      // a wait from their own TU, and the scheduler stays usable.
+      if (m_staged_module != nullptr && m_staged_module != module)
+        throw_cuda_tasking(
+            "tessera::wait (Cuda): the tasks staged on this scheduler were spawned by host_spawn in another "
+            "translation unit than this wait's; without relocatable device code each translation unit is its own "
+            "CUDA module and its kernel cannot run another module's tasks, so call wait from the translation unit "
+            "that spawned them (nothing was run; they stay staged)");
       staged.swap(m_staged);
       copies.swap(m_host_copies);
       bump = m_bump;
+      m_staged_module = nullptr;
     }
     // Uploads: the staged records, their list, the merged deltas.
     if (bump > m_uploaded)
@@ -547,8 +596,10 @@ class CudaTaskQueue {
     if (!delta_records.empty())
       cuda_apply_host_deltas<0><<<unsigned(std::min<std::size_t>((delta_records.size() + 255) / 256, 1024)), 256>>>(arg);
     cudaError_t launched = cudaGetLastError();
+    if (launched == cudaSuccess && m_dynamic_shared_attribute)
+      launched = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, m_dynamic_shared_attribute);
     if (launched == cudaSuccess)
-      launched = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&cuda_task_driver<0>),
+      launched = cudaLaunchCooperativeKernel(kernel,
                                              dim3(unsigned(m_launch_blocks)), dim3(kCudaDriverBlock), args,
                                              std::size_t(m_state.team_scratch_bytes) * kCudaWarpsPerBlock, nullptr);
     if (launched != cudaSuccess) {
@@ -667,11 +718,15 @@ class CudaTaskQueue {
   }
 
 
+  static void set_dynamic_shared(const void* kernel, int bytes, const char* what) {
+    cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
+  }
+
   // Blocks of the driver resident at once with `dynamic_shared` bytes each
   // (at most kCudaMaxWarpsPerSM warps per SM), over all SMs.
   int resident_blocks(std::size_t dynamic_shared) const {
     int per_sm = 0;
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cuda_task_driver<0>, kCudaDriverBlock,
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cuda_sizing_driver(), kCudaDriverBlock,
                                                              dynamic_shared),
                "tessera::TaskScheduler<Cuda>: occupancy of the task driver");
     per_sm = std::min(per_sm, kCudaMaxWarpsPerSM / kCudaWarpsPerBlock);
@@ -695,7 +750,9 @@ class CudaTaskQueue {
   char* m_arena = nullptr;
   char* m_mirror = nullptr;
   std::size_t m_arena_bytes = 0, m_bump = 0, m_uploaded = 0;
-  const void* m_module = nullptr;
+  const void* m_module = nullptr;         // the module of the arena's task records (host_spawn)
+  const void* m_staged_module = nullptr;  // the module of the tasks staged for the next wait
+  int m_dynamic_shared_attribute = 0;     // cudaFuncAttributeMaxDynamicSharedMemorySize the launch needs (0: none)
   std::vector<CudaTaskRecord*> m_staged;
   std::vector<HostCopy> m_host_copies;
   CudaTaskRecord** m_staged_dev = nullptr;

@@ -122,17 +122,21 @@ struct CudaTask {
   static __device__ void destroy_closure(CudaTaskRecord* b) { of(b)->functor().~F(); }
 };
 
+// What is per translation unit has internal linkage: without relocatable
+// device code each TU is its own CUDA module, and with external linkage the
+// host linker would keep one TU's copy of a host shadow variable (or of a
+// function reading it) for the whole program, so that a host_spawn compiled
+// in one TU could stamp another module's marker and function pointers.
+namespace {
+// Its device address names the module whose code made a record.
+__device__ char cuda_module_marker;
+
 // Device function pointers of a task type, read once per type by host_spawn
-// (cudaMemcpyFromSymbol): the module of the TU that instantiates them.
+// (cudaMemcpyFromSymbol): this module's.
 template <class F>
 __device__ CudaRunFn cuda_run_fn = &CudaTask<F>::run;
 template <class F>
 __device__ CudaDestroyFn cuda_destroy_fn = std::is_trivially_destructible_v<F> ? nullptr : &CudaTask<F>::destroy_closure;
-
-namespace {
-// One per translation unit (internal linkage): its device address names the
-// module whose code made a record.
-__device__ char cuda_module_marker;
 }  // namespace
 
 }  // namespace detail::tasking
