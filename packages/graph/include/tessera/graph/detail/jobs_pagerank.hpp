@@ -12,7 +12,18 @@
 // frozen from then on, the lane's sums still run but are not written), so a
 // job stops at the iteration it would stop at alone. Unused lanes of a batch
 // (fewer jobs than W) have zero teleport and zero rank.
+//
+// The pull hands out vertices as tessera::graph::pagerank's does
+// (PullSchedule, pagerank.hpp): blocks of 1,024 vertices on host spaces, the
+// W sums in registers across a block and the block sums added in block
+// order; on a GPU a team member per vertex whose vector lanes split its
+// in-edges (coalesced reads of the list; a block of 32 vertices per thread
+// left most of the device idle, walked a hub on one thread and copied a
+// partial per block, n / 32 x 2W doubles, to the host every iteration), the
+// sweep's 2W sums one array reduction.
+#include <tessera/graph/detail/util.hpp>
 #include <tessera/graph/graph_traits.hpp>
+#include <tessera/graph/pagerank.hpp>
 #include <tessera/graph/primitives.hpp>
 
 #include <cmath>
@@ -96,10 +107,55 @@ TESSERA_INLINE_FUNCTION void finish_vertex(std::int64_t v, std::int64_t out_deg,
   }
 }
 
+// The pull of PullSchedule::vector_lanes: team rank t of league rank l takes
+// vertices l * ranks + t, then every `stride` after; per vertex one vector
+// reduction per lane k over its in-edges, then lane 0 of the member
+// finishes the vertex. The sweep's sums: acc[k] = sum |r'_k - r_k| over the
+// vertices, acc[W + k] = the next dangling mass of lane k (an array
+// reduction of 2W doubles). At namespace scope: an array reduction needs a
+// functor with value_count.
+template <int W, class Exec, class G, class Lanes, class Teleport, class RankMatrix>
+struct pagerank_lanes_vector_pull {
+  using value_type = double[];
+  using member_type = typename tessera::TeamPolicy<Exec>::member_type;
+  int value_count = 2 * W;
+  G g;
+  Lanes contrib, contrib_next;
+  Teleport teleport;
+  RankMatrix ranks;
+  std::int64_t col0 = 0, n = 0, stride = 0;
+  pagerank_lane_consts<W> c{};
+
+  TESSERA_FUNCTION void operator()(const member_type& m, double* acc) const {
+    using V = typename graph_traits<G>::vertex_descriptor;
+    double l1[W], dsum[W];  // lane 0's are the member's
+    for (int k = 0; k < W; ++k) l1[k] = dsum[k] = 0.0;
+    for (std::int64_t v = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); v < n; v += stride) {
+      const auto in = in_adjacent_vertices(V(v), g);
+      const std::int64_t deg = std::int64_t(in.size());
+      double s[W];
+      for (int k = 0; k < W; ++k)
+        tessera::parallel_reduce(
+            tessera::ThreadVectorRange(m, deg), [&](std::int64_t j, double& a) { a += contrib(in[j], k); }, s[k]);
+      tessera::single(tessera::PerThread(m), [&]() {
+        finish_vertex<W>(v, out_degree(V(v), g), s, c, teleport, contrib_next, ranks, col0, l1, dsum);
+      });
+    }
+    tessera::single(tessera::PerThread(m), [&]() {
+      for (int k = 0; k < W; ++k) {
+        acc[k] += l1[k];
+        acc[W + k] += dsum[k];
+      }
+    });
+  }
+};
+
 // One batch: jobs col0 .. col0+count-1 of the rank matrix (n x P), count <= W.
 // damping[k], teleport (n x W, column k = p_k) given per lane; returns the
-// iterations each lane ran in iterations[k].
-template <int W, class G, class RankMatrix, class Teleport>
+// iterations each lane ran in iterations[k]. Schedule: how the pull hands
+// out vertices (tests run the GPU's on host spaces; graphs without in-edges
+// scatter either way).
+template <int W, PullSchedule Schedule, class G, class RankMatrix, class Teleport>
 void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int count, const std::vector<double>& damping,
                     const Teleport& teleport, double tolerance, int max_iterations, std::vector<int>& iterations) {
   using Exec = typename G::execution_space;
@@ -119,8 +175,13 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
   // copy back per iteration (n / 32 x 2W doubles).
   constexpr std::int64_t block = tessera::is_host_execution_space<Exec>::value ? 1024 : 32;
   const std::int64_t nblocks = (n + block - 1) / block;
-  tessera::View<double**, tessera::LayoutRight, SS> partial("graph::jobs::pagerank::partial", nblocks, 2 * W);
+  constexpr bool vector_pull = graph_traits<G>::has_in_edges && Schedule == PullSchedule::vector_lanes;
+  static_assert(!vector_pull || graph_traits<G>::random_access_adjacency,
+                "pagerank jobs' vector_lanes pull indexes in-neighbour lists; this graph's are not random access");
+  tessera::View<double**, tessera::LayoutRight, SS> partial("graph::jobs::pagerank::partial", vector_pull ? 0 : nblocks,
+                                                            2 * W);
   auto partial_h = tessera::create_mirror_view(tessera::HostSpace(), partial);
+  double sums[2 * W];  // the vector pull's l1 (k) and next dangling mass (W + k) of lane k
 
   pagerank_lane_consts<W> lc{};
   for (int k = 0; k < W; ++k) {
@@ -146,7 +207,26 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
   for (int it = 1; it <= max_iterations && live > 0; ++it) {
     for (int k = 0; k < W; ++k) lc.scale[k] = (1.0 - lc.d[k]) + lc.d[k] * dangling[k];
     const pagerank_lane_consts<W> c = lc;
-    if constexpr (graph_traits<G>::has_in_edges) {
+    if constexpr (vector_pull) {
+      using Policy = tessera::TeamPolicy<Exec>;
+      const int lanes =
+          lanes_for_average_degree<Policy>(std::int64_t(num_edges(g)) * (graph_traits<G>::is_undirected ? 2 : 1), n);
+      // A GPU block of 256 threads: 256 / lanes vertices at a time; host
+      // spaces (tests) one vertex per team, its lanes a SIMD loop.
+      const int per_team = tessera::is_host_execution_space<Exec>::value ? 1 : 256 / lanes;
+      const std::int64_t league = striding_league<Exec>(n, per_team, lanes);
+      pagerank_lanes_vector_pull<W, Exec, G, Lanes, Teleport, RankMatrix> pull;
+      pull.g = g;
+      pull.contrib = contrib;
+      pull.contrib_next = contrib_next;
+      pull.teleport = teleport;
+      pull.ranks = ranks;
+      pull.col0 = col0;
+      pull.n = n;
+      pull.stride = league * per_team;
+      pull.c = c;
+      tessera::parallel_reduce("graph::jobs::pagerank::pull_lanes", Policy(league, per_team, lanes), pull, &sums[0]);
+    } else if constexpr (graph_traits<G>::has_in_edges) {
       tessera::parallel_for(
           "graph::jobs::pagerank::pull", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nblocks, 1),
           TESSERA_LAMBDA(std::int64_t bi) {
@@ -196,10 +276,15 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
     }
     std::swap(contrib, contrib_next);
     // Block sums added in block order: the same figures on every thread count.
-    tessera::deep_copy(partial_h, partial);
+    if constexpr (!vector_pull) tessera::deep_copy(partial_h, partial);
     for (int k = 0; k < W; ++k) {
       double l1 = 0, dn = 0;
-      for (std::int64_t b = 0; b < nblocks; ++b) l1 += partial_h(b, k), dn += partial_h(b, W + k);
+      if constexpr (vector_pull) {
+        l1 = sums[k];
+        dn = sums[W + k];
+      } else {
+        for (std::int64_t b = 0; b < nblocks; ++b) l1 += partial_h(b, k), dn += partial_h(b, W + k);
+      }
       dangling[k] = dn;
       if (!lc.write[k]) continue;
       iterations[std::size_t(k)] = it;
