@@ -157,13 +157,21 @@ TYPED_TEST(GraphJobs, PageRankLanesOnEitherPullScheduleMatchTheSerialReference) 
   // vector lanes over its in-edges and the sweep's sums as one array
   // reduction (a GPU's default, run here on every space). Three jobs in
   // four lanes (one unused), two of them personalized, against the serial
-  // power iteration after 25 iterations.
+  // power iteration after 25 iterations. The third graph, two joined stars
+  // of 9,000 and 5,000 leaves, has two hubs (at least kPullHubDegree
+  // in-edges): their lists are summed in chunks before the pull.
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   using SS = typename G::space_type;
   using tg::detail::PullSchedule;
   constexpr int W = 4;
   const int iters = 25;
-  for (auto el : {random_edges(300, 700, 5), tg::kronecker(9, 8, 4)}) {
+  tg::edge_list stars;
+  stars.num_vertices = 2 + 9000 + 5000;
+  stars.add(0, 1);
+  for (std::int64_t i = 0; i < 9000; ++i) stars.add(0, 2 + i);
+  for (std::int64_t i = 0; i < 5000; ++i) stars.add(1, 9002 + i);
+  static_assert(5000 >= tg::detail::kPullHubDegree, "the smaller star must be a hub too");
+  for (auto el : {random_edges(300, 700, 5), tg::kronecker(9, 8, 4), stars}) {
     G g(el, tg::build_options::simple());
     const std::int64_t n = tg::num_vertices(g);
     const auto adj = simple_adjacency(el, true);

@@ -107,17 +107,80 @@ TESSERA_INLINE_FUNCTION void finish_vertex(std::int64_t v, std::int64_t out_deg,
   }
 }
 
+// The W lanes' sums of one vertex as one value, so that a vector reduction
+// reads each in-neighbour's row of W contributions once (one pass over the
+// list, W accumulators per lane) and combines the W sums in one shuffle
+// tree. Sum<job_lane_sums<W>> adds them (its identity: reduction_identity below).
+template <int W>
+struct job_lane_sums {
+  double v[W];
+  TESSERA_INLINE_FUNCTION job_lane_sums& operator+=(const job_lane_sums& o) {
+    for (int k = 0; k < W; ++k) v[k] += o.v[k];
+    return *this;
+  }
+  // The row of W contributions at `row` added in.
+  TESSERA_INLINE_FUNCTION void add_row(const double* row) {
+    for (int k = 0; k < W; ++k) v[k] += row[k];
+  }
+};
+
+}  // namespace tessera::graph::detail
+
+namespace tessera {
+// The identity of Sum<job_lane_sums<W>>: every lane 0.
+template <int W>
+struct reduction_identity<graph::detail::job_lane_sums<W>> {
+  TESSERA_FORCEINLINE_FUNCTION static constexpr graph::detail::job_lane_sums<W> sum() { return {}; }
+};
+}  // namespace tessera
+
+namespace tessera::graph::detail {
+
+// Hubs in the vector_lanes pull, as in pagerank (kPullHubDegree,
+// kPullHubChunk, make_pull_hubs): a vertex of at least kPullHubDegree
+// in-edges has its list cut into chunks of kPullHubChunk, each summed for
+// all W lanes by a whole team (a GPU block) before the pull, which then sums
+// the vertex's chunk sums in chunk order.
+template <int W, class Exec, class G, class Lanes, class SS, class Partial>
+void pull_hub_chunk_lanes(const G& g, const Lanes& contrib, const pull_hubs<SS>& hubs, const Partial& partial) {
+  using V = typename graph_traits<G>::vertex_descriptor;
+  using Policy = tessera::TeamPolicy<Exec>;
+  using Member = typename Policy::member_type;
+  if (hubs.chunks == 0) return;
+  const auto first = hubs.first_chunk;
+  const auto cv = hubs.chunk_vertex;
+  const Policy policy =
+      tessera::is_host_execution_space<Exec>::value ? Policy(hubs.chunks, 1, 1) : Policy(hubs.chunks, 8, 32);
+  tessera::parallel_for(
+      "graph::jobs::pagerank::pull_hubs", policy, TESSERA_LAMBDA(const Member& m) {
+        const std::int64_t c = m.league_rank();
+        const std::int64_t v = cv(c);
+        const auto in = in_adjacent_vertices(V(v), g);
+        const std::int64_t lo = (c - first(v)) * kPullHubChunk;
+        const std::int64_t len =
+            std::int64_t(in.size()) - lo < kPullHubChunk ? std::int64_t(in.size()) - lo : kPullHubChunk;
+        job_lane_sums<W> s;
+        tessera::parallel_reduce(
+            tessera::TeamVectorRange(m, len), [&](std::int64_t k, job_lane_sums<W>& a) { a.add_row(&contrib(in[lo + k], 0)); },
+            tessera::Sum<job_lane_sums<W>>(s));
+        tessera::single(tessera::PerTeam(m), [&]() {
+          for (int k = 0; k < W; ++k) partial(c, k) = s.v[k];
+        });
+      });
+}
+
 // The pull of PullSchedule::vector_lanes: team rank t of league rank l takes
-// vertices l * ranks + t, then every `stride` after; per vertex one vector
-// reduction per lane k over its in-edges, then lane 0 of the member
-// finishes the vertex. The sweep's sums: acc[k] = sum |r'_k - r_k| over the
-// vertices, acc[W + k] = the next dangling mass of lane k (an array
-// reduction of 2W doubles). At namespace scope: an array reduction needs a
-// functor with value_count.
-template <int W, class Exec, class G, class Lanes, class Teleport, class RankMatrix>
+// vertices l * ranks + t, then every `stride` after; per vertex its vector
+// lanes sum the W lanes' contributions of its in-edges (a hub: of its chunk
+// sums), then lane 0 of the member finishes the vertex. The sweep's sums:
+// acc[k] = sum |r'_k - r_k| over the vertices, acc[W + k] = the next
+// dangling mass of lane k (an array reduction of 2W doubles). At namespace
+// scope: an array reduction needs a functor with value_count.
+template <int W, class Exec, class G, class Lanes, class Teleport, class RankMatrix, class Partial>
 struct pagerank_lanes_vector_pull {
   using value_type = double[];
   using member_type = typename tessera::TeamPolicy<Exec>::member_type;
+  using SS = typename G::space_type;
   int value_count = 2 * W;
   G g;
   Lanes contrib, contrib_next;
@@ -125,6 +188,9 @@ struct pagerank_lanes_vector_pull {
   RankMatrix ranks;
   std::int64_t col0 = 0, n = 0, stride = 0;
   pagerank_lane_consts<W> c{};
+  bool have_hubs = false;
+  tessera::View<std::int64_t*, SS> first_chunk;  // of the hubs (pull_hubs)
+  Partial hub_partial;                           // chunks x W
 
   TESSERA_FUNCTION void operator()(const member_type& m, double* acc) const {
     using V = typename graph_traits<G>::vertex_descriptor;
@@ -133,12 +199,19 @@ struct pagerank_lanes_vector_pull {
     for (std::int64_t v = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); v < n; v += stride) {
       const auto in = in_adjacent_vertices(V(v), g);
       const std::int64_t deg = std::int64_t(in.size());
-      double s[W];
-      for (int k = 0; k < W; ++k)
+      job_lane_sums<W> sums;
+      if (have_hubs && deg >= kPullHubDegree) {
+        const std::int64_t c0 = first_chunk(v);
         tessera::parallel_reduce(
-            tessera::ThreadVectorRange(m, deg), [&](std::int64_t j, double& a) { a += contrib(in[j], k); }, s[k]);
+            tessera::ThreadVectorRange(m, first_chunk(v + 1) - c0),
+            [&](std::int64_t k, job_lane_sums<W>& a) { a.add_row(&hub_partial(c0 + k, 0)); }, tessera::Sum<job_lane_sums<W>>(sums));
+      } else {
+        tessera::parallel_reduce(
+            tessera::ThreadVectorRange(m, deg), [&](std::int64_t j, job_lane_sums<W>& a) { a.add_row(&contrib(in[j], 0)); },
+            tessera::Sum<job_lane_sums<W>>(sums));
+      }
       tessera::single(tessera::PerThread(m), [&]() {
-        finish_vertex<W>(v, out_degree(V(v), g), s, c, teleport, contrib_next, ranks, col0, l1, dsum);
+        finish_vertex<W>(v, out_degree(V(v), g), sums.v, c, teleport, contrib_next, ranks, col0, l1, dsum);
       });
     }
     tessera::single(tessera::PerThread(m), [&]() {
@@ -182,6 +255,10 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
                                                             2 * W);
   auto partial_h = tessera::create_mirror_view(tessera::HostSpace(), partial);
   double sums[2 * W];  // the vector pull's l1 (k) and next dangling mass (W + k) of lane k
+  pull_hubs<SS> hubs;
+  if constexpr (vector_pull) hubs = make_pull_hubs<Exec, SS>(g, n);
+  Lanes hub_partial(tessera::view_alloc("graph::jobs::pagerank::hub_partial", tessera::WithoutInitializing),
+                    hubs.chunks, W);
 
   pagerank_lane_consts<W> lc{};
   for (int k = 0; k < W; ++k) {
@@ -215,7 +292,11 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
       // spaces (tests) one vertex per team, its lanes a SIMD loop.
       const int per_team = tessera::is_host_execution_space<Exec>::value ? 1 : 256 / lanes;
       const std::int64_t league = striding_league<Exec>(n, per_team, lanes);
-      pagerank_lanes_vector_pull<W, Exec, G, Lanes, Teleport, RankMatrix> pull;
+      pull_hub_chunk_lanes<W, Exec>(g, contrib, hubs, hub_partial);
+      pagerank_lanes_vector_pull<W, Exec, G, Lanes, Teleport, RankMatrix, Lanes> pull;
+      pull.have_hubs = hubs.chunks > 0;
+      pull.first_chunk = hubs.first_chunk;
+      pull.hub_partial = hub_partial;
       pull.g = g;
       pull.contrib = contrib;
       pull.contrib_next = contrib_next;
