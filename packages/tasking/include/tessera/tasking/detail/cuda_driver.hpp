@@ -105,6 +105,10 @@ __device__ inline bool cuda_must_skip(CudaQueueState* s, CudaTaskRecord* t) {
                       "driver runs only tasks whose spawns were compiled in the translation unit that calls wait",
                       t);
     t->failed = 1;
+    // Its destructor is another module's code too: the completion must not
+    // call it (the functor's device copy is left undestroyed; the host
+    // destroys its own copy of a host spawn as usual).
+    t->destroy = nullptr;
     return true;
   }
   if (cuda_cancelling(s)) {
