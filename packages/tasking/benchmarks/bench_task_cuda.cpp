@@ -43,9 +43,13 @@
 //
 // Goals on an H100 (issue gpu-tasking part 6): Fibonacci >= 100 M tasks/s;
 // 10^6 tasks fanned out from the host <= 5 ms; the tiled Cholesky at >= 0.3
-// of cuSOLVER's speed; every figure ahead of the 16-core host scheduler. Not
-// here yet: the host peers (this program is built without the Threads
-// back-end).
+// of cuSOLVER's speed; every figure ahead of the 16-core host scheduler.
+// The host scheduler on the default host back-end (Threads in the GPU pack:
+// every core of the GPU machine) runs fib and the host-spawned and tree
+// fan-outs in the same program, interleaved, as each GPU row's reference; a
+// build whose host back-end is Serial has no host column. oneTBB and
+// Taskflow are not in this program (bench_task_overhead has them, on a host
+// build).
 //
 // Method: wait() is synchronous (it launches the persistent kernel and polls
 // it to its end), so each run is timed with the host clock around the spawns
@@ -77,8 +81,10 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if !TESSERA_ENABLE_CUDA
@@ -86,9 +92,12 @@
 #endif
 
 // The functors are __host__ __device__ (TESSERA_FUNCTION) and their host
-// instantiations name host-only API paths that never run (warning 20014).
+// instantiations name host-only API paths that never run (warning 20014);
+// those instantiated for the host scheduler (FibOn<HostSched>, ...) call
+// its host-only API, and run on the host only (warning 20011).
 #if defined(__NVCC__)
 #pragma nv_diag_suppress 20014
+#pragma nv_diag_suppress 20011
 #endif
 
 namespace tessera_bench_task_cuda {
@@ -98,6 +107,13 @@ using Sched = tessera::TaskScheduler<Cuda>;
 using Member = Sched::member_type;
 namespace bench = tessera::bench;
 using clock_type = std::chrono::steady_clock;
+// The CPU peer (issue gpu-tasking part 6: the GPU machine's 16 cores): the
+// host scheduler on the default host back-end, in the same program, its runs
+// interleaved with the GPU's. A build without a parallel host back-end
+// (Serial) has no host column.
+using Host = tessera::DefaultHostExecutionSpace;
+using HostSched = tessera::TaskScheduler<Host>;
+constexpr bool kHostColumn = !std::is_same_v<Host, tessera::Serial>;
 
 struct Setup {
   bool json = false;
@@ -158,15 +174,17 @@ struct DeviceArray {
 
 // ---- fib -------------------------------------------------------------------------
 
-struct Fib {
+// On either scheduler: TaskScheduler<Cuda>, and the host's for its column.
+template <class S>
+struct FibOn {
   using value_type = long long;
-  Sched sched;
+  S sched;
   int n;
-  tessera::BasicFuture<long long, Sched> f1, f2;
+  tessera::BasicFuture<long long, S> f1, f2;
 
-  TESSERA_FUNCTION Fib(const Sched& s, int n_) : sched(s), n(n_) {}
+  TESSERA_FUNCTION FibOn(const S& s, int n_) : sched(s), n(n_) {}
 
-  TESSERA_FUNCTION void operator()(Member&, long long& result) {
+  TESSERA_FUNCTION void operator()(typename S::member_type&, long long& result) {
     if (n < 2) {
       result = n;
       return;
@@ -177,8 +195,9 @@ struct Fib {
     }
     // A spawn that finds the pool full gives a null future: respawn at Low
     // priority and try again once other tasks have completed.
-    if (f1.is_null()) f1 = tessera::task_spawn(tessera::TaskSingle(sched), Fib(sched, n - 1));
-    if (f2.is_null()) f2 = tessera::task_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), Fib(sched, n - 2));
+    if (f1.is_null()) f1 = tessera::task_spawn(tessera::TaskSingle(sched), FibOn(sched, n - 1));
+    if (f2.is_null())
+      f2 = tessera::task_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), FibOn(sched, n - 2));
     if (f1.is_null() || f2.is_null()) {
       tessera::respawn(this, sched, tessera::TaskPriority::Low);
       return;
@@ -195,41 +214,77 @@ long long fibonacci_closed_form(int n) {
   return std::llround(std::pow(phi, n) / s5);
 }
 
+// What the driver counted over a row's runs (warm-up included), per run: the
+// steals and the spawns that found the pool full, for the note under the table.
+struct DriverCounts {
+  double steals_per_run = 0, failed_spawns_per_run = 0;
+};
+DriverCounts driver_counts(const Sched& sched, int runs) {
+  const tessera::TaskStatistics st = sched.statistics();
+  return {double(st.steals) / runs, double(st.failed_spawns) / runs};
+}
+int runs_of(const Setup& S) { return options(S).warmup + options(S).repeats; }
+
 void row_fib(const Setup& S, const bench::Report& report, const std::vector<int>& ns) {
   // Fib(30) makes 2.7 M tasks and 1.3 M when_all nodes; a GPU running them
   // breadth-first can hold a large part of them at once. Spawns that find the
   // pool full retry, so the size bounds memory, not correctness.
   Sched sched(Sched::memory_space(), std::size_t(2) << 30);
+  std::optional<HostSched> host_sched;
+  if constexpr (kHostColumn) host_sched.emplace(HostSched::memory_space(), std::size_t(2) << 30);
   for (int n : ns) {
     const long long want = fibonacci_closed_form(n);
     const double calls = 2.0 * double(fibonacci_closed_form(n + 1)) - 1.0;
     const double nodes = double(fibonacci_closed_form(n + 1)) - 1.0;
     if (!S.json)
       std::printf("\n# fib(%d): %.0f tasks + %.0f when_all nodes, %d warps\n", n, calls, nodes, sched.workers());
-    bool all_ok = true;
+    bool all_ok = true, host_ok = true;
+    std::vector<bench::Contender> cs;
+    if (host_sched) {
+      bench::Contender h;
+      h.name = std::string("tessera TaskScheduler<") + Host::name() + "> (host cores)";
+      h.run = [&] {
+        auto f = tessera::host_spawn(tessera::TaskSingle(*host_sched), FibOn<HostSched>(*host_sched, n));
+        tessera::wait(*host_sched);
+        host_ok = host_ok && f.get() == want;
+      };
+      h.threads_ran = [] { return Host().concurrency(); };
+      cs.push_back(h);
+    }
     bench::Contender c;
     c.name = "tessera TaskScheduler<Cuda>";
     c.run = [&] {
-      auto f = tessera::host_spawn(tessera::TaskSingle(sched), Fib(sched, n));
+      auto f = tessera::host_spawn(tessera::TaskSingle(sched), FibOn<Sched>(sched, n));
       tessera::wait(sched);
       all_ok = all_ok && static_cast<long long>(f.get()) == want;
     };
-    const auto rs = bench::run_interleaved({c}, options(S));
+    c.reference = host_sched ? 0 : -1;
+    cs.push_back(c);
+    sched.reset_statistics();
+    const auto rs = bench::run_interleaved(cs, options(S));
+    const DriverCounts dc = driver_counts(sched, runs_of(S));
     verify(S, all_ok, "fib(" + std::to_string(n) + ") = " + std::to_string(want) + " (Binet) in every run");
-    report.add("fib(" + std::to_string(n) + ")", bench::Measure{"Mtasks/s", calls, 1e-6, false, false}, {c}, rs);
+    if (host_sched) verify(S, host_ok, "fib(" + std::to_string(n) + ") on the host scheduler, every run");
+    report.add("fib(" + std::to_string(n) + ")", bench::Measure{"Mtasks/s", calls, 1e-6, false, false}, cs, rs);
     report.note("fib(" + std::to_string(n) + ")", {{"tasks", calls}, {"when_all_nodes", nodes}, {"warps", sched.workers()},
-                                                    {"last_batch_width", sched.last_batch_width()}});
-    if (!S.json) std::printf("  # single tasks per warp pop (last run): %.2f\n", sched.last_batch_width());
+                                                    {"last_batch_width", sched.last_batch_width()},
+                                                    {"steals_per_run", dc.steals_per_run},
+                                                    {"failed_spawns_per_run", dc.failed_spawns_per_run}});
+    if (!S.json)
+      std::printf("  # single tasks per warp pop (last run): %.2f; per run: %.0f steals, %.0f spawns found the pool full\n",
+                  sched.last_batch_width(), dc.steals_per_run, dc.failed_spawns_per_run);
   }
 }
 
 // ---- fan-out ---------------------------------------------------------------------
 
-struct Mark {
+template <class S>
+struct MarkOn {
   int* hits;
   int i;
-  TESSERA_FUNCTION void operator()(Member&) { hits[i] += 1; }  // its own slot: no other task writes it
+  TESSERA_FUNCTION void operator()(typename S::member_type&) { hits[i] += 1; }  // its own slot: no other task writes it
 };
+using Mark = MarkOn<Sched>;
 
 struct Spawner {
   Sched sched;
@@ -247,22 +302,23 @@ struct Spawner {
 };
 
 // Covers [lo, hi): up to 32 children, each a subrange, or (a leaf) a Mark per index.
-struct TreeNode {
+template <class S>
+struct TreeNodeOn {
   static constexpr int kFan = 32;
-  Sched sched;
+  S sched;
   int* hits;
   int lo, hi;
   int next = 0;  // children spawned so far (a respawn after a full pool resumes here)
-  TESSERA_FUNCTION void operator()(Member&) {
+  TESSERA_FUNCTION void operator()(typename S::member_type&) {
     const int len = hi - lo;
     if (len <= kFan) {
       for (; next < len; ++next)
-        if (tessera::task_spawn(tessera::TaskSingle(sched), Mark{hits, lo + next}).is_null()) break;
+        if (tessera::task_spawn(tessera::TaskSingle(sched), MarkOn<S>{hits, lo + next}).is_null()) break;
     } else {
       const int step = (len + kFan - 1) / kFan;
       for (; next < kFan && lo + next * step < hi; ++next) {
         const int a = lo + next * step, b = a + step < hi ? a + step : hi;
-        if (tessera::task_spawn(tessera::TaskSingle(sched), TreeNode{sched, hits, a, b}).is_null()) break;
+        if (tessera::task_spawn(tessera::TaskSingle(sched), TreeNodeOn{sched, hits, a, b}).is_null()) break;
       }
       if (next < kFan && lo + next * step >= hi) next = kFan;
     }
@@ -270,6 +326,8 @@ struct TreeNode {
     if (!done) tessera::respawn(this, sched, tessera::TaskPriority::Low);
   }
 };
+
+using TreeNode = TreeNodeOn<Sched>;
 
 // Tree nodes of TreeNode over n indices (closed count, for tasks/s).
 double tree_nodes(int n) {
@@ -322,20 +380,55 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
     tessera::wait(sched);
     tree_ok = tree_ok && all_once();
   };
+  // The host scheduler's column: the host-spawned and the tree fan-outs
+  // (the same tasks, on host memory), each the reference of its GPU row.
+  std::vector<bench::Contender> cs;
+  std::optional<HostSched> hsched;
+  std::vector<int> host_hits(std::size_t(n), 0);
+  bool host_column_ok = true;
+  auto host_all_once = [&] { return std::all_of(host_hits.begin(), host_hits.end(), [](int v) { return v == 1; }); };
+  if constexpr (kHostColumn) {
+    hsched.emplace(HostSched::memory_space(), std::max(need, std::size_t(256) << 20));
+    const std::string who = std::string("host scheduler (") + Host::name() + "): ";
+    bench::Contender hh;
+    hh.name = who + "host_spawn x N + wait";
+    hh.prepare = [&] { std::fill(host_hits.begin(), host_hits.end(), 0); };
+    hh.run = [&] {
+      for (int i = 0; i < n; ++i) tessera::host_spawn(tessera::TaskSingle(*hsched), MarkOn<HostSched>{host_hits.data(), i});
+      tessera::wait(*hsched);
+      host_column_ok = host_column_ok && host_all_once();
+    };
+    hh.threads_ran = [] { return Host().concurrency(); };
+    bench::Contender ht = hh;
+    ht.name = who + "tree of spawners (32-way)";
+    ht.run = [&] {
+      tessera::host_spawn(tessera::TaskSingle(*hsched), TreeNodeOn<HostSched>{*hsched, host_hits.data(), 0, n});
+      tessera::wait(*hsched);
+      host_column_ok = host_column_ok && host_all_once();
+    };
+    cs = {hh, ht};
+    host.reference = 0;
+    tree.reference = 1;
+  }
+  cs.insert(cs.end(), {host, spawner, tree});
   // Each way its own report row: they count different tasks.
   const std::string name = "fan-out " + std::to_string(n);
-  const std::vector<bench::Contender> cs{host, spawner, tree};
+  sched.reset_statistics();
   const auto rs = bench::run_interleaved(cs, options(S));
+  const DriverCounts dc = driver_counts(sched, runs_of(S));
   verify(S, host_ok, name + " from the host: every task ran exactly once, every run");
   verify(S, spawner_ok, name + " from one spawner: every task ran exactly once, every run");
   verify(S, tree_ok, name + " from a tree of spawners: every task ran exactly once, every run");
+  if (hsched) verify(S, host_column_ok, name + " on the host scheduler: every task ran exactly once, every run");
   const bench::Measure ms{"ms", 1.0, 1e3, true, true};
   report.add(name, ms, cs, rs);
   report.note(name, {{"host_staging_ms_median", median(stage_s) * 1e3},
                      {"host_wait_ms_median", median(wait_s) * 1e3},
                      {"spawner_chunk", chunk},
                      {"tree_tasks", double(n) + tree_nodes(n)},
-                     {"warps", sched.workers()}});
+                     {"warps", sched.workers()},
+                     {"steals_per_run_all_three", dc.steals_per_run},
+                     {"failed_spawns_per_run_all_three", dc.failed_spawns_per_run}});
   if (!S.json) {
     std::printf("  # host case split: host_spawn staging %.3f ms, wait (upload + run) %.3f ms (medians)\n",
                 median(stage_s) * 1e3, median(wait_s) * 1e3);
@@ -642,6 +735,22 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
   const double tm = median(tessera_s), cm = median(cusolver_s);
   const double ratio = cm / tm;
   const std::string name = "tiled cholesky n=" + std::to_string(n) + " nb=" + std::to_string(kNb);
+  // The table's rows (GFLOP/s of n^3/3, cuSOLVER the reference): the event
+  // times of each repeat, paired as they ran.
+  {
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, Cuda().cuda_device()));
+    bench::Contender cref, ctes;
+    cref.name = "cusolverDnDpotrf";
+    ctes.name = "tessera TaskScheduler<Cuda>, warp-team tile tasks";
+    ctes.reference = 0;
+    bench::Result rref, rtes;
+    rref.seconds = cusolver_s;
+    rtes.seconds = tessera_s;
+    rref.threads = rtes.threads = sms;
+    for (std::size_t r = 0; r < tessera_s.size(); ++r) rtes.ratio.push_back(cusolver_s[r] / tessera_s[r]);
+    report.add(name, bench::Measure{"GFLOP/s", flops, 1e-9, false, false}, {cref, ctes}, {rref, rtes});
+  }
   report.note(name, {{"card", card},
                      {"n", n},
                      {"tile", kNb},
