@@ -15,7 +15,9 @@
 // On a GPU: bench_fem_assembly_cuda (bench_fem_assembly_cuda.cpp defines
 // TESSERA_BENCH_FEM_CUDA): the same contenders with Space = Cuda (each
 // timed run ends with a fence), bench name fem_assembly_cuda, meshes of
-// about 1.6 M P1 and 0.4 M P2 elements by default, values compared with the
+// about 1.6 M P1 and 83,000 P2 elements by default (P2 at 40^3, 384,000
+// elements and 134 M nonzeros, ran past the GPU check's 110 s on an H200: its
+// serial loop alone is about 8 s a run), values compared with the
 // serial loop on the host to rounding (the device fuses multiply-adds). The
 // host columns are that serial loop and, when the build has a parallel host
 // space (the GPU pack enables Threads), the three strategies on it with all
@@ -44,7 +46,7 @@ namespace fem = tessera::sparse::fem;
 #if defined(TESSERA_BENCH_FEM_CUDA)
 using Space = tessera::Cuda;
 constexpr const char* kBenchName = "fem_assembly_cuda";
-constexpr int kDefaultP1Cells = 64, kDefaultP2Cells = 40;
+constexpr int kDefaultP1Cells = 64, kDefaultP2Cells = 24;
 #else
 using Space = tessera::DefaultHostExecutionSpace;
 constexpr const char* kBenchName = "fem_assembly";

@@ -225,6 +225,32 @@ DriverCounts driver_counts(const Sched& sched, int runs) {
 }
 int runs_of(const Setup& S) { return options(S).warmup + options(S).repeats; }
 
+// The driver's account of one wait (TaskScheduler<Cuda>::last_wait_profile),
+// as a note under the table and a line of the text output: where the wait's
+// time went on the host, and how the warps spent the kernel (running tasks,
+// taking work, idle). `who` names the contender it belongs to.
+void note_profile(const Setup& S, const bench::Report& report, const std::string& case_name, const std::string& who,
+                  const tessera::TaskWaitProfile& p) {
+  report.note(case_name, {{"profile_of", who},
+                          {"wait_ms", p.total_ms},
+                          {"upload_ms", p.upload_ms},
+                          {"kernel_ms", p.kernel_ms},
+                          {"finish_ms", p.finish_ms},
+                          {"warp_running_fraction", p.running_fraction},
+                          {"warp_taking_fraction", p.taking_fraction},
+                          {"warp_idle_fraction", p.idle_fraction},
+                          {"batches", double(p.batches)},
+                          {"tasks_per_batch", p.batches ? double(p.lanes_used) / double(p.batches) : 0.0},
+                          {"idle_steps", double(p.idle_steps)},
+                          {"warps", p.warps}});
+  if (!S.json)
+    std::printf("  # %s, last wait: %.3f ms = upload %.3f + kernel %.3f + finish %.3f; warps running %.1f%%, "
+                "taking work %.1f%%, idle %.1f%%; %llu batches of %.2f tasks\n",
+                who.c_str(), p.total_ms, p.upload_ms, p.kernel_ms, p.finish_ms, 100 * p.running_fraction,
+                100 * p.taking_fraction, 100 * p.idle_fraction, (unsigned long long)p.batches,
+                p.batches ? double(p.lanes_used) / double(p.batches) : 0.0);
+}
+
 void row_fib(const Setup& S, const bench::Report& report, const std::vector<int>& ns) {
   // Fib(30) makes 2.7 M tasks and 1.3 M when_all nodes; a GPU running them
   // breadth-first can hold a large part of them at once. Spawns that find the
@@ -273,6 +299,7 @@ void row_fib(const Setup& S, const bench::Report& report, const std::vector<int>
     if (!S.json)
       std::printf("  # single tasks per warp pop (last run): %.2f; per run: %.0f steals, %.0f spawns found the pool full\n",
                   sched.last_batch_width(), dc.steals_per_run, dc.failed_spawns_per_run);
+    note_profile(S, report, "fib(" + std::to_string(n) + ")", c.name, sched.last_wait_profile());
   }
 }
 
@@ -352,6 +379,7 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
 
   std::vector<double> stage_s, wait_s;
   bool host_ok = true, spawner_ok = true, tree_ok = true;
+  tessera::TaskWaitProfile host_profile, spawner_profile, tree_profile;
   bench::Contender host;
   host.name = "host_spawn x N + wait";
   host.prepare = [&] { hits.clear(); };
@@ -360,6 +388,7 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
     for (int i = 0; i < n; ++i) tessera::host_spawn(tessera::TaskSingle(sched), Mark{hits.ptr, i});
     const auto t1 = clock_type::now();
     tessera::wait(sched);
+    host_profile = sched.last_wait_profile();
     stage_s.push_back(std::chrono::duration<double>(t1 - t0).count());
     wait_s.push_back(seconds_since(t1));
     host_ok = host_ok && all_once();
@@ -370,6 +399,7 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
   spawner.run = [&] {
     tessera::host_spawn(tessera::TaskSingle(sched), Spawner{sched, hits.ptr, n, chunk});
     tessera::wait(sched);
+    spawner_profile = sched.last_wait_profile();
     spawner_ok = spawner_ok && all_once();
   };
   bench::Contender tree;
@@ -378,6 +408,7 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
   tree.run = [&] {
     tessera::host_spawn(tessera::TaskSingle(sched), TreeNode{sched, hits.ptr, 0, n});
     tessera::wait(sched);
+    tree_profile = sched.last_wait_profile();
     tree_ok = tree_ok && all_once();
   };
   // The host scheduler's column: the host-spawned and the tree fan-outs
@@ -429,6 +460,9 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
                      {"warps", sched.workers()},
                      {"steals_per_run_all_three", dc.steals_per_run},
                      {"failed_spawns_per_run_all_three", dc.failed_spawns_per_run}});
+  note_profile(S, report, name, host.name, host_profile);
+  note_profile(S, report, name, spawner.name, spawner_profile);
+  note_profile(S, report, name, tree.name, tree_profile);
   if (!S.json) {
     std::printf("  # host case split: host_spawn staging %.3f ms, wait (upload + run) %.3f ms (medians)\n",
                 median(stage_s) * 1e3, median(wait_s) * 1e3);
@@ -514,6 +548,7 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
   std::vector<double> build_s, wait_s;
   bool ok = true;
   long long counted = 0;
+  tessera::TaskWaitProfile profile;
   bench::Contender c;
   c.name = "tessera TaskScheduler<Cuda>";
   c.prepare = [&] {
@@ -525,6 +560,7 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
     counted = spawn_cholesky_dag(sched, nt, ver.ptr, bad.ptr);
     const auto t1 = clock_type::now();
     tessera::wait(sched);
+    profile = sched.last_wait_profile();
     build_s.push_back(std::chrono::duration<double>(t1 - t0).count());
     wait_s.push_back(seconds_since(t1));
     // Every tile ends at version j + 1 (its j updates and its last); no task saw a wrong version.
@@ -547,6 +583,7 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
   if (!S.json)
     std::printf("  # host DAG build %.3f ms, wait %.3f ms (%.1f ns per task) (medians)\n", median(build_s) * 1e3,
                 median(wait_s) * 1e3, median(wait_s) / tasks * 1e9);
+  note_profile(S, report, name, c.name, profile);
 }
 
 // ---- tiled Cholesky with real tile bodies, against cuSOLVER ---------------------------
@@ -684,6 +721,7 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
                 "scratch each) vs cusolverDnDpotrf, %s: %.0f tasks, %d warps\n",
                 n, nt, nt, kNb, kTileScratch, card, tasks, sched.workers());
   std::vector<double> tessera_s, cusolver_s, build_s;
+  tessera::TaskWaitProfile profile;
   int info_host = 0;
   // Run 0 is the warm-up of both (module load, cuSOLVER's first call).
   for (int rep = 0; rep <= S.repeats; ++rep) {
@@ -699,6 +737,7 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
     tessera::wait(sched);
     CK(cudaEventRecord(e1));
     const double ts = elapsed();
+    profile = sched.last_wait_profile();
     if (double(spawned) != tasks) throw std::runtime_error("potrf DAG: wrong task count");
 
     CK(cudaMemcpy(ac.ptr, a0.ptr, bytes, cudaMemcpyDeviceToDevice));
@@ -764,6 +803,7 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
                      {"host_build_ms_median", median(build_s) * 1e3},
                      {"rel_diff", rel},
                      {"warps", sched.workers()}});
+  note_profile(S, report, name, "tessera TaskScheduler<Cuda>, warp-team tile tasks", profile);
   if (!S.json) {
     auto span = [](std::vector<double> v) {
       std::sort(v.begin(), v.end());

@@ -487,6 +487,43 @@ TEST(TaskCuda, SingleTasksRunSeveralPerWarpPop) {
   // One spawner fills its warp's deque: its pops take many tasks at once.
   EXPECT_GT(sched.last_batch_width(), 1.5) << "single tasks per pop, averaged";
 }
+
+// last_wait_profile(): the driver's account of a wait adds up. Every task
+// run is a lane of some batch (each child once, the spawner at least once:
+// at least children + 1 runs), the warps' loop splits into running, taking
+// and idle with nothing left over, and the kernel's event time lies within
+// the host's time for the whole wait. A wait with nothing staged (the
+// driver still runs, finds nothing and ends) runs no batch.
+TEST(TaskCuda, LastWaitProfileAccountsForTheWait) {
+  if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+  using View = CountView<tessera::Cuda>;
+  CudaSched sched(CudaSched::memory_space(), std::size_t(16) << 20);
+  View count("count", 2);
+  const int children = 20000;
+  tessera::host_spawn(tessera::TaskSingle(sched), Spawner<CudaSched, View>{sched, count, children});
+  tessera::wait(sched);
+  ASSERT_EQ(to_host<tessera::Cuda>(count)[1], children);
+  const tessera::TaskWaitProfile p = sched.last_wait_profile();
+  EXPECT_EQ(p.warps, sched.workers());
+  EXPECT_GE(p.lanes_used, std::uint64_t(children) + 1);
+  EXPECT_GE(p.batches * 32, p.lanes_used);
+  EXPECT_LE(p.batches, p.lanes_used);
+  EXPECT_GT(p.running_fraction, 0.0);
+  EXPECT_GE(p.taking_fraction, 0.0);
+  EXPECT_GE(p.idle_fraction, 0.0);
+  EXPECT_LE(p.running_fraction + p.taking_fraction, 1.0 + 1e-12);
+  EXPECT_NEAR(p.running_fraction + p.taking_fraction + p.idle_fraction, 1.0, 1e-9);
+  EXPECT_GT(p.kernel_ms, 0.0);
+  EXPECT_LE(p.kernel_ms, p.total_ms);
+  EXPECT_LE(p.upload_ms, p.total_ms);
+  EXPECT_GT(p.idle_steps, std::uint64_t(0)) << "every warp takes at least one idle step before the wait ends";
+
+  tessera::wait(sched);  // nothing staged
+  const tessera::TaskWaitProfile empty = sched.last_wait_profile();
+  EXPECT_EQ(empty.batches, std::uint64_t(0));
+  EXPECT_EQ(empty.lanes_used, std::uint64_t(0));
+  EXPECT_EQ(empty.running_fraction, 0.0);
+}
 #endif
 
 }  // namespace

@@ -31,4 +31,24 @@ struct TaskStatistics {
 
 std::ostream& operator<<(std::ostream& out, const TaskStatistics& s);
 
+// Where the last wait of a TaskScheduler<Cuda> spent its time
+// (last_wait_profile()): the host's phases by the host clock, the driver
+// kernel by CUDA events around its launch, and the driver warps' loop split
+// by lane 0's SM cycle counter (clock64), summed over the warps. The
+// fractions say whether warps were running tasks, looking for them, or idle;
+// the batch counts say how full the warps' batches were.
+struct TaskWaitProfile {
+  double total_ms = 0;     // wait(): from its call to its return
+  double upload_ms = 0;    // before the launch: staged records, their list, the state
+  double kernel_ms = 0;    // the driver kernel (CUDA events)
+  double finish_ms = 0;    // after the kernel: read-back, the host's functor copies destroyed
+  double taking_fraction = 0;   // of the warps' loop cycles: inbox drain and the search for work
+  double running_fraction = 0;  // running batches: the tasks, their spawns and completions
+  double idle_fraction = 0;     // the rest: idle steps (termination count, probes, sleeps)
+  std::uint64_t batches = 0;     // pops that ran tasks
+  std::uint64_t lanes_used = 0;  // tasks run, summed over the batches
+  std::uint64_t idle_steps = 0;  // idle steps of all warps
+  int warps = 0;
+};
+
 }  // namespace tessera

@@ -339,6 +339,9 @@ class TaskScheduler<Cuda> {
   int workers() const { return queue("workers").warps(); }
   // Single tasks run per batch pop in the last wait, on average (1 to 32).
   double last_batch_width() const { return queue("last_batch_width").last_batch_width(); }
+  // Where the last wait spent its time: host phases, the driver kernel, and
+  // its warps' loop split into running, taking work and idle (statistics.hpp).
+  TaskWaitProfile last_wait_profile() const { return queue("last_wait_profile").last_wait_profile(); }
 
   template <class F>
   std::size_t spawn_allocation_size() const {

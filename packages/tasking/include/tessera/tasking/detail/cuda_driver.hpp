@@ -141,6 +141,17 @@ __global__ void cuda_apply_host_deltas(CudaQueueState* s) {
     cuda_apply_delta(s, s->delta_records[i], s->delta_values[i]);
 }
 
+// Lane 0's cycle accounting (CudaWarpCounters): a span's counter is
+// decremented by the clock at its start and incremented at its end, in the
+// warp's counters in global memory, so no timestamp occupies a register
+// across the driver's loop (the kernel is at its register limit).
+__device__ __forceinline__ void cuda_span_begin(unsigned long long& cycles) {
+  cycles -= static_cast<unsigned long long>(clock64());
+}
+__device__ __forceinline__ void cuda_span_end(unsigned long long& cycles) {
+  cycles += static_cast<unsigned long long>(clock64());
+}
+
 // The driver kernels of a program: one per translation unit that includes
 // this header (see below). Any of them sizes a scheduler, wherever it was
 // made: they are the same code, with the same registers and shared memory.
@@ -188,12 +199,17 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
   unsigned long long seen = 0, since = 0, completed_seen = 0;
   unsigned sleep_ns = 32;
   unsigned rounds = 0;
+  CudaWarpCounters& mine = s->counters[wid];
+  if (lane == 0) cuda_span_begin(mine.cycles_loop);
   for (;;) {
     int n = 0;
     if (lane == 0) {
       int team = 0;
+      cuda_span_begin(mine.cycles_taking);
       n = cuda_next_batch(s, wid, me, busy, batch, &team);
+      cuda_span_end(mine.cycles_taking);
       batch_team[wib] = team;
+      if (n > 0) cuda_span_begin(mine.cycles_running);
     }
     n = __shfl_sync(0xffffffffu, n, 0);
     __syncwarp();
@@ -228,6 +244,7 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
         cuda_add(s->counters[wid].batches, 1ull);
         cuda_add(s->counters[wid].lanes_used, (unsigned long long)n);
         if ((++rounds & 63u) == 0) cuda_watchdog(s, seen, since);
+        cuda_span_end(mine.cycles_running);
       }
       sleep_ns = 32;
       continue;
@@ -235,9 +252,11 @@ __global__ void __launch_bounds__(kCudaDriverBlock) cuda_task_driver(CudaQueueSt
     // Nothing to run (cuda_termination.hpp).
     int leave = 0;
     if (lane == 0) {
+      mine.idle_steps += 1;
       cuda_watchdog(s, seen, since);
       const CudaIdleStep step = cuda_idle_step(s, wid, me, busy);
       if (step == CudaIdleStep::Leave) {
+        cuda_span_end(mine.cycles_loop);
         leave = 1;
       } else if (step == CudaIdleStep::Wait) {
         __nanosleep(sleep_ns);
@@ -353,6 +372,8 @@ class CudaTaskQueue {
     if (m_broken) return;  // a kernel may still run on this memory: leave it
     if (m_poll_stream) cudaStreamDestroy(m_poll_stream);
     if (m_progress_host) cudaFreeHost(m_progress_host);
+    for (cudaEvent_t e : m_kernel_events)
+      if (e) cudaEventDestroy(e);
     CudaSpace space;
     if (m_mirror) cudaFreeHost(m_mirror);
     space.deallocate(m_arena, m_arena_bytes);
@@ -501,6 +522,10 @@ class CudaTaskQueue {
   }
   // Single tasks per batch pop, averaged over the last wait (1 to 32).
   double last_batch_width() const noexcept { return m_last_width; }
+  TaskWaitProfile last_wait_profile() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_last_profile;
+  }
 
   // ---- wait ----
   // `kernel` and `module`: the driver kernel and module marker of the TU that
@@ -514,6 +539,8 @@ class CudaTaskQueue {
     } end_of_wait{*this};
     std::lock_guard<std::mutex> lock(m_mutex);
     check_usable("tessera::wait");
+    using wait_clock = std::chrono::steady_clock;
+    const auto t_call = wait_clock::now();
     // What is staged now runs in this wait; host threads spawning meanwhile
     // stage for the next one.
     std::vector<CudaTaskRecord*> staged;
@@ -602,10 +629,16 @@ class CudaTaskQueue {
     cudaError_t launched = cudaGetLastError();
     if (launched == cudaSuccess && m_dynamic_shared_attribute)
       launched = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, m_dynamic_shared_attribute);
+    if (launched == cudaSuccess && m_kernel_events[0] == nullptr)
+      for (cudaEvent_t& e : m_kernel_events)
+        if (launched == cudaSuccess) launched = cudaEventCreate(&e);
+    const auto t_launch = wait_clock::now();
+    if (launched == cudaSuccess) launched = cudaEventRecord(m_kernel_events[0], nullptr);
     if (launched == cudaSuccess)
       launched = cudaLaunchCooperativeKernel(kernel,
                                              dim3(unsigned(m_launch_blocks)), dim3(kCudaDriverBlock), args,
                                              std::size_t(m_state.team_scratch_bytes) * kCudaWarpsPerBlock, nullptr);
+    if (launched == cudaSuccess) launched = cudaEventRecord(m_kernel_events[1], nullptr);
     if (launched != cudaSuccess) {
       // The staged tasks were taken from the host and will never run:
       // their futures could never complete.
@@ -618,11 +651,13 @@ class CudaTaskQueue {
     // device watchdog's time plus 10 s (the device's own watchdog ends a
     // stalled DAG sooner; this catches a task that never returns, which
     // keeps the kernel alive). Progress is read over a second stream while
-    // the driver runs.
+    // the driver runs. The poll's nap grows to 100 us: it bounds how late the
+    // host sees the end of a short wait (it was 2.56 ms, half of the 10^6
+    // host fan-out's goal), at a stream query per 100 us.
     const double limit = stall_seconds() * 2.0 + 10.0;
     auto last_progress = std::chrono::steady_clock::now();
     unsigned long long progress_seen = 0;
-    std::chrono::microseconds nap(20);
+    std::chrono::microseconds nap(10);
     for (;;) {
       const cudaError_t e = cudaStreamQuery(nullptr);
       if (e == cudaSuccess) break;
@@ -644,8 +679,11 @@ class CudaTaskQueue {
         }
       }
       std::this_thread::sleep_for(nap);
-      if (nap < std::chrono::microseconds(2000)) nap *= 2;
+      if (nap < std::chrono::microseconds(100)) nap *= 2;
     }
+    float kernel_ms = 0;
+    cuda_check(cudaEventElapsedTime(&kernel_ms, m_kernel_events[0], m_kernel_events[1]),
+               "tessera::wait (Cuda): timing the task driver");
     cuda_check(cudaMemcpy(&m_state, m_dev, sizeof m_state, cudaMemcpyDeviceToHost), "tessera::wait (Cuda): state");
     std::vector<CudaWarpCounters> counters(static_cast<std::size_t>(m_nwarps));
     cuda_check(cudaMemcpy(counters.data(), m_counters, counters.size() * sizeof(CudaWarpCounters),
@@ -664,7 +702,8 @@ class CudaTaskQueue {
       }
     }
     std::uint64_t spawned = std::uint64_t(staged_now), completed = 0, failed_spawns = 0, batches = 0, lanes = 0,
-                  steals = 0;
+                  steals = 0, idle_steps = 0;
+    double cycles_loop = 0, cycles_taking = 0, cycles_running = 0;
     for (const CudaWarpCounters& c : counters) {
       spawned += c.spawned;
       completed += c.completed;
@@ -672,12 +711,32 @@ class CudaTaskQueue {
       batches += c.batches;
       lanes += c.lanes_used;
       steals += c.steals;
+      idle_steps += c.idle_steps;
+      cycles_loop += double(c.cycles_loop);
+      cycles_taking += double(c.cycles_taking);
+      cycles_running += double(c.cycles_running);
     }
     m_stats.spawned += spawned;
     m_stats.completed += completed;
     m_stats.failed_spawns += failed_spawns;
     m_stats.steals += steals;
     m_last_width = batches ? double(lanes) / double(batches) : 0.0;
+    {
+      auto ms = [](wait_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+      TaskWaitProfile& p = m_last_profile;
+      const auto t_end = wait_clock::now();
+      p.total_ms = ms(t_end - t_call);
+      p.upload_ms = ms(t_launch - t_call);
+      p.kernel_ms = double(kernel_ms);
+      p.finish_ms = std::max(0.0, p.total_ms - p.upload_ms - p.kernel_ms);
+      p.taking_fraction = cycles_loop > 0 ? cycles_taking / cycles_loop : 0.0;
+      p.running_fraction = cycles_loop > 0 ? cycles_running / cycles_loop : 0.0;
+      p.idle_fraction = cycles_loop > 0 ? std::max(0.0, 1.0 - p.taking_fraction - p.running_fraction) : 0.0;
+      p.batches = batches;
+      p.lanes_used = lanes;
+      p.idle_steps = idle_steps;
+      p.warps = m_nwarps;
+    }
     const std::uint64_t incomplete = spawned > completed ? spawned - completed : 0;
     if (m_state.error_state != 0) {
       if (incomplete) m_broken = true;
@@ -774,6 +833,8 @@ class CudaTaskQueue {
   unsigned long long* m_progress_host = nullptr;
   TaskStatistics m_stats;
   double m_last_width = 0.0;
+  TaskWaitProfile m_last_profile;
+  cudaEvent_t m_kernel_events[2] = {nullptr, nullptr};  // around the driver's launch (made at the first wait)
 };
 
 }  // namespace tessera::detail::tasking

@@ -55,6 +55,15 @@ struct CudaWarpCounters {
   unsigned long long batches;       // pops that ran tasks
   unsigned long long lanes_used;    // tasks run, summed over batches (lanes_used / batches: the batch width)
   unsigned long long steals;
+  // Lane 0's SM cycles (clock64; wrapping differences: each is decremented
+  // at the start of its span and incremented at its end, so that no
+  // timestamp stays live in a register across the loop): the whole loop,
+  // taking work (cuda_next_batch) and running batches. Read by the host as
+  // fractions (TaskWaitProfile), never as times: cycles of one SM.
+  unsigned long long cycles_loop;
+  unsigned long long cycles_taking;
+  unsigned long long cycles_running;
+  unsigned long long idle_steps;
 };
 
 using CudaWarpState = CudaWarpStateOf<CudaTaskRecord>;  // deques, inbox (see above), victim choice
