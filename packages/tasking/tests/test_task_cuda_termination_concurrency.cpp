@@ -441,6 +441,55 @@ TEST(CudaTerminationInterleavings, InboxBurstGoesToTheOverflowStackInChainsOfABa
   EXPECT_TRUE(d.queues_empty());
 }
 
+TEST(CudaTerminationInterleavings, InboxSurplusIsSharedWhileAnotherWarpIsIdle) {
+  // 100 single tasks made ready on warp 0, whose deques hold 256, while warp
+  // 1 is idle (the busy count at 1 of 2): warp 0 keeps two batches
+  // (kCudaKeepWhileOthersIdle = 64) and shares the other 36 through the
+  // overflow stack, in a chain of 32 and one of 4, which warp 1 takes whole
+  // (the last pushed first) before it steals from warp 0 one task at a time.
+  Driver d(2, 256);
+  State* s = &d.state;
+  s->busy = 1;
+  std::vector<Record> records(100);
+  for (std::uint32_t i = 0; i < 100; ++i) {
+    records[i].id = i;
+    push_ready(d.warps[0], &records[i]);
+  }
+  tt::cuda_drain_inbox(s, d.warps[0]);
+  EXPECT_EQ(d.warps[0].deques[0].approx_size(), tt::kCudaKeepWhileOthersIdle);
+  EXPECT_FALSE(s->overflow[0].empty());
+  std::vector<int> taken(100, 0);
+  std::vector<int> batch_sizes;
+  Record* batch[32];
+  int team = 0;
+  for (int w : {1, 1}) {
+    const int n = tt::cuda_take_work(s, w, d.warps[w], batch, &team);
+    batch_sizes.push_back(n);
+    for (int i = 0; i < n; ++i) ++taken[batch[i]->id];
+  }
+  EXPECT_EQ(batch_sizes, (std::vector<int>{4, 32})) << "warp 1 takes the shared chains whole";
+  EXPECT_TRUE(s->overflow[0].empty());
+  while (int n = tt::cuda_take_work(s, 0, d.warps[0], batch, &team))
+    for (int i = 0; i < n; ++i) ++taken[batch[i]->id];
+  EXPECT_EQ(std::count(taken.begin(), taken.end(), 1), 100) << "every task taken once";
+  EXPECT_TRUE(d.queues_empty());
+}
+
+TEST(CudaTerminationInterleavings, NothingIsSharedWhileEveryWarpIsBusy) {
+  // The same burst while both warps are counted busy: all 100 stay on warp
+  // 0's deque, and the overflow stack stays empty.
+  Driver d(2, 256);
+  State* s = &d.state;
+  std::vector<Record> records(100);
+  for (std::uint32_t i = 0; i < 100; ++i) {
+    records[i].id = i;
+    push_ready(d.warps[0], &records[i]);
+  }
+  tt::cuda_drain_inbox(s, d.warps[0]);
+  EXPECT_EQ(d.warps[0].deques[0].approx_size(), 100);
+  EXPECT_TRUE(s->overflow[0].empty());
+}
+
 // ---- threads racing -----------------------------------------------------------
 
 TEST(CudaTerminationConcurrency, StressRandomTreesEndOnlyWhenEveryTaskHasRun) {
@@ -468,6 +517,29 @@ TEST(CudaTerminationConcurrency, StressRandomTreesEndOnlyWhenEveryTaskHasRun) {
   RecordProperty("steals", int(steals));
   EXPECT_GT(all.rejoins, 0u) << "no idle warp ever rejoined: the test raced nothing";
   EXPECT_GT(steals, 0u) << "no warp ever stole: the other warps never helped";
+  EXPECT_GT(all.batches_over_one, 0u) << "no batch took more than one task";
+}
+
+TEST(CudaTerminationConcurrency, StressSharedSurplusRunsEveryTaskOnce) {
+  // Deques of 256 slots, so that a hub's ~125 children pass the 64 a warp
+  // keeps while others are idle and the surplus is shared through the
+  // overflow stack while warps go idle, rejoin and close around it.
+  tessera::test::Watchdog dog("StressSharedSurplusRunsEveryTaskOnce", 150);
+  const int nwarps = 6;
+  Driver driver(nwarps, 256);
+  WarpThreads warps(driver, nwarps);
+  Totals all;
+  const int waits = 20;
+  for (int w = 0; w < waits; ++w) {
+    TaskTree tree(20000, 5000 + std::uint64_t(w));
+    tree.work = 16;
+    const auto& reports = warps.wait(tree, w % nwarps);
+    expect_wait_ended_cleanly(driver, tree, reports, "wait " + std::to_string(w));
+    all.add(reports);
+    if (HasFailure()) break;
+  }
+  RecordProperty("rejoins", int(all.rejoins));
+  EXPECT_GT(all.rejoins, 0u) << "no idle warp ever rejoined: the test raced nothing";
   EXPECT_GT(all.batches_over_one, 0u) << "no batch took more than one task";
 }
 

@@ -9,7 +9,9 @@
 // moves the warp's inbox onto its deques, then takes work: from its own
 // deques (High, Regular, Low; at each priority up to 32 single tasks in one
 // batch pop, else one team task), then the overflow stacks, then one task
-// stolen from the top of a random other warp's deques. A batch of single
+// stolen from the top of a random other warp's deques (while some warp is
+// idle, a warp keeps two batches per deque and shares the rest of what its
+// lanes made ready through the overflow stacks: cuda_drain_inbox). A batch of single
 // tasks runs one per lane; a team task runs on the 32 lanes, with the warp's
 // slice of the launch's dynamic shared memory as its level-0 scratch (the
 // occupancy API sizes the launch with it). The lanes then

@@ -29,6 +29,11 @@ inline constexpr int kCudaPriorities = 3;
 // Deques per warp: three priorities of single tasks, then three of team tasks.
 inline constexpr int kCudaDequesPerWarp = 2 * kCudaPriorities;
 inline constexpr int kCudaOverflowChain = 32;  // single tasks per overflow-stack entry: one batch
+// Ready single tasks a warp keeps on one of its deques while some warp is
+// idle: two batches (the one it takes next, and one to spare). The rest of
+// what its lanes made ready is shared through the overflow stack (see
+// cuda_drain_inbox).
+inline constexpr long long kCudaKeepWhileOthersIdle = 2 * kCudaOverflowChain;
 
 template <class Record>
 struct CudaWarpStateOf {
@@ -49,19 +54,34 @@ TESSERA_INLINE_FUNCTION unsigned cuda_next_random(unsigned& x) {
 // chains of up to 32 records, so that another warp takes a whole batch with
 // one pop instead of one record per CAS on a stack that every idle warp
 // polls (one spawner of 10^5 tasks: 1.07 tasks per pop on an H200 before).
-// A chain is linked through `dep`, which no ready record uses; team tasks
-// go one by one (a warp runs one team task at a time).
+// So does what passes kCudaKeepWhileOthersIdle on a deque while some warp is
+// idle (the busy count below the warps): an idle warp looks at the overflow
+// stack first (cuda_work_visible), so shared work is found with one load
+// and taken 32 at a time, where a deque's surplus could only be found by
+// probing random warps and stolen one task per CAS. On an H200 the tiled
+// Cholesky DAG, whose completions make work ready on few warps, ran at
+// 2.7 us per task with or without its tile arithmetic (2026-11-30). While
+// every warp is busy nothing is shared. A chain is linked through `dep`,
+// which no ready record uses; team tasks go one by one (a warp runs one
+// team task at a time), and only when a deque is full.
 template <class State, class Warp>
 TESSERA_INLINE_FUNCTION void cuda_drain_inbox(State* s, Warp& me) {
   using RecordPtr = decltype(me.inbox);
   RecordPtr r = cuda_device_ref<RecordPtr>(me.inbox).exchange(nullptr, ::cuda::std::memory_order_acquire);
+  if (r == nullptr) return;
+  // A hint: a warp that goes idle just after this read finds what was shared
+  // on its next poll, and a stale "all busy" only keeps tasks local.
+  const bool others_idle =
+      cuda_device_ref<long long>(s->busy).load(::cuda::std::memory_order_relaxed) < (long long)s->nwarps;
   RecordPtr chain = nullptr;
   int chained = 0;
   while (r != nullptr) {
     RecordPtr next = r->next;
     const int team = r->kind == std::uint8_t(TaskKind::Team) ? 1 : 0;
     const int p = r->priority < kCudaPriorities ? r->priority : kCudaPriorities - 1;
-    if (!me.deques[team * kCudaPriorities + p].push(r)) {
+    auto& deque = me.deques[team * kCudaPriorities + p];
+    const bool share = !team && others_idle && deque.approx_size() >= kCudaKeepWhileOthersIdle;
+    if (share || !deque.push(r)) {
       if (team) {
         s->overflow[1].push(r);
       } else {
