@@ -488,6 +488,38 @@ TEST(TaskCuda, SingleTasksRunSeveralPerWarpPop) {
   EXPECT_GT(sched.last_batch_width(), 1.5) << "single tasks per pop, averaged";
 }
 
+// Host spawns staged past the arena (a quarter of the pool, at least 1 MiB)
+// are refused with the functor's name and what to do; the tasks staged
+// before the refusal all run at the next wait, and the scheduler takes
+// spawns again after it.
+TEST(TaskCuda, HostSpawnsPastTheStagingAreaAreRefusedNamingTheTaskAndLoseNothing) {
+  if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+  using View = CountView<tessera::Cuda>;
+  CudaSched sched(CudaSched::memory_space(), std::size_t(1) << 20);  // a 1 MiB staging area
+  View count("count", 2);
+  const long long limit = 1 << 20;  // more records than 1 MiB holds
+  long long staged = 0;
+  std::string what;
+  for (; staged < limit; ++staged) {
+    try {
+      tessera::host_spawn(tessera::TaskSingle(sched), CountOne<CudaSched, View>{count, 0});
+    } catch (const std::exception& e) {
+      what = e.what();
+      break;
+    }
+  }
+  ASSERT_LT(staged, limit) << "the staging area never filled";
+  EXPECT_GT(staged, 0);
+  EXPECT_NE(what.find("CountOne"), std::string::npos) << what;
+  EXPECT_NE(what.find("staging area"), std::string::npos) << what;
+  EXPECT_NE(what.find("wait()"), std::string::npos) << what;
+  tessera::wait(sched);
+  EXPECT_EQ(to_host<tessera::Cuda>(count)[0], staged) << "every task staged before the refusal ran";
+  tessera::host_spawn(tessera::TaskSingle(sched), CountOne<CudaSched, View>{count, 1});
+  tessera::wait(sched);
+  EXPECT_EQ(to_host<tessera::Cuda>(count)[1], 1) << "the scheduler spawns again after the refusal";
+}
+
 // last_wait_profile(): the driver's account of a wait adds up. Every task
 // run is a lane of some batch (each child once, the spawner at least once:
 // at least children + 1 runs), the warps' loop splits into running, taking

@@ -548,7 +548,8 @@ class TaskScheduler<Cuda> {
     const std::size_t bytes = sizeof(Record) + std::size_t(live) * sizeof(Record*);
     std::lock_guard<std::mutex> lock(q.staging_mutex());
     Record* dev = nullptr;
-    void* img = q.stage(bytes, dev, "tessera::TaskScheduler<Cuda>::when_all", std::to_string(live) + " futures");
+    void* img = q.stage(bytes, dev, "tessera::TaskScheduler<Cuda>::when_all",
+                        [live] { return std::to_string(live) + " futures"; });
     Record* a = new (img) Record;
     int k = 0;
     for (int i = 0; i < n; ++i)
@@ -710,7 +711,7 @@ static auto host_spawn(const TaskPolicy<Cuda>& policy, F&& functor) {
   std::lock_guard<std::mutex> lock(q->staging_mutex());
   q->check_module(module);
   CudaTaskRecord* dev = nullptr;
-  void* img = q->stage(sizeof(TaskT), dev, "tessera::host_spawn", demangle(typeid(Functor)));
+  void* img = q->stage(sizeof(TaskT), dev, "tessera::host_spawn", [] { return demangle(typeid(Functor)); });
   auto* t = new (img) TaskT;
   if constexpr (!std::is_void_v<V>) new (t->value.bytes) V();
   new (t->closure_bytes) Functor(std::forward<F>(functor));
