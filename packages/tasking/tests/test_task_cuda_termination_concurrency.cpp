@@ -408,6 +408,17 @@ TEST(CudaTerminationInterleavings, CloseThatLosesToARejoinWaits) {
   EXPECT_EQ(s->busy, tt::kCudaClosed);
 }
 
+// `n` single tasks of priority 0 made ready on `warp` in one batch (its
+// lanes' pushes onto the inbox), numbered 0 to n - 1.
+std::vector<Record> inbox_burst(Warp& warp, std::uint32_t n) {
+  std::vector<Record> records(n);  // moved out whole: the pushed addresses stay valid
+  for (std::uint32_t i = 0; i < n; ++i) {
+    records[i].id = i;
+    push_ready(warp, &records[i]);
+  }
+  return records;
+}
+
 TEST(CudaTerminationInterleavings, InboxBurstGoesToTheOverflowStackInChainsOfABatch) {
   // 100 single tasks of one priority made ready in one batch, onto a warp
   // whose deques hold 8: 8 stay on the deque, the other 92 go to the
@@ -416,11 +427,7 @@ TEST(CudaTerminationInterleavings, InboxBurstGoesToTheOverflowStackInChainsOfABa
   // the last pushed (the short one) first.
   Driver d(1, 8);
   State* s = &d.state;
-  std::vector<Record> records(100);
-  for (std::uint32_t i = 0; i < 100; ++i) {
-    records[i].id = i;
-    push_ready(d.warps[0], &records[i]);
-  }
+  const std::vector<Record> records = inbox_burst(d.warps[0], 100);
   tt::cuda_drain_inbox(s, d.warps[0]);
   EXPECT_EQ(d.warps[0].inbox, nullptr);
   EXPECT_EQ(d.warps[0].deques[0].approx_size(), 8);
@@ -450,11 +457,7 @@ TEST(CudaTerminationInterleavings, InboxSurplusIsSharedWhileAnotherWarpIsIdle) {
   Driver d(2, 256);
   State* s = &d.state;
   s->busy = 1;
-  std::vector<Record> records(100);
-  for (std::uint32_t i = 0; i < 100; ++i) {
-    records[i].id = i;
-    push_ready(d.warps[0], &records[i]);
-  }
+  const std::vector<Record> records = inbox_burst(d.warps[0], 100);
   tt::cuda_drain_inbox(s, d.warps[0]);
   EXPECT_EQ(d.warps[0].deques[0].approx_size(), tt::kCudaKeepWhileOthersIdle);
   EXPECT_FALSE(s->overflow[0].empty());
@@ -480,11 +483,7 @@ TEST(CudaTerminationInterleavings, NothingIsSharedWhileEveryWarpIsBusy) {
   // 0's deque, and the overflow stack stays empty.
   Driver d(2, 256);
   State* s = &d.state;
-  std::vector<Record> records(100);
-  for (std::uint32_t i = 0; i < 100; ++i) {
-    records[i].id = i;
-    push_ready(d.warps[0], &records[i]);
-  }
+  const std::vector<Record> records = inbox_burst(d.warps[0], 100);
   tt::cuda_drain_inbox(s, d.warps[0]);
   EXPECT_EQ(d.warps[0].deques[0].approx_size(), 100);
   EXPECT_TRUE(s->overflow[0].empty());
@@ -492,27 +491,35 @@ TEST(CudaTerminationInterleavings, NothingIsSharedWhileEveryWarpIsBusy) {
 
 // ---- threads racing -----------------------------------------------------------
 
+// `waits` waits of random trees of 20,000 tasks (hubs of about 125
+// children), each from one root on warp w % nwarps, on `nwarps` threads
+// with deques of `slots` slots; each must end cleanly. Returns what the
+// warps saw, and adds the steals to *steals.
+Totals run_random_tree_waits(int nwarps, long long slots, int waits, std::uint64_t seed,
+                             unsigned long long* steals) {
+  Driver driver(nwarps, slots);
+  WarpThreads warps(driver, nwarps);
+  Totals all;
+  for (int w = 0; w < waits; ++w) {
+    TaskTree tree(20000, seed + std::uint64_t(w));
+    tree.work = 16;
+    const auto& reports = warps.wait(tree, w % nwarps);
+    expect_wait_ended_cleanly(driver, tree, reports, "wait " + std::to_string(w));
+    all.add(reports);
+    *steals += driver.steals();
+    if (::testing::Test::HasFailure()) break;
+  }
+  return all;
+}
+
 TEST(CudaTerminationConcurrency, StressRandomTreesEndOnlyWhenEveryTaskHasRun) {
   // Trees of 20,000 tasks from one root on one warp: the other warps start
   // idle and must rejoin to help, bursts reach the overflow stacks, and the
   // count rises and falls throughout. Six warps on this machine's cores, so
   // that warps are preempted inside every window.
   tessera::test::Watchdog dog("StressRandomTreesEndOnlyWhenEveryTaskHasRun", 150);
-  const int nwarps = 6;
-  Driver driver(nwarps, 16);
-  WarpThreads warps(driver, nwarps);
-  Totals all;
   unsigned long long steals = 0;
-  const int waits = 40;
-  for (int w = 0; w < waits; ++w) {
-    TaskTree tree(20000, 1000 + std::uint64_t(w));
-    tree.work = 16;
-    const auto& reports = warps.wait(tree, w % nwarps);
-    expect_wait_ended_cleanly(driver, tree, reports, "wait " + std::to_string(w));
-    all.add(reports);
-    steals += driver.steals();
-    if (HasFailure()) break;
-  }
+  const Totals all = run_random_tree_waits(6, 16, 40, 1000, &steals);
   RecordProperty("rejoins", int(all.rejoins));
   RecordProperty("steals", int(steals));
   EXPECT_GT(all.rejoins, 0u) << "no idle warp ever rejoined: the test raced nothing";
@@ -525,19 +532,8 @@ TEST(CudaTerminationConcurrency, StressSharedSurplusRunsEveryTaskOnce) {
   // keeps while others are idle and the surplus is shared through the
   // overflow stack while warps go idle, rejoin and close around it.
   tessera::test::Watchdog dog("StressSharedSurplusRunsEveryTaskOnce", 150);
-  const int nwarps = 6;
-  Driver driver(nwarps, 256);
-  WarpThreads warps(driver, nwarps);
-  Totals all;
-  const int waits = 20;
-  for (int w = 0; w < waits; ++w) {
-    TaskTree tree(20000, 5000 + std::uint64_t(w));
-    tree.work = 16;
-    const auto& reports = warps.wait(tree, w % nwarps);
-    expect_wait_ended_cleanly(driver, tree, reports, "wait " + std::to_string(w));
-    all.add(reports);
-    if (HasFailure()) break;
-  }
+  unsigned long long steals = 0;
+  const Totals all = run_random_tree_waits(6, 256, 20, 5000, &steals);
   RecordProperty("rejoins", int(all.rejoins));
   EXPECT_GT(all.rejoins, 0u) << "no idle warp ever rejoined: the test raced nothing";
   EXPECT_GT(all.batches_over_one, 0u) << "no batch took more than one task";
