@@ -10,7 +10,12 @@
 //        same iteration count and ranks within 1e-9 in L1 (2 x tolerance if
 //        the counts differ by one: the two sums round differently near the
 //        threshold), ranks summing to 1. A third row times the library with
-//        its sums read on the host after every iteration (PullSums::host).
+//        its sums read on the host after every iteration (PullSums::host),
+//        a fourth its setup alone (a call with 0 iterations: work arrays,
+//        first contributions, hub chunks), divided by the same iteration
+//        count: the setup's share of the library's per-iteration figure,
+//        which the peer's does not carry (its descriptor, buffer and int32
+//        offsets are made once, untimed).
 //   bfs  breadth_first_search with bfs_levels_visitor vs a CUB-based
 //        direction-optimizing BFS (cuda_peers/bfs_cub.cuh), from the vertex
 //        of largest degree. Checked: depths equal everywhere, and valid on
@@ -236,9 +241,10 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   if (!S.json)
     std::printf("\n# %s: damping %.2f, stop when sum |r' - r| < %g or after %d iterations; FP64 ranks\n",
                 name.c_str(), damping, S.pr_tolerance, S.pr_max_iterations);
-  tg::vertex_property_map<G, double> ranks(in.g, "bench::ranks"), ranks_host_sums(in.g, "bench::ranks_host_sums");
+  tg::vertex_property_map<G, double> ranks(in.g, "bench::ranks"), ranks_host_sums(in.g, "bench::ranks_host_sums"),
+      ranks_setup(in.g, "bench::ranks_setup");
   CusparsePagerank peer(in.csr, S.stream);
-  int it_tessera = 0, it_peer = 0, it_host_sums = 0;
+  int it_tessera = 0, it_peer = 0, it_host_sums = 0, it_setup = -1;
   using tg::detail::PullSchedule;
   using tg::detail::PullSums;
   // The third row is the library's pull with its sums read on the host after
@@ -253,8 +259,11 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
                   it_host_sums = tg::detail::pagerank_with<tg::detail::default_pull_schedule<Cuda>, PullSums::host>(
                       in.g, ranks_host_sums, damping, S.pr_tolerance, S.pr_max_iterations);
                 },
-                0)};
+                0),
+      contender(S, "tessera, its setup alone (0 iterations)",
+                [&] { it_setup = tg::pagerank(in.g, ranks_setup, damping, S.pr_tolerance, 0); })};
   const double round = check_round(cs);
+  verify(S, it_setup == 0, name + ": a call with 0 iterations runs none (" + std::to_string(it_setup) + ")");
   const auto a = to_host(ranks.view().data(), std::size_t(in.csr.n));
   const auto b = to_host(peer.ranks(), std::size_t(in.csr.n));
   const auto c = to_host(ranks_host_sums.view().data(), std::size_t(in.csr.n));
