@@ -7,7 +7,9 @@
 //              (bench_task_overhead) and of the portable test: 2 F(n+1) - 1
 //              tasks, plus F(n+1) - 1 when_all nodes. Mtasks/s counts the
 //              tasks only, as the host benchmark does. The answer is checked
-//              against Binet's closed form.
+//              against Binet's closed form. Also with the driver's surplus
+//              sharing off (cuda_warp_queues.hpp), interleaved, as the
+//              empty Cholesky DAG below.
 //   fanout     --fanout N (10^6) tasks that each mark their own slot of a
 //              device array, spawned three ways:
 //                host     N host_spawns, then wait (the host staging and the
@@ -279,25 +281,33 @@ void row_fib(const Setup& S, const bench::Report& report, const std::vector<int>
     }
     bench::Contender c;
     c.name = "tessera TaskScheduler<Cuda>";
+    c.prepare = [&] { sched.impl_set_surplus_sharing(true); };
     c.run = [&] {
       auto f = tessera::host_spawn(tessera::TaskSingle(sched), FibOn<Sched>(sched, n));
       tessera::wait(sched);
       all_ok = all_ok && static_cast<long long>(f.get()) == want;
     };
     c.reference = host_sched ? 0 : -1;
+    // The same driver without surplus sharing (cuda_warp_queues.hpp).
+    bench::Contender off = c;
+    off.name = "tessera TaskScheduler<Cuda>, surplus sharing off";
+    off.prepare = [&] { sched.impl_set_surplus_sharing(false); };
+    cs.push_back(off);
     cs.push_back(c);
     sched.reset_statistics();
     const auto rs = bench::run_interleaved(cs, options(S));
-    const DriverCounts dc = driver_counts(sched, runs_of(S));
+    sched.impl_set_surplus_sharing(true);
+    const DriverCounts dc = driver_counts(sched, 2 * runs_of(S));
     verify(S, all_ok, "fib(" + std::to_string(n) + ") = " + std::to_string(want) + " (Binet) in every run");
     if (host_sched) verify(S, host_ok, "fib(" + std::to_string(n) + ") on the host scheduler, every run");
     report.add("fib(" + std::to_string(n) + ")", bench::Measure{"Mtasks/s", calls, 1e-6, false, false}, cs, rs);
     report.note("fib(" + std::to_string(n) + ")", {{"tasks", calls}, {"when_all_nodes", nodes}, {"warps", sched.workers()},
                                                     {"last_batch_width", sched.last_batch_width()},
-                                                    {"steals_per_run", dc.steals_per_run},
-                                                    {"failed_spawns_per_run", dc.failed_spawns_per_run}});
+                                                    {"steals_per_run_both_ways", dc.steals_per_run},
+                                                    {"failed_spawns_per_run_both_ways", dc.failed_spawns_per_run}});
     if (!S.json)
-      std::printf("  # single tasks per warp pop (last run): %.2f; per run: %.0f steals, %.0f spawns found the pool full\n",
+      std::printf("  # single tasks per warp pop (last run): %.2f; per run, sharing on and off: %.0f steals, %.0f "
+                  "spawns found the pool full\n",
                   sched.last_batch_width(), dc.steals_per_run, dc.failed_spawns_per_run);
     note_profile(S, report, "fib(" + std::to_string(n) + ")", c.name, sched.last_wait_profile());
   }
@@ -554,6 +564,7 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
   c.prepare = [&] {
     ver.clear();
     bad.clear();
+    sched.impl_set_surplus_sharing(true);
   };
   c.run = [&] {
     const auto t0 = clock_type::now();
@@ -570,11 +581,32 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
       for (int i = j; i < nt; ++i) run_ok = run_ok && v[std::size_t(j) * std::size_t(nt) + std::size_t(i)] == j + 1;
     ok = ok && run_ok;
   };
-  const auto rs = bench::run_interleaved({c}, options(S));
+  // The same driver without surplus sharing (cuda_warp_queues.hpp): what
+  // sharing a completing warp's surplus through the overflow stack changes.
+  bench::Contender off = c;
+  off.name = "tessera TaskScheduler<Cuda>, surplus sharing off";
+  off.prepare = [&] {
+    ver.clear();
+    bad.clear();
+    sched.impl_set_surplus_sharing(false);
+  };
+  tessera::TaskWaitProfile off_profile;
+  std::vector<double> off_wait_s;
+  off.run = [&, run = c.run] {
+    run();  // records into build_s and wait_s, which are the default's: move this run's out
+    off_profile = profile;
+    off_wait_s.push_back(wait_s.back());
+    wait_s.pop_back();
+    build_s.pop_back();
+  };
+  c.reference = 0;
+  const std::vector<bench::Contender> cs{off, c};
+  const auto rs = bench::run_interleaved(cs, options(S));
+  sched.impl_set_surplus_sharing(true);
   verify(S, ok && double(counted) == tasks,
          "Cholesky DAG: " + std::to_string(counted) + " tasks, every tile update in dependence order, every run");
   const std::string name = "cholesky DAG " + std::to_string(nt) + "x" + std::to_string(nt) + " empty";
-  report.add(name, bench::Measure{"Mtasks/s", tasks, 1e-6, false, false}, {c}, rs);
+  report.add(name, bench::Measure{"Mtasks/s", tasks, 1e-6, false, false}, cs, rs);
   report.note(name, {{"tasks", tasks},
                      {"host_build_ms_median", median(build_s) * 1e3},
                      {"wait_ms_median", median(wait_s) * 1e3},
@@ -584,6 +616,8 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
     std::printf("  # host DAG build %.3f ms, wait %.3f ms (%.1f ns per task) (medians)\n", median(build_s) * 1e3,
                 median(wait_s) * 1e3, median(wait_s) / tasks * 1e9);
   note_profile(S, report, name, c.name, profile);
+  report.note(name, {{"sharing_off_wait_ms_median", median(off_wait_s) * 1e3}});
+  note_profile(S, report, name, off.name, off_profile);
 }
 
 // ---- tiled Cholesky with real tile bodies, against cuSOLVER ---------------------------

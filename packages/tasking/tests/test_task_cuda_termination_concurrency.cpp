@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -62,6 +63,7 @@ struct State {
   int nwarps = 0;
   tt::CudaOverflowStackOf<Record> overflow[2]{};
   alignas(64) long long busy = 0;
+  long long keep_while_idle = tt::kCudaKeepWhileOthersIdle;
 };
 
 std::uint64_t next_random(std::uint64_t& seed) {
@@ -483,6 +485,19 @@ TEST(CudaTerminationInterleavings, NothingIsSharedWhileEveryWarpIsBusy) {
   // 0's deque, and the overflow stack stays empty.
   Driver d(2, 256);
   State* s = &d.state;
+  const std::vector<Record> records = inbox_burst(d.warps[0], 100);
+  tt::cuda_drain_inbox(s, d.warps[0]);
+  EXPECT_EQ(d.warps[0].deques[0].approx_size(), 100);
+  EXPECT_TRUE(s->overflow[0].empty());
+}
+
+TEST(CudaTerminationInterleavings, SharingTurnedOffKeepsTheSurplus) {
+  // keep_while_idle beyond any deque (the benchmark's "sharing off"): the
+  // burst stays on warp 0's deque although warp 1 is idle.
+  Driver d(2, 256);
+  State* s = &d.state;
+  s->busy = 1;
+  s->keep_while_idle = std::numeric_limits<long long>::max();
   const std::vector<Record> records = inbox_burst(d.warps[0], 100);
   tt::cuda_drain_inbox(s, d.warps[0]);
   EXPECT_EQ(d.warps[0].deques[0].approx_size(), 100);

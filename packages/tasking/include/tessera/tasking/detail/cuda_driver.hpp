@@ -54,6 +54,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -363,6 +364,7 @@ class CudaTaskQueue {
     m_state.arena_end = m_arena + m_arena_bytes;
     m_state.host_queue = this;
     m_state.default_team_size = 32;
+    m_state.keep_while_idle = kCudaKeepWhileOthersIdle;
     m_state.stall_ns = 30ull * 1000000000ull;
   }
 
@@ -451,6 +453,12 @@ class CudaTaskQueue {
     m_state.default_team_size = m;
   }
   int default_team_size() const noexcept { return m_state.default_team_size; }
+  // Surplus sharing (cuda_drain_inbox) on or off, for the benchmark's A/B:
+  // off keeps every ready task on its warp's deques until they are full.
+  void set_surplus_sharing(bool on) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_state.keep_while_idle = on ? kCudaKeepWhileOthersIdle : std::numeric_limits<long long>::max();
+  }
 
   // ---- staging (host_spawn, host when_all), under staging_mutex() ----
   std::mutex& staging_mutex() noexcept { return m_staging_mutex; }

@@ -14,9 +14,9 @@
 // (tests/test_task_cuda_termination_concurrency.cpp, defining
 // TESSERA_CUDA_QUEUES_ON_HOST) runs the driver's own work taking and
 // termination on threads under ThreadSanitizer. The state needs `warps`,
-// `nwarps`, `overflow[2]` and `counters[w].steals`; a record `next`, `dep`,
-// `kind` and `priority`. The driver uses them with CudaQueueState and
-// CudaTaskRecord.
+// `nwarps`, `busy`, `keep_while_idle`, `overflow[2]` and
+// `counters[w].steals`; a record `next`, `dep`, `kind` and `priority`.
+// The driver uses them with CudaQueueState and CudaTaskRecord.
 #include <tessera/core/macros.hpp>
 #include <tessera/tasking/detail/cuda_deque.hpp>
 #include <tessera/tasking/detail/task_record.hpp>
@@ -30,9 +30,11 @@ inline constexpr int kCudaPriorities = 3;
 inline constexpr int kCudaDequesPerWarp = 2 * kCudaPriorities;
 inline constexpr int kCudaOverflowChain = 32;  // single tasks per overflow-stack entry: one batch
 // Ready single tasks a warp keeps on one of its deques while some warp is
-// idle: two batches (the one it takes next, and one to spare). The rest of
-// what its lanes made ready is shared through the overflow stack (see
-// cuda_drain_inbox).
+// idle, by default: two batches (the one it takes next, and one to spare).
+// The rest of what its lanes made ready is shared through the overflow stack
+// (see cuda_drain_inbox). The driver state's `keep_while_idle` holds the
+// value in use (a benchmark sets it beyond any deque to time the driver
+// without sharing).
 inline constexpr long long kCudaKeepWhileOthersIdle = 2 * kCudaOverflowChain;
 
 template <class Record>
@@ -80,7 +82,7 @@ TESSERA_INLINE_FUNCTION void cuda_drain_inbox(State* s, Warp& me) {
     const int team = r->kind == std::uint8_t(TaskKind::Team) ? 1 : 0;
     const int p = r->priority < kCudaPriorities ? r->priority : kCudaPriorities - 1;
     auto& deque = me.deques[team * kCudaPriorities + p];
-    const bool share = !team && others_idle && deque.approx_size() >= kCudaKeepWhileOthersIdle;
+    const bool share = !team && others_idle && deque.approx_size() >= s->keep_while_idle;
     if (share || !deque.push(r)) {
       if (team) {
         s->overflow[1].push(r);
