@@ -52,6 +52,15 @@ if ! ls /usr/local/cuda/lib64/libcusparse.so.* /usr/local/cuda/lib64/libcusolver
   done
 fi
 export LD_LIBRARY_PATH=$PWD/lib${cuda_libs}:${LD_LIBRARY_PATH:-}
+# The packed OpenBLAS (Debian's 0.3.21, built for every x86 kernel set) does
+# not recognize the GPU machine's "Intel(R) Xeon(R) Processor" and falls back
+# to its Prescott kernels: dgemm at 84 GFLOP/s on 16 cores there
+# (2026-11-29, the meta line's blas_core), so CHOLMOD and the host BLAS, the
+# sparse benchmark's host peers, ran far below their speed. Name the kernel
+# set by the CPU's flags unless the caller did; the meta lines say which ran.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+  if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; else export OPENBLAS_CORETYPE=Haswell; fi
+fi
 src=$(cat source-root)
 mkdir -p "$src"
 for d in $(cd tree && find . -mindepth 1 -maxdepth 3 -type d); do
