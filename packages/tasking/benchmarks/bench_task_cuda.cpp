@@ -233,6 +233,7 @@ int runs_of(const Setup& S) { return options(S).warmup + options(S).repeats; }
 // taking work, idle). `who` names the contender it belongs to.
 void note_profile(const Setup& S, const bench::Report& report, const std::string& case_name, const std::string& who,
                   const tessera::TaskWaitProfile& p) {
+  const double per_batch = p.batches ? double(p.lanes_used) / double(p.batches) : 0.0;
   report.note(case_name, {{"profile_of", who},
                           {"wait_ms", p.total_ms},
                           {"upload_ms", p.upload_ms},
@@ -242,15 +243,14 @@ void note_profile(const Setup& S, const bench::Report& report, const std::string
                           {"warp_taking_fraction", p.taking_fraction},
                           {"warp_idle_fraction", p.idle_fraction},
                           {"batches", double(p.batches)},
-                          {"tasks_per_batch", p.batches ? double(p.lanes_used) / double(p.batches) : 0.0},
+                          {"tasks_per_batch", per_batch},
                           {"idle_steps", double(p.idle_steps)},
                           {"warps", p.warps}});
   if (!S.json)
     std::printf("  # %s, last wait: %.3f ms = upload %.3f + kernel %.3f + finish %.3f; warps running %.1f%%, "
                 "taking work %.1f%%, idle %.1f%%; %llu batches of %.2f tasks\n",
                 who.c_str(), p.total_ms, p.upload_ms, p.kernel_ms, p.finish_ms, 100 * p.running_fraction,
-                100 * p.taking_fraction, 100 * p.idle_fraction, (unsigned long long)p.batches,
-                p.batches ? double(p.lanes_used) / double(p.batches) : 0.0);
+                100 * p.taking_fraction, 100 * p.idle_fraction, (unsigned long long)p.batches, per_batch);
 }
 
 void row_fib(const Setup& S, const bench::Report& report, const std::vector<int>& ns) {
@@ -555,25 +555,20 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
   if (!S.json)
     std::printf("\n# tiled Cholesky DAG, %d x %d tiles (n = %d with 128-wide tiles), empty bodies: %.0f tasks, %d warps\n",
                 nt, nt, nt * 128, tasks, sched.workers());
-  std::vector<double> build_s, wait_s;
+  std::vector<double> build_s, wait_s, off_wait_s;
   bool ok = true;
   long long counted = 0;
-  tessera::TaskWaitProfile profile;
-  bench::Contender c;
-  c.name = "tessera TaskScheduler<Cuda>";
-  c.prepare = [&] {
-    ver.clear();
-    bad.clear();
-    sched.impl_set_surplus_sharing(true);
-  };
-  c.run = [&] {
+  tessera::TaskWaitProfile profile, off_profile;
+  // One run: the DAG built from the host (its time in build_s, whichever
+  // driver setting runs it), the wait timed into `waits`, its profile kept.
+  auto run_dag = [&](std::vector<double>& waits, tessera::TaskWaitProfile& run_profile) {
     const auto t0 = clock_type::now();
     counted = spawn_cholesky_dag(sched, nt, ver.ptr, bad.ptr);
     const auto t1 = clock_type::now();
     tessera::wait(sched);
-    profile = sched.last_wait_profile();
+    run_profile = sched.last_wait_profile();
     build_s.push_back(std::chrono::duration<double>(t1 - t0).count());
-    wait_s.push_back(seconds_since(t1));
+    waits.push_back(seconds_since(t1));
     // Every tile ends at version j + 1 (its j updates and its last); no task saw a wrong version.
     const auto v = ver.to_host();
     bool run_ok = bad.to_host()[0] == 0;
@@ -581,25 +576,25 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
       for (int i = j; i < nt; ++i) run_ok = run_ok && v[std::size_t(j) * std::size_t(nt) + std::size_t(i)] == j + 1;
     ok = ok && run_ok;
   };
+  bench::Contender c;
+  c.name = "tessera TaskScheduler<Cuda>";
+  c.prepare = [&] {
+    ver.clear();
+    bad.clear();
+    sched.impl_set_surplus_sharing(true);
+  };
+  c.run = [&] { run_dag(wait_s, profile); };
+  c.reference = 0;
   // The same driver without surplus sharing (cuda_warp_queues.hpp): what
   // sharing a completing warp's surplus through the overflow stack changes.
-  bench::Contender off = c;
+  bench::Contender off;
   off.name = "tessera TaskScheduler<Cuda>, surplus sharing off";
   off.prepare = [&] {
     ver.clear();
     bad.clear();
     sched.impl_set_surplus_sharing(false);
   };
-  tessera::TaskWaitProfile off_profile;
-  std::vector<double> off_wait_s;
-  off.run = [&, run = c.run] {
-    run();  // records into build_s and wait_s, which are the default's: move this run's out
-    off_profile = profile;
-    off_wait_s.push_back(wait_s.back());
-    wait_s.pop_back();
-    build_s.pop_back();
-  };
-  c.reference = 0;
+  off.run = [&] { run_dag(off_wait_s, off_profile); };
   const std::vector<bench::Contender> cs{off, c};
   const auto rs = bench::run_interleaved(cs, options(S));
   sched.impl_set_surplus_sharing(true);

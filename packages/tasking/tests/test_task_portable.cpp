@@ -475,15 +475,21 @@ TEST(TaskCuda, TeamSizesThatDoNotSplitAWarpAreRefused) {
   EXPECT_EQ(sched.team_size(), 8);
 }
 
-TEST(TaskCuda, SingleTasksRunSeveralPerWarpPop) {
-  if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+// One host-spawned task that spawns `children` single tasks, then a wait;
+// returns how many of the children ran.
+long long one_spawner_wait(const CudaSched& sched, int children) {
   using View = CountView<tessera::Cuda>;
-  CudaSched sched(CudaSched::memory_space(), std::size_t(16) << 20);
   View count("count", 2);
-  const int children = 100000;
   tessera::host_spawn(tessera::TaskSingle(sched), Spawner<CudaSched, View>{sched, count, children});
   tessera::wait(sched);
-  EXPECT_EQ(to_host<tessera::Cuda>(count)[1], children);
+  return to_host<tessera::Cuda>(count)[1];
+}
+
+TEST(TaskCuda, SingleTasksRunSeveralPerWarpPop) {
+  if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+  CudaSched sched(CudaSched::memory_space(), std::size_t(16) << 20);
+  const int children = 100000;
+  EXPECT_EQ(one_spawner_wait(sched, children), children);
   // One spawner fills its warp's deque: its pops take many tasks at once.
   EXPECT_GT(sched.last_batch_width(), 1.5) << "single tasks per pop, averaged";
 }
@@ -528,13 +534,9 @@ TEST(TaskCuda, HostSpawnsPastTheStagingAreaAreRefusedNamingTheTaskAndLoseNothing
 // driver still runs, finds nothing and ends) runs no batch.
 TEST(TaskCuda, LastWaitProfileAccountsForTheWait) {
   if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
-  using View = CountView<tessera::Cuda>;
   CudaSched sched(CudaSched::memory_space(), std::size_t(16) << 20);
-  View count("count", 2);
   const int children = 20000;
-  tessera::host_spawn(tessera::TaskSingle(sched), Spawner<CudaSched, View>{sched, count, children});
-  tessera::wait(sched);
-  ASSERT_EQ(to_host<tessera::Cuda>(count)[1], children);
+  ASSERT_EQ(one_spawner_wait(sched, children), children);
   const tessera::TaskWaitProfile p = sched.last_wait_profile();
   EXPECT_EQ(p.warps, sched.workers());
   EXPECT_GE(p.lanes_used, std::uint64_t(children) + 1);

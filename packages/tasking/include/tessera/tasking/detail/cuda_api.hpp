@@ -334,10 +334,10 @@ class TaskScheduler<Cuda> {
   // The watchdog: a wait in which no task completes for this long fails
   // (default 30 s).
   void set_watchdog_seconds(double seconds) { queue("set_watchdog_seconds").set_stall_seconds(seconds); }
+  double watchdog_seconds() const { return queue("watchdog_seconds").stall_seconds(); }
   // Not API: turns the driver's surplus sharing off and on (the task
   // benchmark times the driver both ways; see cuda_warp_queues.hpp).
   void impl_set_surplus_sharing(bool on) { queue("impl_set_surplus_sharing").set_surplus_sharing(on); }
-  double watchdog_seconds() const { return queue("watchdog_seconds").stall_seconds(); }
   // Warps the driver runs (each one a worker).
   int workers() const { return queue("workers").warps(); }
   // Single tasks run per batch pop in the last wait, on average (1 to 32).

@@ -533,11 +533,14 @@ class CudaTaskQueue {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_stats = TaskStatistics();
   }
-  // Single tasks per batch pop, averaged over the last wait (1 to 32).
-  double last_batch_width() const noexcept { return m_last_width; }
   TaskWaitProfile last_wait_profile() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_last_profile;
+  }
+  // Single tasks per batch pop, averaged over the last wait (1 to 32).
+  double last_batch_width() const {
+    const TaskWaitProfile p = last_wait_profile();
+    return p.batches ? double(p.lanes_used) / double(p.batches) : 0.0;
   }
 
   // ---- wait ----
@@ -733,7 +736,6 @@ class CudaTaskQueue {
     m_stats.completed += completed;
     m_stats.failed_spawns += failed_spawns;
     m_stats.steals += steals;
-    m_last_width = batches ? double(lanes) / double(batches) : 0.0;
     {
       auto ms = [](wait_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
       TaskWaitProfile& p = m_last_profile;
@@ -845,7 +847,6 @@ class CudaTaskQueue {
   cudaStream_t m_poll_stream = nullptr;
   unsigned long long* m_progress_host = nullptr;
   TaskStatistics m_stats;
-  double m_last_width = 0.0;
   TaskWaitProfile m_last_profile;
   cudaEvent_t m_kernel_events[2] = {nullptr, nullptr};  // around the driver's launch (made at the first wait)
 };
