@@ -576,24 +576,24 @@ void row_cholesky(const Setup& S, const bench::Report& report, int nt) {
       for (int i = j; i < nt; ++i) run_ok = run_ok && v[std::size_t(j) * std::size_t(nt) + std::size_t(i)] == j + 1;
     ok = ok && run_ok;
   };
+  // Untimed before each run: clear the tile versions, set the driver.
+  auto prepare_with_sharing = [&](bool sharing) {
+    return [&, sharing] {
+      ver.clear();
+      bad.clear();
+      sched.impl_set_surplus_sharing(sharing);
+    };
+  };
   bench::Contender c;
   c.name = "tessera TaskScheduler<Cuda>";
-  c.prepare = [&] {
-    ver.clear();
-    bad.clear();
-    sched.impl_set_surplus_sharing(true);
-  };
+  c.prepare = prepare_with_sharing(true);
   c.run = [&] { run_dag(wait_s, profile); };
   c.reference = 0;
   // The same driver without surplus sharing (cuda_warp_queues.hpp): what
   // sharing a completing warp's surplus through the overflow stack changes.
   bench::Contender off;
   off.name = "tessera TaskScheduler<Cuda>, surplus sharing off";
-  off.prepare = [&] {
-    ver.clear();
-    bad.clear();
-    sched.impl_set_surplus_sharing(false);
-  };
+  off.prepare = prepare_with_sharing(false);
   off.run = [&] { run_dag(off_wait_s, off_profile); };
   const std::vector<bench::Contender> cs{off, c};
   const auto rs = bench::run_interleaved(cs, options(S));
