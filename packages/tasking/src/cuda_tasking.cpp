@@ -18,8 +18,6 @@ std::string cuda_functor_display_name(const char* pretty) {
   return name;
 }
 
-void throw_cuda_tasking(const std::string& message) { throw std::runtime_error(message); }
-
 void throw_cuda_task_error(int kind, const std::string& name, const std::string& message, long long value,
                            std::uint64_t count) {
   const std::string task = name.empty() ? std::string("a task") : "task " + name;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace tessera {
 
@@ -50,6 +51,10 @@ void throw_dependence_cycle(std::uint64_t waiting) {
       "the tasks waiting on them were cancelled (their futures are ready, get() throws) and "
       "their memory is freed with their last future");
 }
+
+// The CUDA scheduler's host-side refusals (thrown by cuda_staging.hpp too,
+// which host builds compile for its tests; src/cuda_*.cpp are CUDA builds only).
+void throw_cuda_tasking(const std::string& message) { throw std::runtime_error(message); }
 
 void throw_pool_exhausted(const char* where, const std::string& what, std::size_t bytes, std::size_t capacity,
                           std::size_t max_block) {

@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA task driver: the persistent kernel that wait(TaskScheduler<Cuda>)
 // launches, and the host object behind a TaskScheduler<Cuda> (CudaTaskQueue:
-// the pool, the device state, the host arena, staging and the wait).
+// the pool, the device state, the host arena and the wait; what host spawns
+// and host futures do between waits is cuda_staging.hpp).
 //
 // The kernel. One cooperative launch, sized by the occupancy API so that
 // every block is resident (cudaLaunchCooperativeKernel refuses otherwise),
@@ -45,6 +46,7 @@
 // a small kernel before the driver starts (cuda_apply_host_deltas).
 #include <tessera/core.hpp>
 #include <tessera/tasking/detail/cuda_member.hpp>
+#include <tessera/tasking/detail/cuda_staging.hpp>
 #include <tessera/tasking/detail/cuda_task_queue.hpp>
 #include <tessera/tasking/detail/task_errors.hpp>
 #include <tessera/tasking/statistics.hpp>
@@ -55,10 +57,10 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -74,16 +76,10 @@ inline constexpr long long kCudaTeamDequeSlots = 256;
 // Per-thread stack the driver asks of the context (see the constructor).
 inline constexpr std::size_t kCudaTaskStackBytes = 4096;
 
-// Set while the host destroys its copies of functors the device has run:
-// host futures inside them gave their references to the device copy, which
-// released them on the device.
-inline thread_local bool t_cuda_host_copy_teardown = false;
-
 // Host cold paths (src/cuda_tasking.cpp).
 std::string cuda_functor_display_name(const char* pretty);
 [[noreturn]] void throw_cuda_task_error(int kind, const std::string& name, const std::string& message, long long value,
                                         std::uint64_t cancelled);
-[[noreturn]] void throw_cuda_tasking(const std::string& message);
 
 // ---- the kernel ------------------------------------------------------------------
 
@@ -279,10 +275,7 @@ inline const void* cuda_this_module_driver() { return reinterpret_cast<const voi
 // ---- the host object ---------------------------------------------------------------
 
 class CudaTaskQueue {
-  struct HostCopy {
-    void* image;
-    void (*destroy)(void*);
-  };
+  using Staging = CudaHostStaging<CudaTaskRecord>;
 
  public:
   explicit CudaTaskQueue(const CudaPool& pool) : m_pool(pool) {
@@ -352,6 +345,7 @@ class CudaTaskQueue {
     m_arena = static_cast<char*>(space.allocate("tessera::TaskScheduler<Cuda> host arena", m_arena_bytes));
     cuda_check(cudaMallocHost(reinterpret_cast<void**>(&m_mirror), m_arena_bytes),
                "tessera::TaskScheduler<Cuda>: pinned staging of host spawns");
+    m_staging = std::make_unique<Staging>(m_arena, m_mirror, m_arena_bytes, cuda_orphan_marker());
 
     std::memset(static_cast<void*>(&m_state), 0, sizeof m_state);
     std::memcpy(m_state.pool_bytes, static_cast<const void*>(&m_pool), sizeof(CudaPool));
@@ -372,7 +366,7 @@ class CudaTaskQueue {
   CudaTaskQueue& operator=(const CudaTaskQueue&) = delete;
 
   ~CudaTaskQueue() {
-    teardown_host_copies(m_host_copies);
+    m_staging.reset();  // destroys the host copies of tasks that never ran (they live in the mirror)
     if (m_broken) return;  // a kernel may still run on this memory: leave it
     if (m_poll_stream) cudaStreamDestroy(m_poll_stream);
     if (m_progress_host) cudaFreeHost(m_progress_host);
@@ -460,55 +454,19 @@ class CudaTaskQueue {
     m_state.keep_while_idle = on ? kCudaKeepWhileOthersIdle : std::numeric_limits<long long>::max();
   }
 
-  // ---- staging (host_spawn, host when_all), under staging_mutex() ----
-  std::mutex& staging_mutex() noexcept { return m_staging_mutex; }
-
-  // Room for a record of `bytes` in the arena: its host image (in the pinned
-  // mirror) and its device address. Throws when the arena is full, naming
-  // what() (called only then: the functor's demangled type name took 420 ns,
-  // about half of a host_spawn, when it was built for every spawn).
+  // ---- staging (host_spawn, host when_all), under staging_mutex(): cuda_staging.hpp ----
+  std::mutex& staging_mutex() noexcept { return m_staging->mutex(); }
   template <class What>
   void* stage(std::size_t bytes, CudaTaskRecord*& device_address, const char* where, const What& what) {
     check_usable(where);
-    const std::size_t need = (bytes + 63) / 64 * 64;
-    if (m_bump + need > m_arena_bytes)
-      throw_pool_exhausted(where, what() + " (the staging area of host spawns, a quarter of the pool: wait() to run "
-                                           "what is staged, or make the pool larger)",
-                           bytes, m_arena_bytes - m_bump, m_arena_bytes);
-    device_address = reinterpret_cast<CudaTaskRecord*>(m_arena + m_bump);
-    void* host = m_mirror + m_bump;
-    m_bump += need;
-    return host;
+    return m_staging->stage(bytes, device_address, where, what);
   }
-  // A staged record, in creation order; host_destroy destroys the host copy
-  // of its functor after the wait that ran it (null: nothing to destroy).
-  // Refuses a host_spawn from the TU of `module` when the arena holds tasks
-  // of another TU (before anything is staged: a refused spawn takes
-  // nothing).
-  void check_module(const void* module) const {
-    if (m_module != nullptr && module != m_module)
-      throw_cuda_tasking(
-          "tessera::host_spawn (Cuda): this scheduler already holds tasks spawned from another translation unit; "
-          "without relocatable device code each translation unit is its own CUDA module, so spawn every task of "
-          "one scheduler from the translation unit that calls wait");
-  }
-  // `module`: the marker of the TU whose host_spawn made the record, after
-  // check_module (null for a when_all node, which runs no code).
+  void check_module(const void* module) const { m_staging->check_module(module); }
   void staged(CudaTaskRecord* device_address, void* host_image, void (*host_destroy)(void*), const void* module) {
-    if (module != nullptr) {
-      m_module = module;
-      m_staged_module = module;
-    }
-    m_staged.push_back(device_address);
-    m_host_copies.push_back({host_image, host_destroy});
+    m_staging->staged(device_address, host_image, host_destroy, module);
   }
-
   // A host future's copy (+1) or release (-1) of a record's reference.
-  void delta(CudaTaskRecord* r, int n) {
-    if (r == nullptr || t_cuda_host_copy_teardown) return;
-    std::lock_guard<std::mutex> lock(m_delta_mutex);
-    m_deltas[r] += n;
-  }
+  void delta(CudaTaskRecord* r, int n) { m_staging->delta(r, n); }
 
   // Reads device memory (a record's fields or result) on the host.
   void read(void* dst, const void* src, std::size_t n) const {
@@ -517,12 +475,11 @@ class CudaTaskQueue {
   // A record's state as the host sees it between waits: staged records not
   // yet uploaded are read from the mirror.
   void read_record(const CudaTaskRecord* r, void* dst, std::size_t offset, std::size_t n) const {
-    const char* p = reinterpret_cast<const char*>(r) + offset;
-    if (p >= m_arena + m_uploaded && p < m_arena + m_bump) {
-      std::memcpy(dst, m_mirror + (p - m_arena), n);
+    if (const void* image = m_staging->mirror_of(r)) {
+      std::memcpy(dst, static_cast<const char*>(image) + offset, n);
       return;
     }
-    read(dst, p, n);
+    read(dst, reinterpret_cast<const char*>(r) + offset, n);
   }
 
   TaskStatistics statistics() const {
@@ -558,40 +515,19 @@ class CudaTaskQueue {
     using wait_clock = std::chrono::steady_clock;
     const auto t_call = wait_clock::now();
     // What is staged now runs in this wait; host threads spawning meanwhile
-    // stage for the next one.
-    std::vector<CudaTaskRecord*> staged;
-    std::vector<HostCopy> copies;
-    std::size_t bump = 0;
-    {
-      std::lock_guard<std::mutex> sl(m_staging_mutex);
-      // Refused before anything runs or is taken: the staged tasks wait for
-      // a wait from their own TU, and the scheduler stays usable.
-      if (m_staged_module != nullptr && m_staged_module != module)
-        throw_cuda_tasking(
-            "tessera::wait (Cuda): the tasks staged on this scheduler were spawned by host_spawn in another "
-            "translation unit than this wait's; without relocatable device code each translation unit is its own "
-            "CUDA module and its kernel cannot run another module's tasks, so call wait from the translation unit "
-            "that spawned them (nothing was run; they stay staged)");
-      staged.swap(m_staged);
-      copies.swap(m_host_copies);
-      bump = m_bump;
-      m_staged_module = nullptr;
-    }
+    // stage for the next one. Refused before anything runs or is taken
+    // when the tasks came from another TU: they wait for a wait from their
+    // own TU, and the scheduler stays usable.
+    Staging::Batch batch = m_staging->take(module);
+    const std::vector<CudaTaskRecord*>& staged = batch.records;
     // Uploads: the staged records, their list, the merged deltas.
-    if (bump > m_uploaded)
-      cuda_check(cudaMemcpy(m_arena + m_uploaded, m_mirror + m_uploaded, bump - m_uploaded, cudaMemcpyHostToDevice),
+    if (batch.upload_end > batch.upload_begin)
+      cuda_check(cudaMemcpy(m_arena + batch.upload_begin, m_mirror + batch.upload_begin,
+                            batch.upload_end - batch.upload_begin, cudaMemcpyHostToDevice),
                  "tessera::wait (Cuda): uploading host spawns");
     std::vector<CudaTaskRecord*> delta_records;
     std::vector<int> delta_values;
-    {
-      std::lock_guard<std::mutex> dl(m_delta_mutex);
-      for (const auto& [r, n] : m_deltas)
-        if (n != 0) {
-          delta_records.push_back(r);
-          delta_values.push_back(n);
-        }
-      m_deltas.clear();
-    }
+    m_staging->take_deltas(delta_records, delta_values);
     CudaSpace space;
     if (staged.size() > m_staged_cap) {
       if (m_staged_dev) space.deallocate(m_staged_dev, m_staged_cap * sizeof(void*));
@@ -659,7 +595,7 @@ class CudaTaskQueue {
       // The staged tasks were taken from the host and will never run:
       // their futures could never complete.
       m_broken = true;
-      teardown_host_copies(copies);
+      Staging::abandon(batch);
       cuda_check(launched, "tessera::wait (Cuda): launching the task driver (the host-spawned tasks of this wait "
                            "will not run; this scheduler is unusable)");
     }
@@ -708,15 +644,7 @@ class CudaTaskQueue {
 
     // The host copies of what ran are no longer needed; the arena restarts
     // once none of its records is referenced.
-    teardown_host_copies(copies);
-    {
-      std::lock_guard<std::mutex> sl(m_staging_mutex);
-      m_uploaded = bump;
-      if (m_state.arena_live == 0 && m_bump == bump) {
-        m_bump = m_uploaded = 0;
-        m_module = nullptr;
-      }
-    }
+    m_staging->finished(batch, m_state.arena_live == 0);
     std::uint64_t spawned = std::uint64_t(staged_now), completed = 0, failed_spawns = 0, batches = 0, lanes = 0,
                   steals = 0, idle_steps = 0;
     double cycles_loop = 0, cycles_taking = 0, cycles_running = 0;
@@ -787,14 +715,6 @@ class CudaTaskQueue {
     cuda_check(cudaStreamSynchronize(m_poll_stream), "tessera::wait (Cuda): reading the driver's progress");
     return *m_progress_host;
   }
-  void teardown_host_copies(std::vector<HostCopy>& copies) {
-    t_cuda_host_copy_teardown = true;
-    for (const HostCopy& c : copies)
-      if (c.destroy) c.destroy(c.image);
-    t_cuda_host_copy_teardown = false;
-    copies.clear();
-  }
-
 
   static void set_dynamic_shared(const void* kernel, int bytes, const char* what) {
     cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
@@ -827,19 +747,13 @@ class CudaTaskQueue {
   CudaQueueState m_state;
   char* m_arena = nullptr;
   char* m_mirror = nullptr;
-  std::size_t m_arena_bytes = 0, m_bump = 0, m_uploaded = 0;
-  const void* m_module = nullptr;         // the module of the arena's task records (host_spawn)
-  const void* m_staged_module = nullptr;  // the module of the tasks staged for the next wait
-  int m_dynamic_shared_attribute = 0;     // cudaFuncAttributeMaxDynamicSharedMemorySize the launch needs (0: none)
-  std::vector<CudaTaskRecord*> m_staged;
-  std::vector<HostCopy> m_host_copies;
+  std::size_t m_arena_bytes = 0;
+  std::unique_ptr<Staging> m_staging;  // host spawns and host futures' reference changes between waits
+  int m_dynamic_shared_attribute = 0;  // cudaFuncAttributeMaxDynamicSharedMemorySize the launch needs (0: none)
   CudaTaskRecord** m_staged_dev = nullptr;
   std::size_t m_staged_cap = 0;
   void* m_delta_dev = nullptr;
   std::size_t m_delta_cap = 0;
-  std::mutex m_delta_mutex;
-  std::mutex m_staging_mutex;
-  std::unordered_map<CudaTaskRecord*, int> m_deltas;
   mutable std::mutex m_mutex;
   std::atomic<bool> m_waiting{false};
   std::atomic<int> m_handles{1};

@@ -18,6 +18,8 @@ std::string task_name(const TaskBase* t);
 [[noreturn]] void throw_dependence_cycle(std::uint64_t waiting);
 [[noreturn]] void throw_pool_exhausted(const char* where, const std::string& what, std::size_t bytes,
                                        std::size_t capacity, std::size_t max_block);
+// TaskScheduler<Cuda>'s host-side refusals (a std::runtime_error).
+[[noreturn]] void throw_cuda_tasking(const std::string& message);
 [[noreturn]] void throw_task_too_large(const char* where, const std::string& what, std::size_t bytes,
                                        std::size_t max_block);
 
