@@ -15,7 +15,12 @@
 //        first contributions, hub chunks), divided by the same iteration
 //        count: the setup's share of the library's per-iteration figure,
 //        which the peer's does not carry (its descriptor, buffer and int32
-//        offsets are made once, untimed).
+//        offsets are made once, untimed). Two more rows attribute the rest,
+//        each run as many times as the library's iterations: the pull pass
+//        alone (pull_iteration: the hubs' chunk pass, then the pull kernel
+//        with its two sums reduced into device scalars) and the hubs' chunk
+//        pass alone. What is left of the library's per-iteration time is the
+//        one-thread step kernel and the loop (the state read every 8).
 //   bfs  breadth_first_search with bfs_levels_visitor vs a CUB-based
 //        direction-optimizing BFS (cuda_peers/bfs_cub.cuh), from the vertex
 //        of largest degree. Checked: depths equal everywhere, and valid on
@@ -247,6 +252,23 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   int it_tessera = 0, it_peer = 0, it_host_sums = 0, it_setup = -1;
   using tg::detail::PullSchedule;
   using tg::detail::PullSums;
+  using SS = G::space_type;
+  constexpr PullSchedule Schedule = tg::detail::pull_schedule_for<G>;
+  // The attribution rows' inputs, made once: any ranks and contributions do
+  // (the pass's work does not depend on their values), and the hub chunks.
+  struct Attribution {
+    tessera::View<double*, SS> r, contrib, contrib_next;
+    tessera::View<double, SS> diff{"bench::pr_diff"}, dangling{"bench::pr_dangling"};
+    tg::detail::pull_base_value base{0.15};
+    tg::detail::pull_hubs<SS> hubs;
+  } attribution;
+  attribution.r = tessera::View<double*, SS>("bench::pr_r", in.csr.n);
+  attribution.contrib = tessera::View<double*, SS>("bench::pr_contrib", in.csr.n);
+  attribution.contrib_next = tessera::View<double*, SS>("bench::pr_contrib_next", in.csr.n);
+  tessera::deep_copy(attribution.contrib, 1.0 / double(in.csr.n));
+  if constexpr (Schedule == PullSchedule::vector_lanes)
+    attribution.hubs = tg::detail::make_pull_hubs<Cuda, SS>(in.g, in.csr.n);
+  tessera::fence("bench_graph_cuda::pagerank attribution inputs");
   // The third row is the library's pull with its sums read on the host after
   // every iteration (what pagerank did before its sums stayed on the device):
   // the gain of keeping them there, on this card.
@@ -261,7 +283,20 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
                 },
                 0),
       contender(S, "tessera, its setup alone (0 iterations)",
-                [&] { it_setup = tg::pagerank(in.g, ranks_setup, damping, S.pr_tolerance, 0); })};
+                [&] { it_setup = tg::pagerank(in.g, ranks_setup, damping, S.pr_tolerance, 0); }),
+      contender(S, "tessera, its pull passes alone",
+                [&] {
+                  for (int k = 0; k < it_tessera; ++k)
+                    tg::detail::pull_iteration<Schedule, Cuda>(in.g, attribution.r, attribution.contrib,
+                                                               attribution.contrib_next, attribution.base, damping,
+                                                               in.csr.n, tessera::Sum<double, SS>(attribution.diff),
+                                                               tessera::Sum<double, SS>(attribution.dangling),
+                                                               attribution.hubs);
+                }),
+      contender(S, "tessera, its hub chunk passes alone", [&] {
+        for (int k = 0; k < it_tessera; ++k)
+          tg::detail::pull_hub_chunks<Cuda>(in.g, attribution.contrib, attribution.base, attribution.hubs);
+      })};
   const double round = check_round(cs);
   verify(S, it_setup == 0, name + ": a call with 0 iterations runs none (" + std::to_string(it_setup) + ")");
   const auto a = to_host(ranks.view().data(), std::size_t(in.csr.n));
@@ -282,7 +317,8 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   if (!verify(S, std::abs(it_tessera - it_peer) <= 1 && l1 <= limit && std::fabs(sum - 1.0) < 1e-6, what)) return;
   const auto rs = timed(S, cs, round);
   report.add(name + " (per iteration)", ms_per(it_tessera), cs, rs);
-  note(S, report, name, {{"iterations", it_tessera}, {"l1_difference", tessera::tools::rounded(l1, 3)}});
+  note(S, report, name, {{"iterations", it_tessera}, {"l1_difference", tessera::tools::rounded(l1, 3)},
+                         {"hub_chunks", attribution.hubs.chunks}});
 }
 
 // ---- BFS ----------------------------------------------------------------------------
