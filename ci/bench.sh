@@ -77,6 +77,24 @@ if [[ -z "${KEEP_OPENBLAS_ENV:-}" && -n "${OPENBLAS_CORETYPE:-}${OPENBLAS_L2_SIZ
   echo "bench.sh: unsetting OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-} OPENBLAS_L2_SIZE=${OPENBLAS_L2_SIZE:-} (KEEP_OPENBLAS_ENV=1 keeps them)"
   unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 fi
+# Debian 12's OpenBLAS (0.3.21) does not recognize some virtual CPUs
+# ("Intel(R) Xeon(R) Processor", with AVX-512) and falls back to its Prescott
+# kernels: the host BLAS peers (CHOLMOD, MUMPS, dpotrf) and Tessera's own
+# dense fronts would run at a fraction of their speed (dgemm n = 2000 on one
+# thread of such a VM, 2026-12-01: Prescott 17.0 GFLOP/s, Haswell 42.3,
+# SkylakeX 61.4), and the tables would say so only in the meta line. When it chose Prescott on a CPU with AVX2,
+# the kernel set is named by the CPU's flags, as ci/gpu_run.sh does on the
+# GPU machine.
+if [[ -z "${KEEP_OPENBLAS_ENV:-}" && -z "${OPENBLAS_CORETYPE:-}" ]] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+  openblas_core=$("${PYTHON:-/usr/bin/python3}" -c 'import ctypes
+l = ctypes.CDLL("libopenblas.so.0")
+l.openblas_get_corename.restype = ctypes.c_char_p
+print(l.openblas_get_corename().decode())' 2>/dev/null || true)
+  if [[ "$openblas_core" == Prescott ]]; then
+    if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; else export OPENBLAS_CORETYPE=Haswell; fi
+    echo "bench.sh: OpenBLAS chose Prescott on a CPU with AVX2; OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE (by the CPU's flags)"
+  fi
+fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 BUILD_DIR="${BUILD_DIR:-build-bench-report}"
