@@ -107,7 +107,9 @@ TEST(CudaHostStaging, RecordsComeBackInCreationOrderAt64ByteSteps) {
   EXPECT_EQ(batch.upload_begin, 0u);
   EXPECT_EQ(batch.upload_end, 256u);
   EXPECT_EQ(r2->id, 2);  // uploaded
-  EXPECT_EQ(image_of(s, r0), nullptr) << "a taken record is the device's";
+  EXPECT_NE(image_of(s, r0), nullptr) << "while its wait runs, the host reads a taken record's image as uploaded";
+  s.finished(batch, /*arena_idle=*/false);
+  EXPECT_EQ(image_of(s, r0), nullptr) << "after its wait, the device's copy is the record";
   Staging::Batch next = wait_once(s, b);
   EXPECT_TRUE(next.records.empty());
   EXPECT_EQ(next.upload_begin, 256u);
@@ -183,6 +185,7 @@ TEST(CudaHostStaging, ChangesToTakenRecordsAreMergedPerRecordForTheNextWait) {
   for (std::size_t i = 0; i < records.size(); ++i) merged[records[i]] = values[i];
   EXPECT_EQ(merged, (std::map<Rec*, int>{{c, -2}, {d, +1}}));
   EXPECT_EQ(c->refs, 3) << "the device's copy changes only when the wait applies the merge";
+  EXPECT_EQ(image_of(s, c)->refs, 3) << "a taken record's changes never reach its image";
   EXPECT_EQ(s.pending_deltas(), 0u);
 }
 

@@ -130,11 +130,14 @@ class CudaHostStaging {
     }
     m_deltas[r] += n;
   }
-  // The host image of a record no wait has taken yet (null: the device's
-  // copy is the record, or it is not an arena record).
+  // Where the host reads a record between waits (Future::is_ready, get):
+  // its image, while no wait that took it has finished (null: read the
+  // device's copy). A wait still running leaves its records' images as they
+  // were uploaded (not complete): a read of the device's copy would block
+  // until the driver ends, on the legacy stream the driver runs on.
   const void* mirror_of(const Record* r) const {
     std::lock_guard<std::mutex> lock(m_delta_mutex);
-    return untaken_image(r);
+    return image_past(m_finished, r);
   }
 
   // ---- a wait ----
@@ -178,10 +181,12 @@ class CudaHostStaging {
   void finished(Batch& b, bool arena_idle) {
     destroy_copies(b.copies);
     std::lock_guard<std::mutex> sl(m_staging_mutex);
+    std::lock_guard<std::mutex> dl(m_delta_mutex);
     if (arena_idle && m_bump == b.upload_end) {
-      std::lock_guard<std::mutex> dl(m_delta_mutex);
-      m_bump = m_taken = 0;
+      m_bump = m_taken = m_finished = 0;
       m_module = nullptr;
+    } else {
+      m_finished = b.upload_end;
     }
   }
   // The host copies of a batch whose tasks will never run (a failed launch).
@@ -204,13 +209,15 @@ class CudaHostStaging {
     t_cuda_host_copy_teardown = false;
     copies.clear();
   }
-  // Under m_delta_mutex. Every record a future names was staged, so one at
-  // or past the taken boundary is below the bump pointer.
-  Record* untaken_image(const Record* r) const {
+  // Under m_delta_mutex: the image of a record at or past arena byte
+  // `boundary`. Every record a future names was staged, so one past a
+  // boundary is below the bump pointer.
+  Record* image_past(std::size_t boundary, const Record* r) const {
     const char* p = reinterpret_cast<const char*>(r);
-    if (p < m_arena + m_taken || p >= m_arena + m_bytes) return nullptr;
+    if (p < m_arena + boundary || p >= m_arena + m_bytes) return nullptr;
     return reinterpret_cast<Record*>(m_mirror + (p - m_arena));
   }
+  Record* untaken_image(const Record* r) const { return image_past(m_taken, r); }
 
   char* const m_arena;
   char* const m_mirror;
@@ -224,7 +231,8 @@ class CudaHostStaging {
   std::vector<HostCopy> m_copies;
   mutable std::mutex m_staging_mutex;
   // Under m_delta_mutex (moved under both locks).
-  std::size_t m_taken = 0;  // arena bytes taken by waits
+  std::size_t m_taken = 0;     // arena bytes taken by waits
+  std::size_t m_finished = 0;  // arena bytes taken by waits that have finished
   std::unordered_map<Record*, int> m_deltas;
   mutable std::mutex m_delta_mutex;
 };
