@@ -107,7 +107,8 @@ TEST(CudaHostStaging, RecordsComeBackInCreationOrderAt64ByteSteps) {
   EXPECT_EQ(batch.upload_begin, 0u);
   EXPECT_EQ(batch.upload_end, 256u);
   EXPECT_EQ(r2->id, 2);  // uploaded
-  EXPECT_NE(image_of(s, r0), nullptr) << "while its wait runs, the host reads a taken record's image as uploaded";
+  EXPECT_NE(image_of(s, r0), nullptr)
+      << "while its wait runs, the host reads a taken record's image as uploaded";
   s.finished(batch, /*arena_idle=*/false);
   EXPECT_EQ(image_of(s, r0), nullptr) << "after its wait, the device's copy is the record";
   Staging::Batch next = wait_once(s, b);
