@@ -20,7 +20,10 @@
 //        alone (pull_iteration: the hubs' chunk pass, then the pull kernel
 //        with its two sums reduced into device scalars) and the hubs' chunk
 //        pass alone. What is left of the library's per-iteration time is the
-//        one-thread step kernel and the loop (the state read every 8).
+//        one-thread step kernel and the loop (the state read every 8). And
+//        the library with PullSchedule::merge_path (equal shares of rows and
+//        edges per thread: detail/pagerank_merge_path.hpp), checked against
+//        the default's ranks: the candidate for the GPU's default pull.
 //   bfs  breadth_first_search with bfs_levels_visitor vs a CUB-based
 //        direction-optimizing BFS (cuda_peers/bfs_cub.cuh), from the vertex
 //        of largest degree. Checked: depths equal everywhere, and valid on
@@ -249,7 +252,8 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   tg::vertex_property_map<G, double> ranks(in.g, "bench::ranks"), ranks_host_sums(in.g, "bench::ranks_host_sums"),
       ranks_setup(in.g, "bench::ranks_setup");
   CusparsePagerank peer(in.csr, S.stream);
-  int it_tessera = 0, it_peer = 0, it_host_sums = 0, it_setup = -1;
+  int it_tessera = 0, it_peer = 0, it_host_sums = 0, it_setup = -1, it_merge = 0;
+  tg::vertex_property_map<G, double> ranks_merge(in.g, "bench::ranks_merge");
   using tg::detail::PullSchedule;
   using tg::detail::PullSums;
   using SS = G::space_type;
@@ -282,6 +286,12 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
                       in.g, ranks_host_sums, damping, S.pr_tolerance, S.pr_max_iterations);
                 },
                 0),
+      contender(S, "tessera pagerank, merge-path pull",
+                [&] {
+                  it_merge = tg::detail::pagerank_with<PullSchedule::merge_path, PullSums::device>(
+                      in.g, ranks_merge, damping, S.pr_tolerance, S.pr_max_iterations);
+                },
+                0),
       contender(S, "tessera, its setup alone (0 iterations)",
                 [&] { it_setup = tg::pagerank(in.g, ranks_setup, damping, S.pr_tolerance, 0); }),
       contender(S, "tessera, its pull passes alone",
@@ -307,6 +317,15 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   verify(S, it_host_sums == it_tessera && l1_sums <= 1e-12,
          name + ": sums on the device and on the host give the same " + std::to_string(it_tessera) +
              " iterations (host " + std::to_string(it_host_sums) + ") and ranks (L1 " + std::to_string(l1_sums) + ")");
+  {
+    const auto m = to_host(ranks_merge.view().data(), std::size_t(in.csr.n));
+    double l1_merge = 0;
+    for (std::size_t v = 0; v < a.size(); ++v) l1_merge += std::fabs(a[v] - m[v]);
+    const double merge_limit = it_merge == it_tessera ? 1e-9 : 2 * S.pr_tolerance;
+    verify(S, std::abs(it_merge - it_tessera) <= 1 && l1_merge <= merge_limit,
+           name + ": the merge-path pull gives " + std::to_string(it_merge) + " iterations (default " +
+               std::to_string(it_tessera) + ") and ranks within " + std::to_string(l1_merge) + " in L1");
+  }
   const bool same_count = it_tessera == it_peer;
   const double limit = same_count ? 1e-9 : 2 * S.pr_tolerance;
   char what[256];

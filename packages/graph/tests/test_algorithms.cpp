@@ -402,17 +402,19 @@ TYPED_TEST(GraphAlgorithms, PageRankMatchesSerialPowerIteration) {
   check(G(el, tg::build_options::simple()), true);
   check(D(el, tg::build_options::simple()), false);  // scatter with atomics
   check(B(el, tg::build_options::simple()), false);  // gather along in-edges
-  // Both pull schedules on every space: blocks of vertices (the host's
-  // default) and vector lanes per vertex (the GPU's), against the reference.
+  // Every pull schedule on every space: blocks of vertices (the host's
+  // default), vector lanes per vertex (the GPU's) and the merge path of the
+  // in-lists, against the reference.
   auto check_schedules = [&](const auto& g, bool undirected) {
     using GG = std::decay_t<decltype(g)>;
+    using tg::detail::PullSchedule;
     const auto want = graph_ref::pagerank(simple_adjacency(el, undirected), 0.85, iters);
-    for (int schedule = 0; schedule < 2; ++schedule) {
-      SCOPED_TRACE(schedule == 0 ? "vertex_blocks" : "vector_lanes");
+    for (int schedule = 0; schedule < 3; ++schedule) {
+      SCOPED_TRACE(schedule == 0 ? "vertex_blocks" : schedule == 1 ? "vector_lanes" : "merge_path");
       tg::vertex_property_map<GG, double> r(g);
-      const int ran = schedule == 0
-                          ? tg::detail::pagerank_with<tg::detail::PullSchedule::vertex_blocks>(g, r, 0.85, 0.0, iters)
-                          : tg::detail::pagerank_with<tg::detail::PullSchedule::vector_lanes>(g, r, 0.85, 0.0, iters);
+      const int ran = schedule == 0   ? tg::detail::pagerank_with<PullSchedule::vertex_blocks>(g, r, 0.85, 0.0, iters)
+                      : schedule == 1 ? tg::detail::pagerank_with<PullSchedule::vector_lanes>(g, r, 0.85, 0.0, iters)
+                                      : tg::detail::pagerank_with<PullSchedule::merge_path>(g, r, 0.85, 0.0, iters);
       EXPECT_EQ(ran, iters);
       auto got = tg::detail::to_host_vector(r.view());
       for (std::size_t v = 0; v < want.size(); ++v) ASSERT_NEAR(got[v], want[v], 1e-10) << v;
@@ -472,14 +474,23 @@ TYPED_TEST(GraphAlgorithms, PageRankOfTwoJoinedStarsMatchesTheClosedForm) {
   const double det = (1 - a1) * (1 - b1) - a2 * b2;
   const double A = (a0 * (1 - b1) + a2 * b0) / det, B = ((1 - a1) * b0 + b2 * a0) / det;
   const double la = e + d * A / pa, lb = e + d * B / pb;
-  for (int schedule = 0; schedule < 2; ++schedule)
+  auto run = [&](int schedule, int sums, const tg::vertex_property_map<G, double>& r) {
+    if (schedule == 2)
+      return sums ? tg::detail::pagerank_with<PullSchedule::merge_path, PullSums::device>(g, r, d, 1e-11, 500)
+                  : tg::detail::pagerank_with<PullSchedule::merge_path, PullSums::host>(g, r, d, 1e-11, 500);
+    if (schedule == 1)
+      return sums ? tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::device>(g, r, d, 1e-11, 500)
+                  : tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::host>(g, r, d, 1e-11, 500);
+    return sums ? tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::device>(g, r, d, 1e-11, 500)
+                : tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::host>(g, r, d, 1e-11, 500);
+  };
+  // merge_path: the hubs' lists split over many work items (the carries).
+  for (int schedule = 0; schedule < 3; ++schedule)
     for (int sums = 0; sums < 2; ++sums) {
-      SCOPED_TRACE(std::string(schedule ? "vector_lanes" : "vertex_blocks") + (sums ? ", device sums" : ", host sums"));
+      SCOPED_TRACE(std::string(schedule == 2 ? "merge_path" : schedule ? "vector_lanes" : "vertex_blocks") +
+                   (sums ? ", device sums" : ", host sums"));
       tg::vertex_property_map<G, double> r(g);
-      const int it = schedule ? (sums ? tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::device>(g, r, d, 1e-11, 500)
-                                      : tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::host>(g, r, d, 1e-11, 500))
-                              : (sums ? tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::device>(g, r, d, 1e-11, 500)
-                                      : tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::host>(g, r, d, 1e-11, 500));
+      const int it = run(schedule, sums, r);
       EXPECT_LT(it, 500);
       const auto got = tg::detail::to_host_vector(r.view());
       EXPECT_NEAR(got[0], A, 1e-9 * A);
@@ -487,6 +498,46 @@ TYPED_TEST(GraphAlgorithms, PageRankOfTwoJoinedStarsMatchesTheClosedForm) {
       for (std::int64_t i = 0; i < ka; i += 997) ASSERT_NEAR(got[std::size_t(2 + i)], la, 1e-9 * la) << i;
       for (std::int64_t i = 0; i < kb; i += 499) ASSERT_NEAR(got[std::size_t(2 + ka + i)], lb, 1e-9 * lb) << i;
     }
+}
+
+// The merge_path pull's in-neighbour sums (detail/pagerank_merge_path.hpp)
+// against sums taken directly from the edge list, for shares of 1 to 4,096
+// steps: rows ending at a share's first or last step, runs of empty rows
+// (Kronecker's isolated vertices), and a hub of 3,000 in-edges open over
+// many shares (the carries), on every space.
+TYPED_TEST(GraphAlgorithms, MergePathInSumsMatchTheEdgeListForEveryShareSize) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using Exec = typename G::execution_space;
+  using SS = typename G::space_type;
+  tg::edge_list el = tg::kronecker(8, 4, 5);
+  const std::int64_t hub = el.num_vertices;
+  el.num_vertices += 3001;
+  for (std::int64_t i = 1; i <= 3000; ++i) el.add(hub, hub + i);
+  const G g(el, tg::build_options::simple());
+  const std::int64_t n = g.num_vertices();
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> c(static_cast<std::size_t>(n));
+  for (double& x : c) x = u(rng);
+  tessera::View<double*, SS> contrib("contrib", n);
+  auto contrib_h = tessera::create_mirror_view(contrib);
+  for (std::int64_t v = 0; v < n; ++v) contrib_h(v) = c[std::size_t(v)];
+  tessera::deep_copy(contrib, contrib_h);
+  const auto adj = simple_adjacency(el, true);
+  std::vector<double> want(static_cast<std::size_t>(n), 0.0);
+  for (std::int64_t v = 0; v < n; ++v)
+    for (std::int64_t w : adj[std::size_t(v)]) want[std::size_t(v)] += c[std::size_t(w)];
+  ASSERT_EQ(adj[std::size_t(hub)].size(), 3000u);
+  for (std::int64_t per : {1, 2, 3, 5, 8, 33, 64, 4096}) {
+    SCOPED_TRACE("steps per item " + std::to_string(per));
+    const auto w = tg::detail::make_pull_merge<Exec, SS>(g, n, per);
+    ASSERT_EQ(w.m, std::int64_t(g.num_stored_edges()));
+    ASSERT_EQ(w.items, (n + w.m + per - 1) / per);
+    tg::detail::merge_path_in_sums<Exec>(g, contrib, tg::detail::pull_base_value{0.0}, n, w);
+    const auto got = tg::detail::to_host_vector(w.sums);
+    for (std::int64_t v = 0; v < n; ++v)
+      ASSERT_NEAR(got[std::size_t(v)], want[std::size_t(v)], 1e-12 * (1.0 + want[std::size_t(v)])) << "vertex " << v;
+  }
 }
 
 // The GPU keeps the pull's sums on the device (PullSums::device: stopping
@@ -509,14 +560,17 @@ TYPED_TEST(GraphAlgorithms, PageRankDeviceSumsMatchHostSums) {
   auto check = [&](const auto& g) {
     using GG = std::decay_t<decltype(g)>;
     for (const auto& [tol, max_it] : runs) {
-      for (int schedule = 0; schedule < 2; ++schedule) {
-        SCOPED_TRACE(std::string(schedule == 0 ? "vertex_blocks" : "vector_lanes") + ", tolerance " +
-                     std::to_string(tol) + ", at most " + std::to_string(max_it));
+      for (int schedule = 0; schedule < 3; ++schedule) {
+        SCOPED_TRACE(std::string(schedule == 0 ? "vertex_blocks" : schedule == 1 ? "vector_lanes" : "merge_path") +
+                     ", tolerance " + std::to_string(tol) + ", at most " + std::to_string(max_it));
         tg::vertex_property_map<GG, double> on_host(g), on_device(g);
         int a = 0, b = 0;
         if (schedule == 0) {
           a = tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::host>(g, on_host, 0.85, tol, max_it);
           b = tg::detail::pagerank_with<PullSchedule::vertex_blocks, PullSums::device>(g, on_device, 0.85, tol, max_it);
+        } else if (schedule == 2) {
+          a = tg::detail::pagerank_with<PullSchedule::merge_path, PullSums::host>(g, on_host, 0.85, tol, max_it);
+          b = tg::detail::pagerank_with<PullSchedule::merge_path, PullSums::device>(g, on_device, 0.85, tol, max_it);
         } else {
           a = tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::host>(g, on_host, 0.85, tol, max_it);
           b = tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::device>(g, on_device, 0.85, tol, max_it);

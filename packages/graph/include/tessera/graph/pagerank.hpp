@@ -26,6 +26,7 @@
 // rather than after each (one blocking round trip per iteration, a few tens
 // of microseconds each, was the loop's price). Same arithmetic, iterates and
 // iteration count as the host's per-iteration reads (PullSums below).
+#include <tessera/graph/detail/pagerank_merge_path.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 #include <tessera/graph/property_map.hpp>
@@ -88,7 +89,10 @@ TESSERA_INLINE_FUNCTION A sum_of(const R& range, const C& c) {
 // at a time; the lanes of a warp reading one list read it coalesced). A
 // graph whose in-neighbour lists are not random access (a subgraph_adapter's
 // masked lists) takes vertex_blocks on a GPU too, one vertex per block there.
-enum class PullSchedule { vertex_blocks, vector_lanes };
+// merge_path: equal shares of the in-lists' rows and edges per work item
+// (detail/pagerank_merge_path.hpp); on request (tests, the GPU benchmark's
+// comparison) until a GPU run says which pull a GPU should default to.
+enum class PullSchedule { vertex_blocks, vector_lanes, merge_path };
 template <class Exec>
 inline constexpr PullSchedule default_pull_schedule =
     is_host_execution_space<Exec>::value ? PullSchedule::vertex_blocks : PullSchedule::vector_lanes;
@@ -207,19 +211,46 @@ void pull_hub_chunks(const G& g, const CV& contrib, const Base& pull_base, const
       });
 }
 
+// The arrays a schedule's pull needs, made once per pagerank call.
+template <PullSchedule Schedule, class Exec, class SS, class G>
+auto make_pull_work(const G& g, std::int64_t n) {
+  if constexpr (Schedule == PullSchedule::merge_path) return make_pull_merge<Exec, SS>(g, n);
+  else if constexpr (Schedule == PullSchedule::vector_lanes) return make_pull_hubs<Exec, SS>(g, n);
+  else return pull_hubs<SS>{};
+}
+
 // One pull iteration: r(v) = base + damping * sum over in-neighbours u of
 // contrib(u); writes contrib_next(v) = r(v) / outdeg(v) (0 without
 // out-edges) and returns, through the reducers, sum |r' - r| and the
 // rank of vertices without out-edges. Base: pull_base_value or
 // pull_base_state (then a converged state makes the pass do nothing).
+//
+// Work: the schedule's arrays, made once per call (pull_work_t): the hubs'
+// chunks for vector_lanes (pull_hubs), the merge path's for merge_path
+// (pull_merge), nothing used for vertex_blocks.
 template <PullSchedule Schedule, class Exec, class G, class RV, class CV, class Base, class DiffR, class DanglingR,
-          class SS>
+          class Work>
 void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contrib_next, const Base& pull_base,
                     double damping, std::int64_t n, const DiffR& diff, const DanglingR& dangling_next,
-                    const pull_hubs<SS>& hubs) {
+                    const Work& work) {
   using V = typename graph_traits<G>::vertex_descriptor;
   using T = typename RV::non_const_value_type;
-  if constexpr (Schedule == PullSchedule::vertex_blocks) {
+  if constexpr (Schedule == PullSchedule::merge_path) {
+    merge_path_in_sums<Exec>(g, contrib, pull_base, n, work);
+    const auto sums = work.sums;
+    tessera::parallel_reduce(
+        "graph::pagerank::merge_finish", tessera::RangePolicy<Exec>(0, n),
+        TESSERA_LAMBDA(std::int64_t vi, double& l1, double& dsum) {
+          if (pull_base.skip()) return;
+          const T x = T(pull_base.base() + damping * sums(vi));
+          l1 += std::fabs(double(x) - double(r(vi)));
+          r(vi) = x;
+          const std::int64_t d = out_degree(V(vi), g);
+          contrib_next(vi) = d > 0 ? x / T(d) : T(0);
+          dsum += d > 0 ? 0.0 : double(x);
+        },
+        diff, dangling_next);
+  } else if constexpr (Schedule == PullSchedule::vertex_blocks) {
     // Work items are blocks of vertices, so the two sums stay in registers
     // across a block instead of going through the reduction's memory (host
     // spaces); on a GPU one vertex each, or a few thousand threads would
@@ -262,6 +293,7 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
     // A GPU block of 256 threads: 256 / lanes vertices at a time. Host
     // spaces (tests) take one vertex per team, its lanes a SIMD loop.
     const int ranks = is_host_execution_space<Exec>::value ? 1 : 256 / lanes;
+    const pull_hubs<typename G::space_type>& hubs = work;
     pull_hub_chunks<Exec>(g, contrib, pull_base, hubs);
     const bool have_hubs = hubs.chunks > 0;
     const auto first = hubs.first_chunk;
@@ -312,10 +344,9 @@ void pull_iteration(const G& g, const RV& r, const CV& contrib, const CV& contri
 // contributions and dangling mass (`base0`: the first iteration's base,
 // computed on the host as the host loop computes it). Returns the
 // iterations run, counted on the device.
-template <PullSchedule Schedule, class Exec, class SS, class G, class RV, class CV>
+template <PullSchedule Schedule, class Exec, class SS, class G, class RV, class CV, class Work>
 int pagerank_device_sums(const G& g, const RV& r, CV contrib, CV contrib_next, double base0, double dangling0,
-                         double damping, double tolerance, int max_iterations, std::int64_t n,
-                         const pull_hubs<SS>& hubs) {
+                         double damping, double tolerance, int max_iterations, std::int64_t n, const Work& work) {
   tessera::View<double*, SS> state("graph::pagerank::state", 4);
   tessera::View<double, SS> diff("graph::pagerank::diff"), dnext("graph::pagerank::dangling_next");
   const double inv_n = 1.0 / double(n);
@@ -333,7 +364,7 @@ int pagerank_device_sums(const G& g, const RV& r, CV contrib, CV contrib_next, d
     const int batch = std::min(pull_sums_check_every, max_iterations - launched);
     for (int k = 0; k < batch; ++k) {
       pull_iteration<Schedule, Exec>(g, r, contrib, contrib_next, pull_base, damping, n, tessera::Sum<double, SS>(diff),
-                                     tessera::Sum<double, SS>(dnext), hubs);
+                                     tessera::Sum<double, SS>(dnext), work);
       // The host loop's bookkeeping, on the device: count the iteration,
       // take the next dangling mass and base, test the stopping rule.
       tessera::parallel_for(
@@ -407,15 +438,14 @@ int detail::pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks,
           if (d == 0) dsum += inv_n;
         },
         dangling);
-    detail::pull_hubs<SS> hubs;
-    if constexpr (Schedule == detail::PullSchedule::vector_lanes) hubs = detail::make_pull_hubs<Exec, SS>(g, n);
+    const auto work = detail::make_pull_work<Schedule, Exec, SS>(g, n);
     if constexpr (Sums == detail::PullSums::host) {
       while (it < max_iterations) {
         ++it;
         const double base = (1.0 - damping) * inv_n + damping * dangling * inv_n;
         double diff = 0, dnext = 0;
         detail::pull_iteration<Schedule, Exec>(g, r, contrib, contrib_next, detail::pull_base_value{base}, damping, n,
-                                               tessera::Sum<double>(diff), tessera::Sum<double>(dnext), hubs);
+                                               tessera::Sum<double>(diff), tessera::Sum<double>(dnext), work);
         std::swap(contrib, contrib_next);
         dangling = dnext;
         if (diff < tolerance) break;
@@ -424,7 +454,7 @@ int detail::pagerank_with(const G& g, const vertex_property_map<G, T, S>& ranks,
     } else {
       const double base0 = (1.0 - damping) * inv_n + damping * dangling * inv_n;
       return detail::pagerank_device_sums<Schedule, Exec, SS>(g, r, contrib, contrib_next, base0, dangling, damping,
-                                                              tolerance, max_iterations, n, hubs);
+                                                              tolerance, max_iterations, n, work);
     }
   } else {
     tessera::View<T*, SS> next(tessera::view_alloc("graph::pagerank::next", tessera::WithoutInitializing), n);
