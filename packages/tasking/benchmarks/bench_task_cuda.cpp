@@ -40,8 +40,10 @@
 //              events after a warm-up run (Tessera: the wait, the DAG being
 //              staged on the host beforehand, reported apart); medians,
 //              GFLOP/s of n^3/3 flops, and cuSOLVER time / Tessera time.
-//              Checked: ||L - L_cusolver||_F / ||L_cusolver||_F <= 1e-10
-//              over the lower triangles, cuSOLVER's info 0.
+//              Also with the driver's surplus sharing off (the team tasks a
+//              completed tile makes ready stay on its warp), interleaved.
+//              Checked, for both: ||L - L_cusolver||_F / ||L_cusolver||_F
+//              <= 1e-10 over the lower triangles; cuSOLVER's info 0.
 //
 // Goals on an H100 (issue gpu-tasking part 6): Fibonacci >= 100 M tasks/s;
 // 10^6 tasks fanned out from the host <= 5 ms; the tiled Cholesky at >= 0.3
@@ -717,7 +719,7 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
   const double tasks = cholesky_tasks(nt);
   const std::size_t bytes = std::size_t(n) * std::size_t(n) * sizeof(double);
   DeviceArray<double> a0{std::size_t(n) * std::size_t(n)}, at{std::size_t(n) * std::size_t(n)},
-      ac{std::size_t(n) * std::size_t(n)};
+      aoff{std::size_t(n) * std::size_t(n)}, ac{std::size_t(n) * std::size_t(n)};
   make_spd<<<1024, 256>>>(a0.ptr, n, 20261128u);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
@@ -749,25 +751,36 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
     std::printf("\n# tiled Cholesky, n = %d (%d x %d tiles of %d), real tile bodies (warp teams, %zu B of team "
                 "scratch each) vs cusolverDnDpotrf, %s: %.0f tasks, %d warps\n",
                 n, nt, nt, kNb, kTileScratch, card, tasks, sched.workers());
-  std::vector<double> tessera_s, cusolver_s, build_s;
-  tessera::TaskWaitProfile profile;
+  std::vector<double> tessera_s, off_s, cusolver_s, build_s;
+  tessera::TaskWaitProfile profile, off_profile;
   int info_host = 0;
-  // Run 0 is the warm-up of both (module load, cuSOLVER's first call).
-  for (int rep = 0; rep <= S.repeats; ++rep) {
-    CK(cudaMemcpy(at.ptr, a0.ptr, bytes, cudaMemcpyDeviceToDevice));
+  // One factorization by tasks into `x`: its event time. The DAG is staged
+  // on the host (host work, reported apart); the events enclose the wait:
+  // the upload of the staged records, the driver's run and the read-back
+  // of its control block.
+  auto tessera_run = [&](double* x, bool sharing, double& build, tessera::TaskWaitProfile& run_profile) {
+    CK(cudaMemcpy(x, a0.ptr, bytes, cudaMemcpyDeviceToDevice));
     CK(cudaDeviceSynchronize());
-    // The DAG is staged on the host (host work, reported apart); the events
-    // enclose the wait: the upload of the staged records, the driver's run
-    // and the read-back of its control block.
+    sched.impl_set_surplus_sharing(sharing);
     const auto t0 = clock_type::now();
-    const long long spawned = spawn_potrf_dag(sched, nt, at.ptr);
-    const double build = seconds_since(t0);
+    const long long spawned = spawn_potrf_dag(sched, nt, x);
+    build = seconds_since(t0);
     CK(cudaEventRecord(e0));
     tessera::wait(sched);
     CK(cudaEventRecord(e1));
     const double ts = elapsed();
-    profile = sched.last_wait_profile();
+    run_profile = sched.last_wait_profile();
     if (double(spawned) != tasks) throw std::runtime_error("potrf DAG: wrong task count");
+    return ts;
+  };
+  // Run 0 is the warm-up of all (module load, cuSOLVER's first call). Each
+  // repeat runs the driver without surplus sharing (cuda_warp_queues.hpp:
+  // a completed tile's ready team tasks stay on its warp) into `aoff`, then
+  // with it into `at`, then cuSOLVER into `ac`.
+  for (int rep = 0; rep <= S.repeats; ++rep) {
+    double build = 0, off_build = 0;
+    const double ts_off = tessera_run(aoff.ptr, false, off_build, off_profile);
+    const double ts = tessera_run(at.ptr, true, build, profile);
 
     CK(cudaMemcpy(ac.ptr, a0.ptr, bytes, cudaMemcpyDeviceToDevice));
     CK(cudaDeviceSynchronize());
@@ -780,25 +793,32 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
     info_host = info.to_host()[0];
     if (rep > 0) {
       tessera_s.push_back(ts);
+      off_s.push_back(ts_off);
       cusolver_s.push_back(cs);
       build_s.push_back(build);
     }
   }
+  sched.impl_set_surplus_sharing(true);
   CK(cudaEventDestroy(e0));
   CK(cudaEventDestroy(e1));
 
-  // L (lower triangle) of the last runs of both.
-  DeviceArray<double> sums{3};
-  sums.clear();
-  lower_difference<<<1024, 256>>>(at.ptr, ac.ptr, n, sums.ptr);
-  CK(cudaGetLastError());
-  const auto sh = sums.to_host();
-  const double rel = std::sqrt(sh[0] / sh[1]);
+  // L (lower triangle) of the last runs of each, against cuSOLVER's.
   const double tol = 1e-10;  // both in double; FMA contraction and summation order differ
   verify(S, info_host == 0, "cusolverDnDpotrf info = " + std::to_string(info_host));
-  verify(S, sh[2] == 0 && rel <= tol,
-         "tiled Cholesky: ||L - L_cusolver||_F / ||L_cusolver||_F = " + std::to_string(rel) + " <= " +
-             std::to_string(tol) + ", " + std::to_string((long long)sh[2]) + " non-finite entries");
+  auto check_against_cusolver = [&](const double* x, const std::string& which) {
+    DeviceArray<double> sums{3};
+    sums.clear();
+    lower_difference<<<1024, 256>>>(x, ac.ptr, n, sums.ptr);
+    CK(cudaGetLastError());
+    const auto sh = sums.to_host();
+    const double rel = std::sqrt(sh[0] / sh[1]);
+    verify(S, sh[2] == 0 && rel <= tol,
+           "tiled Cholesky" + which + ": ||L - L_cusolver||_F / ||L_cusolver||_F = " + std::to_string(rel) +
+               " <= " + std::to_string(tol) + ", " + std::to_string((long long)sh[2]) + " non-finite entries");
+    return rel;
+  };
+  const double rel = check_against_cusolver(at.ptr, "");
+  check_against_cusolver(aoff.ptr, " (surplus sharing off)");
 
   const double tm = median(tessera_s), cm = median(cusolver_s);
   const double ratio = cm / tm;
@@ -808,16 +828,22 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
   {
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, Cuda().cuda_device()));
-    bench::Contender cref, ctes;
+    bench::Contender cref, ctes, coff;
     cref.name = "cusolverDnDpotrf";
     ctes.name = "tessera TaskScheduler<Cuda>, warp-team tile tasks";
     ctes.reference = 0;
-    bench::Result rref, rtes;
+    coff.name = "tessera TaskScheduler<Cuda>, warp-team tile tasks, surplus sharing off";
+    coff.reference = 0;
+    bench::Result rref, rtes, roff;
     rref.seconds = cusolver_s;
     rtes.seconds = tessera_s;
-    rref.threads = rtes.threads = sms;
-    for (std::size_t r = 0; r < tessera_s.size(); ++r) rtes.ratio.push_back(cusolver_s[r] / tessera_s[r]);
-    report.add(name, bench::Measure{"GFLOP/s", flops, 1e-9, false, false}, {cref, ctes}, {rref, rtes});
+    roff.seconds = off_s;
+    rref.threads = rtes.threads = roff.threads = sms;
+    for (std::size_t r = 0; r < tessera_s.size(); ++r) {
+      rtes.ratio.push_back(cusolver_s[r] / tessera_s[r]);
+      roff.ratio.push_back(cusolver_s[r] / off_s[r]);
+    }
+    report.add(name, bench::Measure{"GFLOP/s", flops, 1e-9, false, false}, {cref, ctes, coff}, {rref, rtes, roff});
   }
   report.note(name, {{"card", card},
                      {"n", n},
@@ -829,19 +855,25 @@ void row_potrf(const Setup& S, const bench::Report& report, int nt, const char* 
                      {"cusolver_gflops", flops / cm * 1e-9},
                      {"ratio_cusolver_over_tessera", ratio},
                      {"goal_ratio", 0.3},
+                     {"sharing_off_ms_median", median(off_s) * 1e3},
                      {"host_build_ms_median", median(build_s) * 1e3},
                      {"rel_diff", rel},
                      {"warps", sched.workers()}});
   note_profile(S, report, name, "tessera TaskScheduler<Cuda>, warp-team tile tasks", profile);
+  note_profile(S, report, name, "tessera TaskScheduler<Cuda>, warp-team tile tasks, surplus sharing off",
+               off_profile);
   if (!S.json) {
     auto span = [](std::vector<double> v) {
       std::sort(v.begin(), v.end());
       return std::make_pair(v.front() * 1e3, v.back() * 1e3);
     };
     const auto [tmin, tmax] = span(tessera_s);
+    const auto [omin, omax] = span(off_s);
     const auto [cmin, cmax] = span(cusolver_s);
     std::printf("  %-34s %10.3f ms (%9.3f - %9.3f) %9.1f GFLOP/s\n", "tessera TaskScheduler<Cuda>", tm * 1e3, tmin,
                 tmax, flops / tm * 1e-9);
+    std::printf("  %-34s %10.3f ms (%9.3f - %9.3f) %9.1f GFLOP/s\n", "  the same, surplus sharing off",
+                median(off_s) * 1e3, omin, omax, flops / median(off_s) * 1e-9);
     std::printf("  %-34s %10.3f ms (%9.3f - %9.3f) %9.1f GFLOP/s\n", "cusolverDnDpotrf", cm * 1e3, cmin, cmax,
                 flops / cm * 1e-9);
     std::printf("  # cuSOLVER time / Tessera time = %.3f (goal >= 0.3) on %s; host DAG build %.3f ms (median, "

@@ -64,6 +64,7 @@ struct State {
   tt::CudaOverflowStackOf<Record> overflow[2]{};
   alignas(64) long long busy = 0;
   long long keep_while_idle = tt::kCudaKeepWhileOthersIdle;
+  long long keep_team_while_idle = tt::kCudaKeepTeamWhileOthersIdle;
 };
 
 std::uint64_t next_random(std::uint64_t& seed) {
@@ -412,13 +413,19 @@ TEST(CudaTerminationInterleavings, CloseThatLosesToARejoinWaits) {
 
 // `n` single tasks of priority 0 made ready on `warp` in one batch (its
 // lanes' pushes onto the inbox), numbered 0 to n - 1.
-std::vector<Record> inbox_burst(Warp& warp, std::uint32_t n) {
+std::vector<Record> inbox_burst(Warp& warp, std::uint32_t n, tt::TaskKind kind = tt::TaskKind::Single) {
   std::vector<Record> records(n);  // moved out whole: the pushed addresses stay valid
   for (std::uint32_t i = 0; i < n; ++i) {
     records[i].id = i;
+    records[i].kind = std::uint8_t(kind);
     push_ready(warp, &records[i]);
   }
   return records;
+}
+
+// Successful CASes on an overflow stack's head so far (its ABA tag).
+unsigned long long head_updates(const tt::CudaOverflowStackOf<Record>& stack) {
+  return stack.head >> tt::CudaOverflowStackOf<Record>::kAddrBits;
 }
 
 TEST(CudaTerminationInterleavings, InboxBurstGoesToTheOverflowStackInChainsOfABatch) {
@@ -480,28 +487,94 @@ TEST(CudaTerminationInterleavings, InboxSurplusIsSharedWhileAnotherWarpIsIdle) {
   EXPECT_TRUE(d.queues_empty());
 }
 
-TEST(CudaTerminationInterleavings, NothingIsSharedWhileEveryWarpIsBusy) {
-  // The same burst while both warps are counted busy: all 100 stay on warp
-  // 0's deque, and the overflow stack stays empty.
+TEST(CudaTerminationInterleavings, TeamSurplusIsSharedOneTaskPerEntryWhileAnotherWarpIsIdle) {
+  // 20 team tasks made ready on warp 0 (a POTRF tile's column of TRSMs)
+  // while warp 1 is idle: warp 0 keeps the one it runs next
+  // (kCudaKeepTeamWhileOthersIdle) and shares 19 through the team overflow
+  // stack with one CAS; warp 1 takes them one team task per pop, as it runs
+  // them, before warp 0 runs the one it kept.
   Driver d(2, 256);
   State* s = &d.state;
-  const std::vector<Record> records = inbox_burst(d.warps[0], 100);
+  s->busy = 1;
+  const std::vector<Record> records = inbox_burst(d.warps[0], 20, tt::TaskKind::Team);
+  tt::cuda_drain_inbox(s, d.warps[0]);
+  const auto& team_deque = d.warps[0].deques[tt::kCudaPriorities + 0];
+  EXPECT_EQ(team_deque.approx_size(), tt::kCudaKeepTeamWhileOthersIdle);
+  EXPECT_EQ(head_updates(s->overflow[1]), 1u) << "the 19 shared team tasks go in one push";
+  EXPECT_TRUE(s->overflow[0].empty()) << "no team task among the single tasks' chains";
+  std::vector<int> taken(20, 0);
+  Record* batch[32];
+  int team = 0;
+  for (int i = 0; i < 19; ++i) {
+    ASSERT_EQ(tt::cuda_take_work(s, 1, d.warps[1], batch, &team), 1) << "pop " << i;
+    EXPECT_EQ(team, 1);
+    ++taken[batch[0]->id];
+  }
+  EXPECT_TRUE(s->overflow[1].empty());
+  ASSERT_EQ(tt::cuda_take_work(s, 0, d.warps[0], batch, &team), 1);
+  EXPECT_EQ(team, 1);
+  ++taken[batch[0]->id];
+  EXPECT_EQ(std::count(taken.begin(), taken.end(), 1), 20) << "every task taken once";
+  EXPECT_TRUE(d.queues_empty());
+}
+
+TEST(CudaTerminationInterleavings, TeamTasksPastAFullDequeGoToTheOverflowStackInOnePush) {
+  // Every warp busy, team deques of 8: 8 of 20 stay, the other 12 go to the
+  // team overflow stack with one CAS, and the warp takes all 20 back, one
+  // team task per pop.
+  Driver d(1, 8);
+  State* s = &d.state;
+  const std::vector<Record> records = inbox_burst(d.warps[0], 20, tt::TaskKind::Team);
+  tt::cuda_drain_inbox(s, d.warps[0]);
+  EXPECT_EQ(d.warps[0].deques[tt::kCudaPriorities + 0].approx_size(), 8);
+  EXPECT_EQ(head_updates(s->overflow[1]), 1u);
+  std::vector<int> taken(20, 0);
+  Record* batch[32];
+  int team = 0;
+  int pops = 0;
+  while (int n = tt::cuda_take_work(s, 0, d.warps[0], batch, &team)) {
+    EXPECT_EQ(n, 1);
+    EXPECT_EQ(team, 1);
+    ++taken[batch[0]->id];
+    ++pops;
+  }
+  EXPECT_EQ(pops, 20);
+  EXPECT_EQ(std::count(taken.begin(), taken.end(), 1), 20) << "every task taken once";
+  EXPECT_TRUE(d.queues_empty());
+}
+
+TEST(CudaTerminationInterleavings, NothingIsSharedWhileEveryWarpIsBusy) {
+  // The same bursts while both warps are counted busy: all stay on warp
+  // 0's deques, and the overflow stacks stay empty.
+  Driver d(2, 256);
+  State* s = &d.state;
+  const std::vector<Record> singles = inbox_burst(d.warps[0], 100);
+  tt::cuda_drain_inbox(s, d.warps[0]);
+  const std::vector<Record> teams = inbox_burst(d.warps[0], 20, tt::TaskKind::Team);
   tt::cuda_drain_inbox(s, d.warps[0]);
   EXPECT_EQ(d.warps[0].deques[0].approx_size(), 100);
+  EXPECT_EQ(d.warps[0].deques[tt::kCudaPriorities + 0].approx_size(), 20);
   EXPECT_TRUE(s->overflow[0].empty());
+  EXPECT_TRUE(s->overflow[1].empty());
 }
 
 TEST(CudaTerminationInterleavings, SharingTurnedOffKeepsTheSurplus) {
-  // keep_while_idle beyond any deque (the benchmark's "sharing off"): the
-  // burst stays on warp 0's deque although warp 1 is idle.
+  // keep_while_idle and keep_team_while_idle beyond any deque (the
+  // benchmark's "sharing off"): the bursts stay on warp 0's deques although
+  // warp 1 is idle.
   Driver d(2, 256);
   State* s = &d.state;
   s->busy = 1;
   s->keep_while_idle = std::numeric_limits<long long>::max();
-  const std::vector<Record> records = inbox_burst(d.warps[0], 100);
+  s->keep_team_while_idle = std::numeric_limits<long long>::max();
+  const std::vector<Record> singles = inbox_burst(d.warps[0], 100);
+  tt::cuda_drain_inbox(s, d.warps[0]);
+  const std::vector<Record> teams = inbox_burst(d.warps[0], 20, tt::TaskKind::Team);
   tt::cuda_drain_inbox(s, d.warps[0]);
   EXPECT_EQ(d.warps[0].deques[0].approx_size(), 100);
+  EXPECT_EQ(d.warps[0].deques[tt::kCudaPriorities + 0].approx_size(), 20);
   EXPECT_TRUE(s->overflow[0].empty());
+  EXPECT_TRUE(s->overflow[1].empty());
 }
 
 // ---- threads racing -----------------------------------------------------------
@@ -543,9 +616,10 @@ TEST(CudaTerminationConcurrency, StressRandomTreesEndOnlyWhenEveryTaskHasRun) {
 }
 
 TEST(CudaTerminationConcurrency, StressSharedSurplusRunsEveryTaskOnce) {
-  // Deques of 256 slots, so that a hub's ~125 children pass the 64 a warp
-  // keeps while others are idle and the surplus is shared through the
-  // overflow stack while warps go idle, rejoin and close around it.
+  // Deques of 256 slots, so that a hub's ~125 children pass the 64 single
+  // tasks and the one team task a warp keeps while others are idle, and the
+  // surplus is shared through both overflow stacks while warps go idle,
+  // rejoin and close around it.
   tessera::test::Watchdog dog("StressSharedSurplusRunsEveryTaskOnce", 150);
   unsigned long long steals = 0;
   const Totals all = run_random_tree_waits(6, 256, 20, 5000, &steals);

@@ -135,12 +135,16 @@ struct CudaOverflowStackOf {
     return addr(cuda_device_ref<unsigned long long>(const_cast<unsigned long long&>(head))
                     .load(::cuda::std::memory_order_relaxed)) == nullptr;
   }
-  TESSERA_INLINE_FUNCTION void push(Record* r) {
+  TESSERA_INLINE_FUNCTION void push(Record* r) { push_list(r, r); }
+  // Records already linked through `next`, from `first` to `last`, pushed
+  // with one CAS (a warp sharing several team tasks at once). The links are
+  // written before the release CAS publishes them.
+  TESSERA_INLINE_FUNCTION void push_list(Record* first, Record* last) {
     cuda_device_ref<unsigned long long> h(head);
     unsigned long long old = h.load(::cuda::std::memory_order_relaxed);
     do {
-      cuda_device_ref<Record*>(r->next).store(addr(old), ::cuda::std::memory_order_relaxed);
-    } while (!h.compare_exchange_weak(old, tagged(r, old), ::cuda::std::memory_order_release,
+      cuda_device_ref<Record*>(last->next).store(addr(old), ::cuda::std::memory_order_relaxed);
+    } while (!h.compare_exchange_weak(old, tagged(first, old), ::cuda::std::memory_order_release,
                                       ::cuda::std::memory_order_relaxed));
   }
   // Null when empty or after `tries` lost races.

@@ -11,8 +11,9 @@
 // deques (High, Regular, Low; at each priority up to 32 single tasks in one
 // batch pop, else one team task), then the overflow stacks, then one task
 // stolen from the top of a random other warp's deques (while some warp is
-// idle, a warp keeps two batches per deque and shares the rest of what its
-// lanes made ready through the overflow stacks: cuda_drain_inbox). A batch of single
+// idle, a warp keeps two batches per single-task deque and one team task per
+// team deque, and shares the rest of what its lanes made ready through the
+// overflow stacks: cuda_drain_inbox). A batch of single
 // tasks runs one per lane; a team task runs on the 32 lanes, with the warp's
 // slice of the launch's dynamic shared memory as its level-0 scratch (the
 // occupancy API sizes the launch with it). The lanes then
@@ -359,6 +360,7 @@ class CudaTaskQueue {
     m_state.host_queue = this;
     m_state.default_team_size = 32;
     m_state.keep_while_idle = kCudaKeepWhileOthersIdle;
+    m_state.keep_team_while_idle = kCudaKeepTeamWhileOthersIdle;
     m_state.stall_ns = 30ull * 1000000000ull;
   }
 
@@ -451,7 +453,9 @@ class CudaTaskQueue {
   // off keeps every ready task on its warp's deques until they are full.
   void set_surplus_sharing(bool on) {
     std::lock_guard<std::mutex> lock(m_mutex);
-    m_state.keep_while_idle = on ? kCudaKeepWhileOthersIdle : std::numeric_limits<long long>::max();
+    constexpr long long never = std::numeric_limits<long long>::max();
+    m_state.keep_while_idle = on ? kCudaKeepWhileOthersIdle : never;
+    m_state.keep_team_while_idle = on ? kCudaKeepTeamWhileOthersIdle : never;
   }
 
   // ---- staging (host_spawn, host when_all), under staging_mutex(): cuda_staging.hpp ----

@@ -77,6 +77,7 @@ struct CudaQueueState {
   int pad0;
   alignas(64) long long busy;  // busy warps; kCudaClosed once the wait is over (cuda_termination.hpp)
   long long keep_while_idle;   // ready single tasks a deque keeps while a warp is idle (cuda_drain_inbox)
+  long long keep_team_while_idle;  // ready team tasks a team deque keeps then
   alignas(64) unsigned long long progress;  // tasks completed, advanced per batch (the watchdog's clock)
   alignas(64) int cancel;
   int error_state;  // 0 none, 1 being written, 2 written

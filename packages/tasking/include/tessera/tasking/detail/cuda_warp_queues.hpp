@@ -14,8 +14,8 @@
 // (tests/test_task_cuda_termination_concurrency.cpp, defining
 // TESSERA_CUDA_QUEUES_ON_HOST) runs the driver's own work taking and
 // termination on threads under ThreadSanitizer. The state needs `warps`,
-// `nwarps`, `busy`, `keep_while_idle`, `overflow[2]` and
-// `counters[w].steals`; a record `next`, `dep`, `kind` and `priority`.
+// `nwarps`, `busy`, `keep_while_idle`, `keep_team_while_idle`, `overflow[2]`
+// and `counters[w].steals`; a record `next`, `dep`, `kind` and `priority`.
 // The driver uses them with CudaQueueState and CudaTaskRecord.
 #include <tessera/core/macros.hpp>
 #include <tessera/tasking/detail/cuda_deque.hpp>
@@ -36,6 +36,10 @@ inline constexpr int kCudaOverflowChain = 32;  // single tasks per overflow-stac
 // value in use (a benchmark sets it beyond any deque to time the driver
 // without sharing).
 inline constexpr long long kCudaKeepWhileOthersIdle = 2 * kCudaOverflowChain;
+// Ready team tasks a warp keeps on one of its team deques while some warp is
+// idle: the one it runs next (a warp runs one team task at a time, so a
+// second kept one only waits). `keep_team_while_idle` holds the value in use.
+inline constexpr long long kCudaKeepTeamWhileOthersIdle = 1;
 
 template <class Record>
 struct CudaWarpStateOf {
@@ -58,14 +62,20 @@ TESSERA_INLINE_FUNCTION unsigned cuda_next_random(unsigned& x) {
 // polls (one spawner of 10^5 tasks: 1.07 tasks per pop on an H200 before).
 // So does what passes kCudaKeepWhileOthersIdle on a deque while some warp is
 // idle (the busy count below the warps): an idle warp looks at the overflow
-// stack first (cuda_work_visible), so shared work is found with one load
+// stacks first (cuda_work_visible), so shared work is found with one load
 // and taken 32 at a time, where a deque's surplus could only be found by
 // probing random warps and stolen one task per CAS. On an H200 the tiled
 // Cholesky DAG, whose completions make work ready on few warps, ran at
 // 2.7 us per task with or without its tile arithmetic (2026-11-30). While
 // every warp is busy nothing is shared. A chain is linked through `dep`,
-// which no ready record uses; team tasks go one by one (a warp runs one
-// team task at a time), and only when a deque is full.
+// which no ready record uses.
+//
+// Team tasks are shared the same way past kCudaKeepTeamWhileOthersIdle,
+// since a warp runs them one at a time: a completed POTRF tile makes its
+// column's TRSMs ready on one warp, which would otherwise run them one after
+// another while the others look for them by random probes (two warps of
+// 1,584 per idle step). They go to the team overflow stack one record per
+// entry (an idle warp takes one), all of a drain's in one CAS.
 template <class State, class Warp>
 TESSERA_INLINE_FUNCTION void cuda_drain_inbox(State* s, Warp& me) {
   using RecordPtr = decltype(me.inbox);
@@ -75,17 +85,24 @@ TESSERA_INLINE_FUNCTION void cuda_drain_inbox(State* s, Warp& me) {
   // on its next poll, and a stale "all busy" only keeps tasks local.
   const bool others_idle =
       cuda_device_ref<long long>(s->busy).load(::cuda::std::memory_order_relaxed) < (long long)s->nwarps;
-  RecordPtr chain = nullptr;
+  RecordPtr chain = nullptr;  // single tasks for overflow[0], through `dep`
   int chained = 0;
+  RecordPtr teams = nullptr, teams_last = nullptr;  // team tasks for overflow[1], through `next`
   while (r != nullptr) {
     RecordPtr next = r->next;
     const int team = r->kind == std::uint8_t(TaskKind::Team) ? 1 : 0;
     const int p = r->priority < kCudaPriorities ? r->priority : kCudaPriorities - 1;
     auto& deque = me.deques[team * kCudaPriorities + p];
-    const bool share = !team && others_idle && deque.approx_size() >= s->keep_while_idle;
+    const long long keep = team ? s->keep_team_while_idle : s->keep_while_idle;
+    const bool share = others_idle && deque.approx_size() >= keep;
     if (share || !deque.push(r)) {
       if (team) {
-        s->overflow[1].push(r);
+        // A record from the inbox may still be read by an overflow pop that
+        // saw it in an earlier life (its CAS then fails on the tag): the
+        // link is written atomically, as push_list writes the last one.
+        cuda_device_ref<RecordPtr>(r->next).store(teams, ::cuda::std::memory_order_relaxed);
+        if (teams == nullptr) teams_last = r;
+        teams = r;
       } else {
         r->dep = chain;
         chain = r;
@@ -99,6 +116,7 @@ TESSERA_INLINE_FUNCTION void cuda_drain_inbox(State* s, Warp& me) {
     r = next;
   }
   if (chain != nullptr) s->overflow[0].push(chain);
+  if (teams != nullptr) s->overflow[1].push_list(teams, teams_last);
 }
 
 // Lane 0 of a busy warp: fills out[] with up to 32 single tasks, or one team
