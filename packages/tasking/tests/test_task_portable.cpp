@@ -8,7 +8,10 @@
 // _errors.cpp (see portable_task_test_util.hpp).
 #include "portable_task_test_util.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -524,6 +527,47 @@ TEST(TaskCuda, HostSpawnsPastTheStagingAreaAreRefusedNamingTheTaskAndLoseNothing
   tessera::host_spawn(tessera::TaskSingle(sched), CountOne<CudaSched, View>{count, 1});
   tessera::wait(sched);
   EXPECT_EQ(to_host<tessera::Cuda>(count)[1], 1) << "the scheduler spawns again after the refusal";
+}
+
+// A task that keeps its lane for `ns` nanoseconds of the device's clock.
+struct BusyFor {
+  unsigned long long ns;
+  TESSERA_FUNCTION void operator()(CudaSched::member_type&) {
+#if defined(__CUDA_ARCH__)
+    unsigned long long t0 = 0, t = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+#endif
+  }
+};
+
+// A future of an earlier wait is read on the host (is_ready, get) while
+// another host thread's wait runs a 2-second task: the reads answer at once
+// instead of waiting for the running driver to end.
+TEST(TaskCuda, HostReadsOfAnEarlierWaitsFutureDoNotWaitForARunningWait) {
+  if (!tessera::Cuda::impl_is_available()) GTEST_SKIP() << tessera::Cuda::impl_unavailable_reason();
+  CudaSched sched(CudaSched::memory_space(), std::size_t(16) << 20);
+  auto earlier = tessera::host_spawn(tessera::TaskSingle(sched), PFib<CudaSched>(sched, 20));
+  tessera::wait(sched);
+  tessera::host_spawn(tessera::TaskSingle(sched), BusyFor{2000000000ull});
+  std::atomic<bool> waited{false};
+  std::thread waiter([&] {
+    tessera::wait(sched);
+    waited.store(true);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the driver is running its task
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool ready = earlier.is_ready();
+  const long long value = earlier.get();
+  const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const bool still_waiting = !waited.load();
+  waiter.join();
+  EXPECT_TRUE(ready);
+  EXPECT_EQ(value, tessera::test::fibonacci_closed_form(20));
+  ASSERT_TRUE(still_waiting) << "the wait ended before the reads: the test raced nothing";
+  EXPECT_LT(read_s, 0.5) << "the reads waited for the running driver";
 }
 
 // last_wait_profile(): the driver's account of a wait adds up. Every task

@@ -362,6 +362,13 @@ class CudaTaskQueue {
     m_state.keep_while_idle = kCudaKeepWhileOthersIdle;
     m_state.keep_team_while_idle = kCudaKeepTeamWhileOthersIdle;
     m_state.stall_ns = 30ull * 1000000000ull;
+    // Host reads while a driver may run (its progress, records of earlier
+    // waits): a non-blocking stream, which the running driver on the
+    // default stream does not hold up.
+    cuda_check(cudaStreamCreateWithFlags(&m_poll_stream, cudaStreamNonBlocking),
+               "tessera::TaskScheduler<Cuda>: a stream for host reads");
+    cuda_check(cudaMallocHost(reinterpret_cast<void**>(&m_progress_host), sizeof(unsigned long long)),
+               "tessera::TaskScheduler<Cuda>: pinned memory for the driver's progress");
   }
 
   CudaTaskQueue(const CudaTaskQueue&) = delete;
@@ -472,9 +479,15 @@ class CudaTaskQueue {
   // A host future's copy (+1) or release (-1) of a record's reference.
   void delta(CudaTaskRecord* r, int n) { m_staging->delta(r, n); }
 
-  // Reads device memory (a record's fields or result) on the host.
+  // Reads device memory (a record's fields or result) on the host, over the
+  // non-blocking stream: a record the device holds is one an earlier wait
+  // ran (the current wait's are read from the mirror, see read_record), so
+  // the read need not, and does not, wait for a running driver (a cudaMemcpy
+  // on the legacy stream would, until the whole wait ended).
   void read(void* dst, const void* src, std::size_t n) const {
-    cuda_check(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "tessera::Future<Cuda>: reading a task record");
+    cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, m_poll_stream),
+               "tessera::Future<Cuda>: reading a task record");
+    cuda_check(cudaStreamSynchronize(m_poll_stream), "tessera::Future<Cuda>: reading a task record");
   }
   // A record's state as the host sees it between waits: staged records not
   // yet uploaded are read from the mirror.
@@ -705,14 +718,8 @@ class CudaTaskQueue {
                          "new one");
   }
   // The driver's completion count, read while it runs: an asynchronous
-  // copy on a non-blocking stream (the driver's stream would wait for it).
+  // copy on the non-blocking stream (the driver's stream would wait for it).
   unsigned long long read_progress() {
-    if (m_poll_stream == nullptr) {
-      cuda_check(cudaStreamCreateWithFlags(&m_poll_stream, cudaStreamNonBlocking),
-                 "tessera::wait (Cuda): a stream to read the driver's progress");
-      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&m_progress_host), sizeof(unsigned long long)),
-                 "tessera::wait (Cuda): pinned memory for the driver's progress");
-    }
     cuda_check(cudaMemcpyAsync(m_progress_host, &m_dev->progress, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                m_poll_stream),
                "tessera::wait (Cuda): reading the driver's progress");
