@@ -248,6 +248,9 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
   // copy back per iteration (n / 32 x 2W doubles).
   constexpr std::int64_t block = tessera::is_host_execution_space<Exec>::value ? 1024 : 32;
   const std::int64_t nblocks = (n + block - 1) / block;
+  static_assert(Schedule != PullSchedule::merge_path,
+                "pagerank jobs pull by vertex blocks or vector lanes; the merge_path pull (pagerank.hpp) has no "
+                "multi-job form");
   constexpr bool vector_pull = graph_traits<G>::has_in_edges && Schedule == PullSchedule::vector_lanes;
   static_assert(!vector_pull || graph_traits<G>::random_access_adjacency,
                 "pagerank jobs' vector_lanes pull indexes in-neighbour lists; this graph's are not random access");
