@@ -252,7 +252,11 @@ TEST(CudaDequeConcurrency, BatchPopsStealsAndTheOverflowStackTakeEveryTaskOnce) 
     ASSERT_LE(got, want);
     for (int i = 0; i < got; ++i) tally.take(batch[i]);
     popped += std::size_t(got);
-    if (next_random(seed) % 4 == 0) std::this_thread::yield();
+    // The owner's loop takes a few milliseconds: on a loaded machine the
+    // thieves could sleep through all of it. Until one has stolen, the
+    // owner yields after every burst.
+    const bool coin = next_random(seed) % 4 == 0;
+    if (coin || stolen.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
   }
   // What is left: the owner takes its deque back in batches, the thieves
   // empty the overflow stack.
