@@ -27,7 +27,9 @@
 // Tessera's Cholesky on Cuda (METIS, the host's symbolic analysis, the
 // numeric factorization level by level on the device; the ratios'
 // reference), the same with every front through cuSOLVER and cuBLAS
-// (small_front_rows 0: what the small fronts' team kernels save), cuSOLVER's
+// (small_front_rows 0: what the small fronts' team kernels save), the
+// default with each level's library fronts over 4 streams (dense_streams 4:
+// what overlapping the library calls gains), cuSOLVER's
 // sparse Cholesky (the toolkit's csrchol, given the
 // same METIS_NodeND order as the peers, the matrix permuted untimed) and
 // CHOLMOD on --threads OpenBLAS threads (the GPU machine's cores); cuBLAS
@@ -493,7 +495,8 @@ class TachoSolver final : public Solver {
 #if TESSERA_BENCH_HAVE_CUDA
 class TesseraCudaSolver final : public Solver {
  public:
-  explicit TesseraCudaSolver(const Matrix& A, int small_front_rows = -1) : chol_(A, small_front_rows) {}
+  explicit TesseraCudaSolver(const Matrix& A, int small_front_rows = -1, int dense_streams = 1)
+      : chol_(A, small_front_rows, dense_streams) {}
   void analyze() override { chol_.analyze(); }
   void factorize() override {
     chol_.factorize();
@@ -635,6 +638,9 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
     // Every front through cuSOLVER and cuBLAS: what the small fronts' team
     // kernels (Options::small_front_rows) save.
     add("tessera Cuda, library fronts", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, 0); },
+        RowKind::device);
+    // Each level's library fronts over 4 streams (Options::dense_streams).
+    add("tessera Cuda, 4 library streams", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, -1, 4); },
         RowKind::device);
     add("cuSOLVER csrchol", sms, [&] { return std::make_unique<CusolverSolver>(A); }, RowKind::device);
 #endif

@@ -44,7 +44,8 @@ class CublasDgemm {
 // front by cuSOLVER and cuBLAS).
 class TesseraCudaCholesky {
  public:
-  explicit TesseraCudaCholesky(const sparse::CrsMatrix<double>& A, int small_front_rows = -1);
+  // small_front_rows -1: the default; dense_streams: Options::dense_streams.
+  explicit TesseraCudaCholesky(const sparse::CrsMatrix<double>& A, int small_front_rows = -1, int dense_streams = 1);
   ~TesseraCudaCholesky();
   TesseraCudaCholesky(const TesseraCudaCholesky&) = delete;
   TesseraCudaCholesky& operator=(const TesseraCudaCholesky&) = delete;

@@ -34,6 +34,13 @@ int as_int(std::int64_t v) { return int(v); }  // fronts are far below 2^31 rows
 }  // namespace
 
 struct DenseBackend<Cuda>::Handles {
+  // Stream 0 is the instance's (not owned); the others are made for their
+  // Handles, blocking streams as CudaSpace's stream-ordered allocations
+  // assume (cuda_space.cpp: a block is usable at once on a blocking stream,
+  // and freed after its work), with an event that join() waits for.
+  cudaStream_t stream = nullptr;
+  bool owns_stream = false;
+  cudaEvent_t done = nullptr;
   cublasHandle_t blas = nullptr;
   cusolverDnHandle_t solver = nullptr;
   // potrf's workspace, from the stream-ordered pool (CudaSpace).
@@ -49,24 +56,86 @@ struct DenseBackend<Cuda>::Handles {
   View<int*, CudaSpace> sytrs_info;
 
   ~Handles() {
+    // Its workspaces' Views are freed after this body, on the legacy
+    // stream: its own stream's work must be over by then.
+    if (owns_stream) cudaStreamSynchronize(stream);
     if (solver) cusolverDnDestroy(solver);
     if (blas) cublasDestroy(blas);
+    if (done) cudaEventDestroy(done);
+    if (owns_stream) cudaStreamDestroy(stream);
   }
 };
 
 DenseBackend<Cuda>::DenseBackend(const Cuda& exec) : m_exec(exec) {}
-DenseBackend<Cuda>::~DenseBackend() = default;
+DenseBackend<Cuda>::~DenseBackend() {
+  m_lanes.clear();
+  if (m_fork_event) cudaEventDestroy(static_cast<cudaEvent_t>(m_fork_event));
+}
 
-DenseBackend<Cuda>::Handles& DenseBackend<Cuda>::handles() {
-  if (m_handles) return *m_handles;
+DenseBackend<Cuda>::Handles& DenseBackend<Cuda>::lane(int stream) {
+  if (std::size_t(stream) < m_lanes.size() && m_lanes[std::size_t(stream)]) return *m_lanes[std::size_t(stream)];
   Cuda::impl_require_available("tessera::sparse::Cholesky on Cuda");
+  if (m_lanes.size() <= std::size_t(stream)) m_lanes.resize(std::size_t(stream) + 1);
   auto h = std::make_unique<Handles>();
+  if (stream == 0) {
+    h->stream = m_exec.cuda_stream();
+  } else {
+    if (cudaStreamCreate(&h->stream) != cudaSuccess)
+      throw sparse_error("Cholesky on Cuda: creating library stream " + std::to_string(stream) +
+                         " (Options::dense_streams) failed: " + cudaGetErrorString(cudaGetLastError()));
+    h->owns_stream = true;
+    if (cudaEventCreateWithFlags(&h->done, cudaEventDisableTiming) != cudaSuccess)
+      throw sparse_error(std::string("Cholesky on Cuda: creating a stream's event failed: ") +
+                         cudaGetErrorString(cudaGetLastError()));
+  }
   check(cublasCreate(&h->blas), "cublasCreate");
-  check(cublasSetStream(h->blas, m_exec.cuda_stream()), "cublasSetStream");
+  check(cublasSetStream(h->blas, h->stream), "cublasSetStream");
   check(cusolverDnCreate(&h->solver), "cusolverDnCreate");
-  check(cusolverDnSetStream(h->solver, m_exec.cuda_stream()), "cusolverDnSetStream");
-  m_handles = std::move(h);
-  return *m_handles;
+  check(cusolverDnSetStream(h->solver, h->stream), "cusolverDnSetStream");
+  m_lanes[std::size_t(stream)] = std::move(h);
+  return *m_lanes[std::size_t(stream)];
+}
+
+DenseBackend<Cuda>::Handles& DenseBackend<Cuda>::handles() { return lane(m_current); }
+
+void DenseBackend<Cuda>::fork(int streams) {
+  if (streams <= 1) return;
+  Handles& zero = lane(0);
+  for (int i = 1; i < streams; ++i) lane(i);
+  if (m_fork_event == nullptr) {
+    cudaEvent_t e = nullptr;
+    if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess)
+      throw sparse_error(std::string("Cholesky on Cuda: creating the fork event failed: ") +
+                         cudaGetErrorString(cudaGetLastError()));
+    m_fork_event = e;
+  }
+  auto fork_event = static_cast<cudaEvent_t>(m_fork_event);
+  cudaError_t e = cudaEventRecord(fork_event, zero.stream);
+  for (int i = 1; i < streams && e == cudaSuccess; ++i)
+    e = cudaStreamWaitEvent(m_lanes[std::size_t(i)]->stream, fork_event, 0);
+  if (e != cudaSuccess)
+    throw sparse_error(std::string("Cholesky on Cuda: ordering the library streams after the level's kernels "
+                                   "failed: ") +
+                       cudaGetErrorString(e));
+  m_current = 0;
+}
+
+void DenseBackend<Cuda>::use_stream(int stream) { m_current = stream; }
+
+void DenseBackend<Cuda>::join(int streams) {
+  m_current = 0;
+  if (streams <= 1) return;
+  Handles& zero = lane(0);
+  cudaError_t e = cudaSuccess;
+  for (int i = 1; i < streams && e == cudaSuccess; ++i) {
+    Handles& h = *m_lanes[std::size_t(i)];
+    e = cudaEventRecord(h.done, h.stream);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(zero.stream, h.done, 0);
+  }
+  if (e != cudaSuccess)
+    throw sparse_error(std::string("Cholesky on Cuda: ordering the level's later work after the library streams "
+                                   "failed: ") +
+                       cudaGetErrorString(e));
 }
 
 void DenseBackend<Cuda>::reserve_potrf(std::int64_t n, std::int64_t lda) {

@@ -135,6 +135,85 @@ TYPED_TEST(LevelCholeskyTest, TeamAndLibraryFrontsSolveToBackwardError1e12) {
   }
 }
 
+// Each level's library fronts over several streams (Options::dense_streams):
+// the same factor and the same solutions as one stream, with library fronts
+// on every level (small_front_rows 0) and beside the team kernels (16), and
+// a refactorization with new values; a matrix that is not positive definite
+// still names its column (the first failed pivot is read after the streams
+// are joined).
+TYPED_TEST(LevelCholeskyTest, LibraryFrontsOnSeveralStreamsGiveTheOneStreamFactor) {
+  using Space = TypeParam;
+  const ts::CrsMatrix<double> mats[] = {ts::laplacian_3d<double>(12), ts::laplacian_2d<double>(40),
+                                        ts::read_matrix_market<double>(data_file("matrices/bcsstk13.mtx"))};
+  for (const auto& A : mats)
+    for (int split : {0, 16}) {
+      std::vector<double> factor[2], solution[2];
+      for (int which = 0; which < 2; ++which) {
+        ts::Options opt;
+        opt.small_front_rows = split;
+        opt.dense_streams = which == 0 ? 1 : 3;
+        LevelSolver<Space> chol(opt);
+        chol.factorize(A);
+        // Refactorization with new values (2A) on the same streams, then A again.
+        chol.factorize(with_values(A, [](std::int64_t, std::int64_t, double v) { return 2.0 * v; }));
+        chol.factorize(A);
+        factor[which] = chol.factor_values_host();
+        const auto b = rhs_of_ones(A);
+        solution[which].assign(b.size(), 0.0);
+        chol.solve(solution[which].data(), b.data(), 1);
+        EXPECT_LE(backward_error(A, solution[which].data(), b.data()), 1e-12)
+            << A.origin() << " split " << split << " streams " << opt.dense_streams;
+      }
+      ASSERT_EQ(factor[0].size(), factor[1].size());
+      // The same calls on the same blocks: equal up to the library's rounding
+      // (bit for bit on a host space; Cuda compares with a tolerance).
+      double diff = 0, scale = 0;
+      for (std::size_t k = 0; k < factor[0].size(); ++k) {
+        diff = max_nan(diff, std::abs(factor[0][k] - factor[1][k]));
+        scale = std::max(scale, std::abs(factor[0][k]));
+      }
+      EXPECT_LE(diff, 1e-13 * scale) << A.origin() << " split " << split;
+      if constexpr (tessera::is_host_execution_space<Space>::value) {
+        EXPECT_EQ(factor[0], factor[1]) << A.origin() << " split " << split;
+      }
+    }
+  // Not positive definite (a(k, k) = -100 in a 2-D Laplacian, as in
+  // NotPositiveDefiniteThenUsableAgain): column k is named on 3 streams too,
+  // every front through the library; then the SPD matrix factors.
+  const auto L = ts::laplacian_2d<double>(20);
+  for (std::int64_t bad : {57, 399}) {
+    const auto B =
+        with_values(L, [&](std::int64_t i, std::int64_t j, double v) { return i == j && i == bad ? -100.0 : v; });
+    ts::Options opt;
+    opt.small_front_rows = 0;
+    opt.dense_streams = 3;
+    LevelSolver<Space> chol(opt);
+    try {
+      chol.factorize(B);
+      FAIL() << "no factorization_error for column " << bad;
+    } catch (const ts::factorization_error& e) {
+      EXPECT_EQ(e.column(), bad) << e.what();
+    }
+    chol.factorize(L);
+    EXPECT_LE(solve_backward_error(chol, L), 1e-12) << "after the failure at column " << bad;
+  }
+}
+
+TYPED_TEST(LevelCholeskyTest, DenseStreamsOutsideOneTo64AreRefused) {
+  using Space = TypeParam;
+  for (int bad : {0, -1, 65}) {
+    ts::Options opt;
+    opt.dense_streams = bad;
+    try {
+      LevelSolver<Space> chol(opt);
+      FAIL() << "dense_streams " << bad << " was accepted";
+    } catch (const ts::sparse_error& e) {
+      EXPECT_NE(std::string(e.what()).find("dense_streams"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+}
+
 TYPED_TEST(LevelCholeskyTest, NegativeSmallFrontRowsIsRefused) {
   using Space = TypeParam;
   ts::Options opt;

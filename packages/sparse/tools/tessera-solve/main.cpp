@@ -66,6 +66,7 @@ struct Args {
   ts::Scheduler scheduler = ts::Scheduler::Tasks;
   int block = 256, threads = 0, repeat = 1, refine = -1, ic_level = -1;  // refine -1: not given
   int small_front_rows = ts::Options{}.small_front_rows;
+  int dense_streams = ts::Options{}.dense_streams;
   double pivot_tolerance = -1, static_pivot = 0;                           // -1: the factorization's default
   std::string pairing = "off";
   bool json = false, no_rcond = false, complex = false;
@@ -99,6 +100,9 @@ void declare(tessera::tools::Command& cmd, Args& a) {
                  "on Cuda: fronts of at most N rows are factored and solved by a team of threads each, larger ones "
                  "by cuSOLVER and cuBLAS (default 128; 0: every front by the library)")
       ->check(tt::integer(0, 1 << 30));
+  app.add_option("--dense-streams", a.dense_streams,
+                 "on Cuda: the library fronts of one level are spread over N streams (default 1: one after another)")
+      ->check(tt::integer(1, 64));
   app.add_option("--threads", a.threads, "threads of the host back-end (as --tessera-num-threads)")
       ->check(tt::integer(1, 4096));
   app.add_option("--repeat", a.repeat, "factorize R times, report the median (default 1)")->check(tt::integer(1, 1000000));
@@ -328,6 +332,7 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
       opt.scheduler = on_host ? a.scheduler : ts::Scheduler::LevelSet;
       opt.max_block = a.block;
       opt.small_front_rows = a.small_front_rows;
+      opt.dense_streams = a.dense_streams;
       opt.refinement_steps = refine;
       if (a.pivot_tolerance >= 0) {
         if (opt.factorization == ts::Factorization::LDLt) opt.pivot_threshold = a.pivot_tolerance;

@@ -89,6 +89,13 @@ struct Options {
   // 0: every front by the library. LDLt fronts always go to the library.
   // The task-DAG Cholesky of the host spaces does not read it.
   int small_front_rows = 128;
+  // Cholesky on Cuda: the library fronts of one level (they are independent)
+  // are spread round-robin over this many streams, each with its own cuBLAS
+  // and cuSOLVER handles, so that their calls overlap each other and the
+  // level's team kernel; 1 keeps them one after another on the solver's
+  // stream. 1 to 64. LDLt fronts stay on one stream (they share a
+  // workspace); host spaces run the calls in order whatever it says.
+  int dense_streams = 1;
 };
 
 struct Inertia {

@@ -20,6 +20,14 @@
 // convention (k >= 0 at entry k: a 1x1 pivot, rows k and ipiv[k]-1 swapped;
 // ipiv[k] = ipiv[k+1] < 0: a 2x2 pivot at k, k+1), because cuSOLVER's
 // sytrs reads 64-bit ones while its sytrf writes 32-bit ones.
+//
+// Streams: calls that do not depend on each other (the fronts of one level)
+// may be spread over several streams: fork(k) orders streams 1 .. k-1 after
+// the work queued so far on the instance (stream 0), use_stream(i) sends the
+// next calls to stream i, and join(k) orders the instance's later work after
+// everything queued on them and makes stream 0 current again. A host space
+// runs every call at once on the calling thread, so there all three are
+// no-ops and the calls keep their order.
 #include <tessera/core.hpp>
 #include <tessera/sparse/detail/dense_kernels.hpp>
 
@@ -37,6 +45,11 @@ class DenseBackend {
 
  public:
   explicit DenseBackend(const Space& = Space()) {}
+
+  // Streams for independent calls (see above): no-ops on a host space.
+  void fork(int /*streams*/) {}
+  void use_stream(int /*stream*/) {}
+  void join(int /*streams*/) {}
 
   // Workspace hint for a potrf of order n (Cuda sizes cuSOLVER's workspace
   // from these; nothing to do on the host).

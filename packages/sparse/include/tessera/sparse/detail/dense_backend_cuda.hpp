@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 // Empty in a build without the CUDA back-end (there is no Cuda space to
 // specialize for), so that the header still compiles on its own there.
@@ -53,13 +54,24 @@ class DenseBackend<Cuda> {
   void sytrs_lower(std::int64_t n, std::int64_t nrhs, const double* a, std::int64_t lda, const std::int64_t* ipiv,
                    double* x, std::int64_t ldx);
 
+  // Streams for independent calls (detail/dense_backend.hpp): stream 0 is
+  // the instance's; streams 1 .. k-1 are made by the first fork that needs
+  // them (non-blocking, each with its own handles and potrf workspace) and
+  // ordered against the instance by events.
+  void fork(int streams);
+  void use_stream(int stream);
+  void join(int streams);
+
  private:
-  struct Handles;  // cuBLAS and cuSOLVER handles, potrf's workspace
+  struct Handles;  // a stream's cuBLAS and cuSOLVER handles, its potrf workspace
   Handles& handles();
+  Handles& lane(int stream);
   Cuda m_exec;
   std::int64_t m_potrf_n = 0, m_potrf_lda = 0;  // the largest potrf reserved
   std::int64_t m_sytrf_n = 0, m_sytrf_lda = 0;  // the largest sytrf reserved
-  std::unique_ptr<Handles> m_handles;
+  std::vector<std::unique_ptr<Handles>> m_lanes;  // [0]: the instance's stream
+  int m_current = 0;                              // the stream of the next calls
+  void* m_fork_event = nullptr;                   // cudaEvent_t, made by the first fork
 };
 
 }  // namespace tessera::sparse::detail

@@ -65,6 +65,9 @@ class LevelCholesky : public CholeskyCommon<LevelCholesky<T, Space>, T> {
       throw sparse_error("Cholesky: small_front_rows must be >= 0, got " + std::to_string(m_opt.small_front_rows));
     if (!(m_opt.pivot_tolerance >= 0))
       throw sparse_error("Cholesky: pivot_tolerance must be >= 0, got " + std::to_string(m_opt.pivot_tolerance));
+    if (m_opt.dense_streams < 1 || m_opt.dense_streams > 64)
+      throw sparse_error("Cholesky: dense_streams must be in [1, 64], got " + std::to_string(m_opt.dense_streams));
+    m_num.set_dense_streams(m_opt.dense_streams);
   }
 
   void analyze(const CrsMatrix<T>& A);

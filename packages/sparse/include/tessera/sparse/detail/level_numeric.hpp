@@ -100,6 +100,11 @@ class LevelNumeric {
                const std::int64_t* row_map, const std::int32_t* col_idx, bool ldlt = false,
                std::int64_t small_front_rows = 0);
   bool ldlt() const { return m_ldlt; }
+  // Streams over which each level's library fronts are spread (Options::
+  // dense_streams): the fronts of one level are independent, and on Cuda
+  // one call after another leaves the device mostly idle on mid-sized
+  // fronts. LDL^T fronts share one workspace, so they stay on one stream.
+  void set_dense_streams(int streams) { m_dense_streams = streams < 1 ? 1 : streams; }
   // How many fronts the teams take (the rest go to the dense library).
   std::int64_t team_fronts() const { return m_small_ptr.empty() ? 0 : m_small_ptr.back(); }
 
@@ -175,6 +180,25 @@ class LevelNumeric {
   void order_dense_calls() const {
     if constexpr (is_host_execution_space<Space>::value) m_exec.fence("sparse::level_dense");
   }
+  // One level's dense work: `teams` (the small fronts' kernel, on the
+  // instance) and `per_front(s)` for each of the level's library fronts,
+  // spread round-robin over the dense streams, which start after the work
+  // queued before this call (so the team kernel and the library calls may
+  // overlap: they touch disjoint fronts) and end before the work queued
+  // after it.
+  template <class Teams, class PerFront>
+  void level_dense_work(std::size_t level, const Teams& teams, const PerFront& per_front) {
+    const std::vector<std::int64_t>& fronts = m_library_fronts[level];
+    const int streams = m_ldlt ? 1 : int(std::min<std::size_t>(std::size_t(m_dense_streams), fronts.size()));
+    m_dense.fork(streams);
+    teams();
+    order_dense_calls();
+    for (std::size_t k = 0; k < fronts.size(); ++k) {
+      if (streams > 1) m_dense.use_stream(int(k % std::size_t(streams)));
+      per_front(fronts[k]);
+    }
+    m_dense.join(streams);
+  }
   std::optional<PivotFailure> factor_levels(double pivot_tolerance);
   void factor_level(std::size_t level);
   void release_updates();
@@ -198,6 +222,7 @@ class LevelNumeric {
 
   Space m_exec;
   DenseBackend<Space> m_dense;
+  int m_dense_streams = 1;
   const SymbolicFactor* m_sym = nullptr;
   const std::vector<std::vector<std::int64_t>>* m_levels = nullptr;
 
@@ -587,9 +612,9 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
   const SymbolicFactor& f = *m_sym;
   // Small and large fronts of a level touch disjoint panels and update
   // matrices: the teams' kernel goes first, the library calls after it.
-  factor_small_fronts(level);
-  order_dense_calls();
   if (m_ldlt) {
+    factor_small_fronts(level);
+    order_dense_calls();
     for (std::int64_t s : m_library_fronts[level]) {
       const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
       double* panel = m_lx.data() + f.lx_ptr[s];
@@ -607,17 +632,19 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
     }
     return;
   }
-  for (std::int64_t s : m_library_fronts[level]) {
-    const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
-    double* panel = m_lx.data() + f.lx_ptr[s];
-    m_dense.potrf_lower(nc, panel, m, m_info.data() + s);
-    if (mu == 0) continue;
-    // After a failed potrf these compute garbage that nothing reads: the
-    // factorization stops at this level.
-    m_dense.trsm_right_lower_trans(mu, nc, panel, m, panel + nc, m);
-    double* update = update_arena(std::size_t(m_level_of_host[s])) + m_update_off_host[s];
-    m_dense.syrk_lower_minus(mu, nc, panel + nc, m, update, mu);
-  }
+  level_dense_work(
+      level, [&] { factor_small_fronts(level); },
+      [&](std::int64_t s) {
+        const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
+        double* panel = m_lx.data() + f.lx_ptr[s];
+        m_dense.potrf_lower(nc, panel, m, m_info.data() + s);
+        if (mu == 0) return;
+        // After a failed potrf these compute garbage that nothing reads: the
+        // factorization stops at this level.
+        m_dense.trsm_right_lower_trans(mu, nc, panel, m, panel + nc, m);
+        double* update = update_arena(std::size_t(m_level_of_host[s])) + m_update_off_host[s];
+        m_dense.syrk_lower_minus(mu, nc, panel + nc, m, update, mu);
+      });
 }
 
 template <class Space>
@@ -862,15 +889,16 @@ void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<doub
     }
   } else {
     // Per front: x1 := L11^-1 x1 on its own rows, w_s := L21 x1.
-    solve_small_fronts(level, true, x, w, nrhs);
-    order_dense_calls();
-    for (std::int64_t s : m_library_fronts[level]) {
-      const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
-      const double* panel = m_lx.data() + f.lx_ptr[s];
-      double* x1 = x + f.super_ptr[s];
-      m_dense.trsm_left_lower(false, nc, nrhs, panel, m, x1, n);
-      if (mu > 0) m_dense.gemm_ab(mu, nrhs, nc, panel + nc, m, x1, n, 0.0, w.data() + m_solve_off_host[s] * nrhs, mu);
-    }
+    level_dense_work(
+        level, [&] { solve_small_fronts(level, true, x, w, nrhs); },
+        [&](std::int64_t s) {
+          const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
+          const double* panel = m_lx.data() + f.lx_ptr[s];
+          double* x1 = x + f.super_ptr[s];
+          m_dense.trsm_left_lower(false, nc, nrhs, panel, m, x1, n);
+          if (mu > 0)
+            m_dense.gemm_ab(mu, nrhs, nc, panel + nc, m, x1, n, 0.0, w.data() + m_solve_off_host[s] * nrhs, mu);
+        });
   }
   if (below == 0) return;
   // x(rows below) -= w: fronts of a level may share ancestor rows.
@@ -936,16 +964,17 @@ void LevelNumeric<Space>::backward_level(std::size_t level, double* x, Array<dou
   // w_s := x(rows below s), final already (they belong to higher levels).
   if (below > 0) for_rows_below(level, nrhs, TESSERA_LAMBDA(std::int64_t xi, std::int64_t wi) { w(wi) = x[xi]; });
   // Per front: x1 := L11^-T (x1 - L21^T w_s); LDL^T: F11^-1 (x1 - F21^T w_s).
-  solve_small_fronts(level, false, x, w, nrhs);
-  order_dense_calls();
-  for (std::int64_t s : m_library_fronts[level]) {
-    const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
-    const double* panel = m_lx.data() + f.lx_ptr[s];
-    double* x1 = x + f.super_ptr[s];
-    if (mu > 0) m_dense.gemm_atb(-1.0, nc, nrhs, mu, panel + nc, m, w.data() + m_solve_off_host[s] * nrhs, mu, x1, n);
-    if (m_ldlt) m_dense.sytrs_lower(nc, nrhs, panel, m, m_ipiv.data() + f.super_ptr[s], x1, n);
-    else m_dense.trsm_left_lower(true, nc, nrhs, panel, m, x1, n);
-  }
+  level_dense_work(
+      level, [&] { solve_small_fronts(level, false, x, w, nrhs); },
+      [&](std::int64_t s) {
+        const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
+        const double* panel = m_lx.data() + f.lx_ptr[s];
+        double* x1 = x + f.super_ptr[s];
+        if (mu > 0)
+          m_dense.gemm_atb(-1.0, nc, nrhs, mu, panel + nc, m, w.data() + m_solve_off_host[s] * nrhs, mu, x1, n);
+        if (m_ldlt) m_dense.sytrs_lower(nc, nrhs, panel, m, m_ipiv.data() + f.super_ptr[s], x1, n);
+        else m_dense.trsm_left_lower(true, nc, nrhs, panel, m, x1, n);
+      });
 }
 
 template <class Space>
