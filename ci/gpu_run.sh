@@ -166,10 +166,12 @@ bench() {
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
   # on Cuda, backward error <= 1e-12 in the JSON), the same with every front
   # through cuSOLVER/cuBLAS (what the small fronts' team kernels save: compare
-  # factorize_seconds), and LDL^T's inertia.
+  # factorize_seconds), the library fronts over 4 streams (Options::
+  # dense_streams: compare factorize_seconds and solve_seconds), and LDL^T's
+  # inertia.
   if [ "${SOLVE:-1}" != 0 ] && [ -x ./tessera-solve ]; then
     for args in "lap3d:100 --space cuda --json" "lap3d:100 --space cuda --small-front-rows 0 --json" \
-      "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
+      "lap3d:100 --space cuda --dense-streams 4 --json" "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
       local secs
       secs=$(cap 120)
       if [ "$secs" = 0 ]; then
