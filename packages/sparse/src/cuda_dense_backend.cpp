@@ -80,13 +80,14 @@ DenseBackend<Cuda>::Handles& DenseBackend<Cuda>::lane(int stream) {
   if (stream == 0) {
     h->stream = m_exec.cuda_stream();
   } else {
-    if (cudaStreamCreate(&h->stream) != cudaSuccess)
+    cudaError_t e = cudaStreamCreate(&h->stream);
+    if (e != cudaSuccess)
       throw sparse_error("Cholesky on Cuda: creating library stream " + std::to_string(stream) +
-                         " (Options::dense_streams) failed: " + cudaGetErrorString(cudaGetLastError()));
+                         " (Options::dense_streams) failed: " + cudaGetErrorString(e));
     h->owns_stream = true;
-    if (cudaEventCreateWithFlags(&h->done, cudaEventDisableTiming) != cudaSuccess)
-      throw sparse_error(std::string("Cholesky on Cuda: creating a stream's event failed: ") +
-                         cudaGetErrorString(cudaGetLastError()));
+    e = cudaEventCreateWithFlags(&h->done, cudaEventDisableTiming);
+    if (e != cudaSuccess)
+      throw sparse_error(std::string("Cholesky on Cuda: creating a stream's event failed: ") + cudaGetErrorString(e));
   }
   check(cublasCreate(&h->blas), "cublasCreate");
   check(cublasSetStream(h->blas, h->stream), "cublasSetStream");
@@ -103,11 +104,11 @@ void DenseBackend<Cuda>::fork(int streams) {
   Handles& zero = lane(0);
   for (int i = 1; i < streams; ++i) lane(i);
   if (m_fork_event == nullptr) {
-    cudaEvent_t e = nullptr;
-    if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess)
-      throw sparse_error(std::string("Cholesky on Cuda: creating the fork event failed: ") +
-                         cudaGetErrorString(cudaGetLastError()));
-    m_fork_event = e;
+    cudaEvent_t event = nullptr;
+    const cudaError_t e = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    if (e != cudaSuccess)
+      throw sparse_error(std::string("Cholesky on Cuda: creating the fork event failed: ") + cudaGetErrorString(e));
+    m_fork_event = event;
   }
   auto fork_event = static_cast<cudaEvent_t>(m_fork_event);
   cudaError_t e = cudaEventRecord(fork_event, zero.stream);

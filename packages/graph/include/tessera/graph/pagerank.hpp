@@ -225,7 +225,7 @@ auto make_pull_work(const G& g, std::int64_t n) {
 // rank of vertices without out-edges. Base: pull_base_value or
 // pull_base_state (then a converged state makes the pass do nothing).
 //
-// Work: the schedule's arrays, made once per call (pull_work_t): the hubs'
+// Work: the schedule's arrays, made once per call (make_pull_work): the hubs'
 // chunks for vector_lanes (pull_hubs), the merge path's for merge_path
 // (pull_merge), nothing used for vertex_blocks.
 template <PullSchedule Schedule, class Exec, class G, class RV, class CV, class Base, class DiffR, class DanglingR,

@@ -56,8 +56,9 @@ class DenseBackend<Cuda> {
 
   // Streams for independent calls (detail/dense_backend.hpp): stream 0 is
   // the instance's; streams 1 .. k-1 are made by the first fork that needs
-  // them (non-blocking, each with its own handles and potrf workspace) and
-  // ordered against the instance by events.
+  // them (blocking streams, as CudaSpace's stream-ordered allocations
+  // assume; each with its own handles and potrf workspace) and ordered
+  // against the instance by events.
   void fork(int streams);
   void use_stream(int stream);
   void join(int streams);
