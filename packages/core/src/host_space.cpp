@@ -2,6 +2,7 @@
 #include <tessera/core/profiling.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -27,30 +28,27 @@ void* HostSpace::impl_allocate(const char* label, std::size_t bytes, std::size_t
     throw allocation_error("tessera::HostSpace: cannot allocate " + std::to_string(logical_bytes) +
                            " bytes for '" + label + "': size overflows");
   }
-  // Large blocks start on a huge-page boundary so that all of their whole
-  // 2 MiB pieces can be huge pages (the kernel maps one only where the whole
-  // aligned 2 MiB lies inside an advised range). The advice covers those
-  // pieces only: a partial piece at the end stays in 4 KiB pages, so a block
-  // never holds more memory than it touches, rounded to 2 MiB. The block
-  // still comes from malloc, which keeps and reuses freed large blocks as
-  // it always does; the advice is a property of the address range and does
-  // not change how the memory behaves.
-  // (posix_memalign: aligned_alloc wants the size to be a multiple of the
-  // alignment, which would round every large block up to 2 MiB.)
-  const bool large = rounded >= huge_page_bytes;
-  void* ptr = nullptr;
-  if (large) {
-    if (::posix_memalign(&ptr, huge_page_bytes, rounded) != 0) ptr = nullptr;
-  } else {
-    ptr = std::aligned_alloc(alignment, rounded);
-  }
+  void* ptr = std::aligned_alloc(alignment, rounded);
   if (!ptr) {
     throw allocation_error("tessera::HostSpace: failed to allocate " + std::to_string(logical_bytes) +
                            " bytes for '" + label + "'");
   }
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // The advice covers the whole 2 MiB pieces inside the block; the partial
+  // pieces at its ends stay in 4 KiB pages. Blocks are not moved to a 2 MiB
+  // boundary to gain those ends: malloc seldom reuses a freed block for the
+  // next aligned request, so an algorithm that allocates and frees its
+  // work arrays on every call (BFS's queues) grew the heap by fresh memory
+  // for the first ten or twenty calls, and every fresh piece that malloc's
+  // bookkeeping or a label touched cost a whole 2 MiB page fault (k20 BFS,
+  // 2 threads: 20-60 ms calls for the first 15 instead of 10 ms).
   // Advice refused (a kernel without THP: EINVAL) leaves ordinary pages.
-  if (large && impl_huge_pages()) (void)::madvise(ptr, rounded / huge_page_bytes * huge_page_bytes, MADV_HUGEPAGE);
+  if (rounded >= huge_page_bytes && impl_huge_pages()) {
+    const auto first = reinterpret_cast<std::uintptr_t>(ptr);
+    const auto begin = (first + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+    const auto end = (first + rounded) / huge_page_bytes * huge_page_bytes;
+    if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
 #endif
   if (profiling::active()) profiling::detail::on_allocate(name(), label, ptr, logical_bytes);
   return ptr;

@@ -181,6 +181,16 @@ bool advised_huge(const void* p) { return vm_flags_of(p).find(" hg ") != std::st
 // refused, and never shows, without them).
 bool kernel_has_thp() { return std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good(); }
 
+// The first 2 MiB boundary at or after p, and the last at or before p + bytes.
+const void* first_whole_piece(const void* p) {
+  constexpr auto h = tessera::HostSpace::huge_page_bytes;
+  return reinterpret_cast<const void*>((reinterpret_cast<std::uintptr_t>(p) + h - 1) / h * h);
+}
+const void* last_whole_piece_end(const void* p, std::size_t bytes) {
+  constexpr auto h = tessera::HostSpace::huge_page_bytes;
+  return reinterpret_cast<const void*>((reinterpret_cast<std::uintptr_t>(p) + bytes) / h * h);
+}
+
 // 64 MiB: above glibc's largest automatic mmap threshold (32 MiB), so each
 // block is a fresh mapping of its own and its flags are its own.
 constexpr std::size_t kLarge = std::size_t(64) << 20;
@@ -190,12 +200,19 @@ void child_huge_pages(bool expect_advised, std::initializer_list<std::string> fl
   tessera::initialize(a.argc, a.argv());
   CHILD_CHECK(tessera::HostSpace::impl_huge_pages() == expect_advised);
   void* p = tessera::HostSpace().allocate("large", kLarge);
-  CHILD_CHECK(reinterpret_cast<std::uintptr_t>(p) % tessera::HostSpace::huge_page_bytes == 0);
   CHILD_CHECK(!vm_flags_of(p).empty());
-  CHILD_CHECK(advised_huge(p) == expect_advised);
+  // The whole 2 MiB pieces inside the block are advised: the first and the
+  // last of them, and one in the middle.
+  CHILD_CHECK(advised_huge(first_whole_piece(p)) == expect_advised);
+  CHILD_CHECK(advised_huge(static_cast<const char*>(last_whole_piece_end(p, kLarge)) - 1) == expect_advised);
+  CHILD_CHECK(advised_huge(static_cast<const char*>(p) + kLarge / 2) == expect_advised);
+  // The block keeps malloc's placement; where it does not start on a 2 MiB
+  // boundary, its partial first piece is not advised (the advice would
+  // reach memory outside the block).
+  if (first_whole_piece(p) != p) CHILD_CHECK(!advised_huge(p));
   // A View's data lies inside its allocation, after the label header.
   tessera::View<double*, tessera::HostSpace> v(tessera::view_alloc("v", tessera::WithoutInitializing), kLarge / 8);
-  CHILD_CHECK(advised_huge(v.data()) == expect_advised);
+  CHILD_CHECK(advised_huge(v.data() + kLarge / 16) == expect_advised);
   v(0) = 1.0;
   v(v.extent(0) - 1) = 2.0;
   CHILD_CHECK(v(0) + v(v.extent(0) - 1) == 3.0);
@@ -217,7 +234,7 @@ void child_huge_pages_environment(const char* value, bool expect_advised) {
   tessera::initialize();
   CHILD_CHECK(tessera::HostSpace::impl_huge_pages() == expect_advised);
   void* p = tessera::HostSpace().allocate("large", kLarge);
-  CHILD_CHECK(advised_huge(p) == expect_advised);
+  CHILD_CHECK(advised_huge(first_whole_piece(p)) == expect_advised);
   tessera::HostSpace().deallocate("large", p, kLarge);
   tessera::finalize();
   std::exit(0);
@@ -360,7 +377,7 @@ TEST_F(Lifecycle, PrintConfigurationAndHelpFlags) {
   EXPECT_EXIT(child_print_flags(), ::testing::ExitedWithCode(0), "");
 }
 
-// Large host blocks are 2 MiB aligned and advised as huge pages by default;
+// The whole 2 MiB pieces of large host blocks are advised as huge pages by default;
 // the flag and TESSERA_HUGE_PAGES=0 turn the advice off, and a bad value of
 // the variable is an error that names it. The advice is read back from the
 // kernel's own record of the mapping (/proc/self/smaps), not from Tessera.

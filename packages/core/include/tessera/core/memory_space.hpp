@@ -63,9 +63,10 @@ class HostSpace {
   void* impl_allocate(const char* label, std::size_t total_bytes, std::size_t logical_bytes) const;
   void impl_deallocate(const char* label, void* ptr, std::size_t total_bytes, std::size_t logical_bytes) const;
 
-  // Allocations of at least this size start on a 2 MiB boundary and, on
-  // Linux, are advised as transparent huge pages (madvise MADV_HUGEPAGE),
-  // unless initialize() was told otherwise (--tessera-disable-huge-pages,
+  // In allocations of at least this size, the whole 2 MiB pieces are, on
+  // Linux, advised as transparent huge pages (madvise MADV_HUGEPAGE; the
+  // block keeps malloc's placement, so a partial piece at each end stays in
+  // 4 KiB pages: host_space.cpp says why), unless initialize() was told otherwise (--tessera-disable-huge-pages,
   // TESSERA_HUGE_PAGES=0). Why: arrays read at random (a graph's PageRank
   // contributions, a BFS bitmap, a hash table) miss the TLB on most reads
   // with 4 KiB pages once they outgrow what its entries cover (a few MiB),

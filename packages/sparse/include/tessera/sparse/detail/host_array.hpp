@@ -2,9 +2,9 @@
 // Large host arrays of the factorizations (the factor's panels, the update
 // arenas) from core's HostSpace rather than new[].
 //
-// Why: HostSpace starts blocks of 2 MiB and more on a 2 MiB boundary and
-// advises them as transparent huge pages, so that first touching them takes
-// one page fault per 2 MiB instead of 512. A first factorization touches
+// Why: HostSpace advises the whole 2 MiB pieces of blocks of 2 MiB and more
+// as transparent huge pages, so that first touching them takes one page
+// fault per 2 MiB instead of 512. A first factorization touches
 // every page of its factor and of its update arena; with 4 KiB pages the
 // faults were half its time on a 3-D Laplacian of 50^3 (3.5 s against 1.8 s
 // for the same factorization repeated, in a virtual machine where a fault is
