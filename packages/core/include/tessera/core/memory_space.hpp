@@ -66,14 +66,15 @@ class HostSpace {
   // In allocations of at least this size, the whole 2 MiB pieces are, on
   // Linux, advised as transparent huge pages (madvise MADV_HUGEPAGE; the
   // block keeps malloc's placement, so a partial piece at each end stays in
-  // 4 KiB pages: host_space.cpp says why), unless initialize() was told otherwise (--tessera-disable-huge-pages,
-  // TESSERA_HUGE_PAGES=0). Why: arrays read at random (a graph's PageRank
-  // contributions, a BFS bitmap, a hash table) miss the TLB on most reads
-  // with 4 KiB pages once they outgrow what its entries cover (a few MiB),
-  // and first touch takes one fault per 2 MiB instead of 512. Debian and
-  // most distributions ship the kernel in "madvise" mode, where only advised
-  // memory gets huge pages. The kernel may still refuse (no free 2 MiB
-  // frame, mode "never"): the memory is then ordinary pages, nothing fails.
+  // 4 KiB pages: host_space.cpp says why), unless initialize() was told
+  // otherwise (--tessera-disable-huge-pages, TESSERA_HUGE_PAGES=0). Why:
+  // arrays read at random (a graph's PageRank contributions, a BFS bitmap,
+  // a hash table) miss the TLB on most reads with 4 KiB pages once they
+  // outgrow what its entries cover (a few MiB), and first touch takes one
+  // fault per 2 MiB instead of 512. Debian and most distributions ship the
+  // kernel in "madvise" mode, where only advised memory gets huge pages.
+  // The kernel may still refuse (no free 2 MiB frame, mode "never"): the
+  // memory is then ordinary pages, nothing fails.
   static constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
   static void impl_set_huge_pages(bool on);
   static bool impl_huge_pages();
