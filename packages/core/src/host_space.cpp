@@ -41,7 +41,7 @@ void* HostSpace::impl_allocate(const char* label, std::size_t bytes, std::size_t
   // work arrays on every call (BFS's queues) grew the heap by fresh memory
   // for the first ten or twenty calls, and every fresh piece that malloc's
   // bookkeeping or a label touched cost a whole 2 MiB page fault (k20 BFS,
-  // 2 threads: 20-60 ms calls for the first 15 instead of 10 ms).
+  // 2 threads: 20-90 ms calls for the first 15 instead of 10 ms).
   // Advice refused (a kernel without THP: EINVAL) leaves ordinary pages.
   if (rounded >= huge_page_bytes && impl_huge_pages()) {
     const auto first = reinterpret_cast<std::uintptr_t>(ptr);
