@@ -293,6 +293,17 @@ TYPED_TEST(TeamScratch, TooMuchScratchIsAnErrorNamingLevelAndSizes) {
     });
     EXPECT_NE(msg.find("thread scratch level 1 exhausted: requested 24 bytes"), std::string::npos) << msg;
     EXPECT_NE(msg.find("PerThread"), std::string::npos) << msg;
+    // A request of exactly the bytes reserved fails when its size is not a
+    // multiple of 8: the message says what it took.
+    msg = error_of([&] {
+      tessera::parallel_for(Policy(2, 1).set_scratch_size(1, tessera::PerTeam(301)), [=](const Member& m) {
+        m.team_scratch(1).get_shmem(301);
+      });
+    });
+    EXPECT_NE(msg.find("requested 301 bytes (alignment 8; 304 bytes with the alignment and the size rounded up to a "
+                       "multiple of 8) but only 301 of 301 bytes are left"),
+              std::string::npos)
+        << msg;
     msg = error_of([&] {
       tessera::parallel_for(Policy(1, 1), [=](const Member& m) { m.team_scratch(3); });
     });

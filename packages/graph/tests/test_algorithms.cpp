@@ -625,31 +625,87 @@ TYPED_TEST(GraphAlgorithms, TrianglesEnumeratedOnceInOrder) {
     std::sort(want.begin(), want.end());
     EXPECT_EQ(got, want);
     // The degree orientation finds every triangle at another vertex, by
-    // either schedule (the host's relabelled merges, the GPU's lanes per
-    // oriented edge, here with 2 lanes so odd lists split unevenly); the visitor
-    // still gets each once, in increasing order.
+    // every schedule (the host's relabelled orientation with byte marks, bit
+    // marks or merges; the GPU's lanes per oriented edge, here with 2 lanes
+    // so odd lists split unevenly); the visitor still gets each once, in
+    // increasing order.
     const auto record = TESSERA_LAMBDA(V u, V v, V w) {
       const auto k = tessera::atomic_fetch_add(&n(0), std::int64_t(1));
       if (k < cap) found(k, 0) = u, found(k, 1) = v, found(k, 2) = w;
     };
-    for (const auto schedule : {tg::detail::TriangleSchedule::vertex_merge, tg::detail::TriangleSchedule::edge_lanes}) {
-      SCOPED_TRACE(schedule == tg::detail::TriangleSchedule::edge_lanes ? "edge_lanes" : "vertex_merge");
-      tessera::deep_copy(n, std::int64_t(0));
-      ASSERT_EQ(schedule == tg::detail::TriangleSchedule::edge_lanes
-                    ? tg::detail::find_triangles_with<tg::detail::TriangleSchedule::edge_lanes>(
-                          g, record, tg::triangle_order::by_degree, 2)
-                    : tg::detail::find_triangles_with<tg::detail::TriangleSchedule::vertex_merge>(
-                          g, record, tg::triangle_order::by_degree),
-                count);
-      tessera::deep_copy(h, found);
-      got.clear();
-      for (std::int64_t k = 0; k < count; ++k) {
-        got.push_back({h(k, 0), h(k, 1), h(k, 2)});
-        ASSERT_TRUE(h(k, 0) < h(k, 1) && h(k, 1) < h(k, 2));
+    using Schedule = tg::detail::TriangleSchedule;
+    using Marks = tg::detail::TriangleMarks;
+    for (const auto marks : {Marks::bytes, Marks::bits, Marks::none, Marks::automatic}) {
+      for (const auto schedule : {Schedule::vertex_marks, Schedule::vertex_merge, Schedule::edge_lanes}) {
+        if (schedule != Schedule::vertex_marks && marks != Marks::automatic) continue;
+        SCOPED_TRACE(::testing::Message() << "schedule " << int(schedule) << ", marks " << int(marks));
+        tessera::deep_copy(n, std::int64_t(0));
+        const std::int64_t got_count =
+            schedule == Schedule::vertex_marks
+                ? tg::detail::find_triangles_with<Schedule::vertex_marks>(g, record, tg::triangle_order::by_degree,
+                                                                          32, marks)
+            : schedule == Schedule::vertex_merge
+                ? tg::detail::find_triangles_with<Schedule::vertex_merge>(g, record, tg::triangle_order::by_degree)
+                : tg::detail::find_triangles_with<Schedule::edge_lanes>(g, record, tg::triangle_order::by_degree, 2);
+        ASSERT_EQ(got_count, count);
+        tessera::deep_copy(h, found);
+        got.clear();
+        for (std::int64_t k = 0; k < count; ++k) {
+          got.push_back({h(k, 0), h(k, 1), h(k, 2)});
+          ASSERT_TRUE(h(k, 0) < h(k, 1) && h(k, 1) < h(k, 2));
+        }
+        std::sort(got.begin(), got.end());
+        EXPECT_EQ(got, want);
       }
-      std::sort(got.begin(), got.end());
-      EXPECT_EQ(got, want);
     }
+  }
+}
+
+// The host's by_degree schedule (vertex_marks: the relabelled orientation,
+// u's out-list marked in an array per thread) with each kind of marks, and
+// the merge it falls back to: brute-force counts on a Kronecker graph kept
+// with its repeated edges and self-loops (hubs, and ids over many 64-bit
+// words of bit marks), closed forms on a clique, on a triangulated grid with
+// a hub joined to every vertex and on one triangle (fewer vertices than
+// teams), and nothing on graphs without triangles or vertices. On a GPU
+// space vertex_marks is the merge.
+TYPED_TEST(GraphAlgorithms, TriangleMarksScheduleMatchesReferences) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using Marks = tg::detail::TriangleMarks;
+  const auto count_with = [](const G& g, Marks marks) {
+    return tg::detail::find_triangles_with<tg::detail::TriangleSchedule::vertex_marks>(
+        g, tg::detail::no_triangle_visitor{}, tg::triangle_order::by_degree, 32, marks);
+  };
+  const Marks all[] = {Marks::automatic, Marks::bytes, Marks::bits, Marks::none};
+  auto kel = tg::kronecker(12, 16, 5);
+  for (std::int64_t i = 0; i < 300; ++i) kel.add(kel.src[i], kel.dst[i]);  // repeated edges
+  for (std::int64_t v = 0; v < 50; ++v) kel.add(v, v);                      // self-loops
+  G k(kel);
+  const auto want_k = std::int64_t(graph_ref::triangles(simple_adjacency(kel, true)).size());
+  EXPECT_GT(want_k, 0);
+  for (const Marks m : all) EXPECT_EQ(count_with(k, m), want_k) << "marks " << int(m);
+
+  tg::edge_list clique;
+  clique.num_vertices = 30;
+  for (int i = 0; i < 30; ++i)
+    for (int j = i + 1; j < 30; ++j) clique.add(i, j);
+  const std::int64_t R = 19, C = 23;
+  G kn(clique), hub(triangulated_grid(R, C, true));
+  tg::edge_list one;
+  one.num_vertices = 3;
+  one.add(0, 1), one.add(1, 2), one.add(2, 0);
+  G k3(one);
+  tg::edge_list none;
+  none.num_vertices = 5;
+  tg::edge_list empty;
+  for (const Marks m : all) {
+    SCOPED_TRACE(::testing::Message() << "marks " << int(m));
+    EXPECT_EQ(count_with(kn, m), 30 * 29 * 28 / 6);
+    EXPECT_EQ(count_with(hub, m), 2 * (R - 1) * (C - 1) + triangulated_grid_edges(R, C));
+    EXPECT_EQ(count_with(k3, m), 1);
+    EXPECT_EQ(count_with(G(tg::grid_2d(40, 30)), m), 0);
+    EXPECT_EQ(count_with(G(none), m), 0);
+    EXPECT_EQ(count_with(G(empty), m), 0);
   }
 }
 

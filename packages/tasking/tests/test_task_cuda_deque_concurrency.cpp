@@ -196,7 +196,8 @@ TEST(CudaDequeInterleavings, OwnerRacesAThiefThatClaimedFirst) {
   // before the owner lowered it, which one thread cannot otherwise stage).
   InterleaveAt at(InterleaveAt::Point::BatchPopBeforeTopRead, [&] {
     long long t = 0;
-    const bool claimed = tessera::detail::tasking::cuda_device_ref<long long>(deque.top).compare_exchange_strong(t, 1);
+    const bool claimed =
+        tessera::detail::tasking::cuda_device_ref<long long>(deque.top).compare_exchange_strong(t, 1);
     EXPECT_TRUE(claimed);
   });
   Record* batch[32];
@@ -307,8 +308,8 @@ TEST(CudaDequeConcurrency, StressBatchPopRacesThievesForTheLastTasks) {
     if (i >= min_tasks && (stolen.load() >= min_stolen || std::chrono::steady_clock::now() > give_up)) break;
     const std::size_t k = 1 + next_random(seed) % 40;
     for (std::size_t j = 0; j < k; ++j, ++i) {
-      ASSERT_TRUE(deque.push(tally.stamped(i))) << "round at task " << i << ": a ring of 64 refused one of "
-                                                 << k << " tasks after an empty round";
+      ASSERT_TRUE(deque.push(tally.stamped(i)))
+          << "round at task " << i << ": a ring of 64 refused one of " << k << " tasks after an empty round";
     }
     if (i % 64 == 0) std::this_thread::yield();  // thieves get a core on a small machine
     for (std::size_t s = 0; s < (i % 5) * 4; ++s) tessera::detail::host_cpu_relax();
@@ -328,7 +329,8 @@ TEST(CudaDequeConcurrency, StressBatchPopRacesThievesForTheLastTasks) {
   const std::size_t pushed = i;
   EXPECT_EQ(popped + stolen.load(), pushed);
   EXPECT_GT(raced_rounds, 0u);
-  EXPECT_GT(stolen.load(), 0u) << "the thieves never took a task in " << pushed << " tasks: the test raced nothing";
+  EXPECT_GT(stolen.load(), 0u) << "the thieves never took a task in " << pushed
+                               << " tasks: the test raced nothing";
   RecordProperty("tasks", int(pushed));
   RecordProperty("stolen", int(stolen.load()));
   EXPECT_EQ(tally.wrong(pushed), 0u) << "tasks taken zero or several times";
@@ -402,8 +404,9 @@ TEST(CudaDequeConcurrency, StressOverflowStackKeepsEveryRecordThroughReuse) {
 #else
 
 TEST(CudaDequeConcurrency, NeedsLibcudacxx) {
-  GTEST_SKIP() << "libcu++'s <cuda/atomic> (the CUDA toolkit's headers) was not found at configure time: the CUDA "
-                  "driver's queues cannot be compiled for the host";
+  GTEST_SKIP()
+      << "libcu++'s <cuda/atomic> (the CUDA toolkit's headers) was not found at configure time: the CUDA "
+         "driver's queues cannot be compiled for the host";
 }
 
 #endif

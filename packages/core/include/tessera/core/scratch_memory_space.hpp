@@ -72,7 +72,7 @@ class ScratchMemorySpace {
     const std::size_t rounded = (bytes + min_alignment - 1) / min_alignment * min_alignment;
     const std::size_t need = std::size_t(aligned - cur) + rounded;
     if (need > m_size[l] - m_used[l]) {
-      TESSERA_IF_ON_HOST(report_exhausted(l, bytes, alignment);)
+      TESSERA_IF_ON_HOST(report_exhausted(l, bytes, alignment, need);)
       TESSERA_IF_ON_DEVICE(::tessera::abort("tessera::ScratchMemorySpace::get_shmem: scratch memory exhausted "
                                             "(raise TeamPolicy::set_scratch_size)");)
     }
@@ -96,10 +96,14 @@ class ScratchMemorySpace {
   TESSERA_INLINE_FUNCTION void impl_reset() const { m_used[0] = m_used[1] = 0; }
 
  private:
-  void report_exhausted(int level, std::size_t bytes, std::size_t alignment) const {
+  // `need`: the request's bytes once its start is aligned and its size is
+  // rounded up to min_alignment (why a request of the bytes left can fail).
+  void report_exhausted(int level, std::size_t bytes, std::size_t alignment, std::size_t need) const {
     detail::throw_runtime_error(std::string("tessera: ") + (m_per_thread ? "thread" : "team") + " scratch level " +
                                 std::to_string(level) + " exhausted: requested " + std::to_string(bytes) +
-                                " bytes (alignment " + std::to_string(alignment) + ") but only " +
+                                " bytes (alignment " + std::to_string(alignment) + "; " + std::to_string(need) +
+                                " bytes with the alignment and the size rounded up to a multiple of " +
+                                std::to_string(min_alignment) + ") but only " +
                                 std::to_string(m_size[level] - m_used[level]) + " of " +
                                 std::to_string(m_size[level]) + " bytes are left; reserve more with " +
                                 "TeamPolicy::set_scratch_size(" + std::to_string(level) + ", " +
