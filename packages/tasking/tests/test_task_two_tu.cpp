@@ -9,10 +9,6 @@
 #include "tasking_test_util.hpp"
 #include "two_tu_spawns.hpp"
 
-#if defined(__NVCC__)
-#pragma nv_diag_suppress 20014
-#endif
-
 #include <string>
 
 namespace {

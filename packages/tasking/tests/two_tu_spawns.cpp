@@ -3,10 +3,6 @@
 // the task driver kernel and its own module marker.
 #include "two_tu_spawns.hpp"
 
-#if defined(__NVCC__)
-#pragma nv_diag_suppress 20014
-#endif
-
 namespace two_tu {
 namespace {
 template <class Sched>
