@@ -32,6 +32,15 @@ std::int64_t triangulated_grid_edges(std::int64_t R, std::int64_t C) {
   return R * (C - 1) + C * (R - 1) + (R - 1) * (C - 1);
 }
 
+// K_k: every pair once (C(k, 3) triangles).
+tg::edge_list complete_graph(int k) {
+  tg::edge_list el;
+  el.num_vertices = k;
+  for (int i = 0; i < k; ++i)
+    for (int j = i + 1; j < k; ++j) el.add(i, j);
+  return el;
+}
+
 std::vector<shape> shapes() {
   std::vector<shape> s;
   tg::edge_list star;
@@ -635,28 +644,31 @@ TYPED_TEST(GraphAlgorithms, TrianglesEnumeratedOnceInOrder) {
     };
     using Schedule = tg::detail::TriangleSchedule;
     using Marks = tg::detail::TriangleMarks;
-    for (const auto marks : {Marks::bytes, Marks::bits, Marks::none, Marks::automatic}) {
-      for (const auto schedule : {Schedule::vertex_marks, Schedule::vertex_merge, Schedule::edge_lanes}) {
-        if (schedule != Schedule::vertex_marks && marks != Marks::automatic) continue;
-        SCOPED_TRACE(::testing::Message() << "schedule " << int(schedule) << ", marks " << int(marks));
-        tessera::deep_copy(n, std::int64_t(0));
-        const std::int64_t got_count =
-            schedule == Schedule::vertex_marks
-                ? tg::detail::find_triangles_with<Schedule::vertex_marks>(g, record, tg::triangle_order::by_degree,
-                                                                          32, marks)
-            : schedule == Schedule::vertex_merge
-                ? tg::detail::find_triangles_with<Schedule::vertex_merge>(g, record, tg::triangle_order::by_degree)
-                : tg::detail::find_triangles_with<Schedule::edge_lanes>(g, record, tg::triangle_order::by_degree, 2);
-        ASSERT_EQ(got_count, count);
-        tessera::deep_copy(h, found);
-        got.clear();
-        for (std::int64_t k = 0; k < count; ++k) {
-          got.push_back({h(k, 0), h(k, 1), h(k, 2)});
-          ASSERT_TRUE(h(k, 0) < h(k, 1) && h(k, 1) < h(k, 2));
-        }
-        std::sort(got.begin(), got.end());
-        EXPECT_EQ(got, want);
+    struct Run {
+      Schedule schedule;
+      Marks marks;
+    };
+    for (const Run run : {Run{Schedule::vertex_marks, Marks::bytes}, Run{Schedule::vertex_marks, Marks::bits},
+                          Run{Schedule::vertex_marks, Marks::none}, Run{Schedule::vertex_marks, Marks::automatic},
+                          Run{Schedule::vertex_merge, Marks::automatic}, Run{Schedule::edge_lanes, Marks::automatic}}) {
+      SCOPED_TRACE(::testing::Message() << "schedule " << int(run.schedule) << ", marks " << int(run.marks));
+      tessera::deep_copy(n, std::int64_t(0));
+      const std::int64_t got_count =
+          run.schedule == Schedule::vertex_marks
+              ? tg::detail::find_triangles_with<Schedule::vertex_marks>(g, record, tg::triangle_order::by_degree, 32,
+                                                                        run.marks)
+          : run.schedule == Schedule::vertex_merge
+              ? tg::detail::find_triangles_with<Schedule::vertex_merge>(g, record, tg::triangle_order::by_degree)
+              : tg::detail::find_triangles_with<Schedule::edge_lanes>(g, record, tg::triangle_order::by_degree, 2);
+      ASSERT_EQ(got_count, count);
+      tessera::deep_copy(h, found);
+      got.clear();
+      for (std::int64_t k = 0; k < count; ++k) {
+        got.push_back({h(k, 0), h(k, 1), h(k, 2)});
+        ASSERT_TRUE(h(k, 0) < h(k, 1) && h(k, 1) < h(k, 2));
       }
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, want);
     }
   }
 }
@@ -685,10 +697,7 @@ TYPED_TEST(GraphAlgorithms, TriangleMarksScheduleMatchesReferences) {
   EXPECT_GT(want_k, 0);
   for (const Marks m : all) EXPECT_EQ(count_with(k, m), want_k) << "marks " << int(m);
 
-  tg::edge_list clique;
-  clique.num_vertices = 30;
-  for (int i = 0; i < 30; ++i)
-    for (int j = i + 1; j < 30; ++j) clique.add(i, j);
+  const tg::edge_list clique = complete_graph(30);
   const std::int64_t R = 19, C = 23;
   G kn(clique), hub(triangulated_grid(R, C, true));
   tg::edge_list one;
@@ -729,10 +738,7 @@ TYPED_TEST(GraphAlgorithms, TriangleEdgeLanesScheduleMatchesReferences) {
   EXPECT_GT(want_k, 0);
   for (const int lanes : {1, 2, 8, 32}) EXPECT_EQ(count_with(k, lanes), want_k) << lanes << " lanes";
 
-  tg::edge_list clique;
-  clique.num_vertices = 30;
-  for (int i = 0; i < 30; ++i)
-    for (int j = i + 1; j < 30; ++j) clique.add(i, j);
+  const tg::edge_list clique = complete_graph(30);
   G kn(clique);
   for (const int lanes : {1, 32}) EXPECT_EQ(count_with(kn, lanes), 30 * 29 * 28 / 6) << lanes << " lanes";
 

@@ -94,7 +94,7 @@ std::int64_t triangles_marked(const D& d, const I& old_id, const Visitor& visit)
       [=](const Member& mem, std::int64_t& cnt) {
         void* scratch = mem.team_scratch(1).get_shmem(mark_bytes);
         std::memset(scratch, 0, mark_bytes);
-        const Marks marks{static_cast<std::remove_pointer_t<decltype(Marks::m)>*>(scratch)};
+        const Marks marks{static_cast<decltype(Marks::m)>(scratch)};
         std::int64_t found = 0;
         for (std::int64_t ui = mem.league_rank(); ui < n; ui += league) {
           const V u = V(ui);
