@@ -58,6 +58,10 @@ inline const std::vector<known_graph>& known_graphs() {
 struct reference_result {
   std::int64_t triangles = 0;
   std::map<int, std::int64_t> histogram;
+  std::int64_t n = 0;
+  std::vector<std::int64_t> tv;      // t_v of each vertex
+  std::vector<std::int64_t> te_all;  // t_e of the pair {i, j}: te(i, j)
+  std::int64_t te(std::int64_t i, std::int64_t j) const { return te_all[std::size_t(std::min(i, j) * n + std::max(i, j))]; }
 };
 inline reference_result brute_force_minitri(const tg::edge_list& el) {
   const std::int64_t n = el.num_vertices;
@@ -88,6 +92,9 @@ inline reference_result brute_force_minitri(const tg::edge_list& el) {
     }
     ++r.histogram[best];
   }
+  r.n = n;
+  r.tv = std::move(tv);
+  r.te_all = std::move(te);
   return r;
 }
 
@@ -109,13 +116,27 @@ inline void add_clique(tg::edge_list& el, std::int64_t first, std::int64_t k) {
 
 inline std::int64_t choose3(std::int64_t n) { return n * (n - 1) * (n - 2) / 6; }
 
+// Every method, and direct with each of its lookups (marks is the merge on
+// a GPU space): direct by marks, tasks, data, direct by merge.
 inline std::vector<ta::minitri_options> every_method(std::int64_t block = 100) {
-  std::vector<ta::minitri_options> v(3);
+  std::vector<ta::minitri_options> v(4);
   v[0].method = ta::method::direct;
+  v[0].lookup = ta::triangle_lookup::marks;
   v[1].method = ta::method::tasks;
   v[1].block_size = block;
   v[2].method = ta::method::data;
+  v[3].method = ta::method::direct;
+  v[3].lookup = ta::triangle_lookup::merge;
   return v;
+}
+
+// "direct/marks", "tasks", ...: what a failure's trace names.
+inline std::string describe(const ta::minitri_options& o) {
+  if (o.method != ta::method::direct) return ta::to_string(o.method);
+  const char* how = o.lookup == ta::triangle_lookup::marks   ? "marks"
+                    : o.lookup == ta::triangle_lookup::merge ? "merge"
+                                                             : "automatic";
+  return std::string("direct/") + how;
 }
 
 }  // namespace analytics_test

@@ -21,7 +21,7 @@ TYPED_TEST(MinitriKnown, SharedGraphsGiveTheirTriangleCountsWithEveryMethod) {
     EXPECT_EQ(clean.edges, k.edges);
     std::map<int, std::int64_t> first;
     for (auto opts : every_method()) {
-      SCOPED_TRACE(ta::to_string(opts.method));
+      SCOPED_TRACE(describe(opts));
       opts.keep_degrees = true;
       const auto r = ta::minitri(g, opts);
       EXPECT_EQ(r.method, opts.method);
@@ -67,7 +67,7 @@ TYPED_TEST(MinitriKnown, KroneckerGraphsAgreeAcrossMethodsAndBlockSizes) {
     EXPECT_EQ(direct.triangles, tg::count_triangles(g)) << "the graph package's own count";
     for (std::int64_t block : {1, 10, 100, 1000, 100000}) {
       for (auto opts : every_method(block)) {
-        SCOPED_TRACE(std::string(ta::to_string(opts.method)) + " block " + std::to_string(block));
+        SCOPED_TRACE(describe(opts) + " block " + std::to_string(block));
         if (opts.method == ta::method::direct) continue;
         if (opts.method == ta::method::data && block != 1) continue;  // data has no blocks
         const auto r = ta::minitri(g, opts);

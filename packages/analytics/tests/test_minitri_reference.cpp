@@ -19,6 +19,10 @@ TEST(MinitriRule, CliqueBoundKMatchesTheDefinition) {
     const std::int64_t c = j * (j - 1) / 2;  // C(j, 2) = C(k-1, 2) with k = j + 1
     EXPECT_EQ(ta::clique_bound_k(c, j + 10), j + 1);
     EXPECT_EQ(ta::clique_bound_k(c - 1, j + 10), j);
+    // Edge-bound at the same edges: k = t_e + 2 exactly while C(t_e + 1, 2) <= t_v.
+    EXPECT_EQ(ta::clique_bound_k(c, j - 1), j + 1);
+    EXPECT_EQ(ta::clique_bound_k(c - 1, j - 1), j);
+    EXPECT_EQ(ta::clique_bound_k(c + j, j), j + 2);
   }
 }
 
@@ -37,7 +41,7 @@ TYPED_TEST(MinitriReference, RandomGraphsMatchBruteForce) {
       const G g = ta::build_simple<G>(el);
       for (std::int64_t block : {1, 7, 100}) {
         for (const auto& opts : every_method(block)) {
-          SCOPED_TRACE("n " + std::to_string(n) + " m " + std::to_string(m) + " " + ta::to_string(opts.method) +
+          SCOPED_TRACE("n " + std::to_string(n) + " m " + std::to_string(m) + " " + describe(opts) +
                        " block " + std::to_string(block));
           const auto r = ta::minitri(g, opts);
           EXPECT_EQ(r.triangles, want.triangles);
@@ -47,6 +51,37 @@ TYPED_TEST(MinitriReference, RandomGraphsMatchBruteForce) {
     }
 }
 
+// t_v of every vertex and t_e of every edge (keep_degrees), not only their
+// sums: the direct method by marks counts t_e by the orientation's slots and
+// translates them to the graph's edge indices at the end.
+TYPED_TEST(MinitriReference, TriangleDegreesMatchBruteForce) {
+  using G = Graph<TypeParam>;
+  std::vector<tg::edge_list> graphs{ta::load_edges("kron:8:16:5")};
+  for (unsigned seed = 1; seed <= 4; ++seed) graphs.push_back(random_graph(60, 900, seed));
+  for (const auto& el : graphs) {
+    const auto want = brute_force_minitri(el);
+    const G g = ta::build_simple<G>(el);
+    const auto* rm = g.row_map_data();
+    const auto* adj = g.entries_data();
+    for (auto opts : every_method(4)) {
+      SCOPED_TRACE(describe(opts) + ", " + std::to_string(el.num_vertices) + " vertices");
+      opts.keep_degrees = true;
+      const auto r = ta::minitri(g, opts);
+      EXPECT_EQ(r.vertex_triangles, want.tv);
+      ASSERT_EQ(std::int64_t(r.edge_triangles.size()), g.num_edges());
+      std::int64_t wrong = 0;
+      for (std::int64_t u = 0; u < g.num_vertices(); ++u)
+        for (auto j = rm[u]; j < rm[u + 1]; ++j) {
+          const auto e = g.slot_edge_index(typename G::vertex_descriptor(u), j);
+          if (r.edge_triangles[std::size_t(e)] != want.te(u, adj[j]) && wrong++ < 5)
+            ADD_FAILURE() << "t_e of edge " << e << " = {" << u << ", " << adj[j] << "}: "
+                          << r.edge_triangles[std::size_t(e)] << ", brute force " << want.te(u, adj[j]);
+        }
+      EXPECT_EQ(wrong, 0);
+    }
+  }
+}
+
 TYPED_TEST(MinitriReference, SmallKroneckerMatchesBruteForce) {
   using G = Graph<TypeParam>;
   const auto el = ta::load_edges("kron:8:16:5");  // hubs, many loops and duplicates
@@ -54,7 +89,7 @@ TYPED_TEST(MinitriReference, SmallKroneckerMatchesBruteForce) {
   ASSERT_GT(want.triangles, 1000);
   const G g = ta::build_simple<G>(el);
   for (const auto& opts : every_method(10)) {
-    SCOPED_TRACE(ta::to_string(opts.method));
+    SCOPED_TRACE(describe(opts));
     const auto r = ta::minitri(g, opts);
     EXPECT_EQ(r.triangles, want.triangles);
     EXPECT_EQ(r.histogram, want.histogram);
@@ -69,7 +104,7 @@ TYPED_TEST(MinitriReference, CliquesPutEveryTriangleAtTheirSize) {
     add_clique(el, 0, n);
     const G g = ta::build_simple<G>(el);
     for (const auto& opts : every_method(2)) {
-      SCOPED_TRACE("K_" + std::to_string(n) + " " + ta::to_string(opts.method));
+      SCOPED_TRACE("K_" + std::to_string(n) + " " + describe(opts));
       const auto r = ta::minitri(g, opts);
       EXPECT_EQ(r.triangles, choose3(n));
       EXPECT_EQ(r.histogram, (std::map<int, std::int64_t>{{int(n), choose3(n)}}));
@@ -92,7 +127,7 @@ TYPED_TEST(MinitriReference, DisjointCliquesKeepTheirOwnK) {
   for (auto& x : el.dst) x = (x * 7) % 40;
   const G g = ta::build_simple<G>(el);
   for (const auto& opts : every_method(3)) {
-    SCOPED_TRACE(ta::to_string(opts.method));
+    SCOPED_TRACE(describe(opts));
     const auto r = ta::minitri(g, opts);
     EXPECT_EQ(r.histogram, (std::map<int, std::int64_t>{{4, 4}, {7, 35}, {10, 120}}));
   }

@@ -3,12 +3,15 @@
 //
 //   minitri_result r = minitri_direct(g, opts);
 //
-// Pass 1 enumerates every triangle once (degree-ordered orientation, sorted
-// merge: oriented_graph.hpp) and adds it to t_v and t_e; pass 2 enumerates
-// them again and, now that the degrees are final, adds each triangle's k to
-// the histogram. Enumerating twice costs less than writing and re-reading
-// the triangles (40 bytes each), and memory stays O(V + E): the orientation,
-// t_v, t_e and the histogram (per-thread copies on host pools).
+// Pass 1 enumerates every triangle once (degree-ordered orientation:
+// oriented_graph.hpp) and adds it to t_v and t_e; pass 2 enumerates them
+// again and, now that the degrees are final, adds each triangle's k to the
+// histogram. Enumerating twice costs less than writing and re-reading the
+// triangles (40 bytes each), and memory stays O(V + E): the orientation,
+// t_v, t_e and the histogram (per-thread copies on host pools), and on a
+// host space the lookup's marks, n 32-bit entries per thread
+// (opts.lookup: detail/direct_marks.hpp; the sorted merge elsewhere).
+#include <tessera/analytics/detail/direct_marks.hpp>
 #include <tessera/analytics/detail/histogram.hpp>
 #include <tessera/analytics/detail/kernels.hpp>
 #include <tessera/analytics/detail/memory_meter.hpp>
@@ -41,6 +44,24 @@ struct direct_k_pass {
   }
 };
 
+// The lookup opts.lookup resolves to on og (see triangle_lookup): marks
+// only on a host space, and automatic only while every thread's arrays
+// together weigh no more than the orientation.
+template <class OG>
+triangle_lookup direct_lookup_for(const OG& og, std::int64_t max_out, triangle_lookup asked) {
+  using Exec = typename OG::execution_space;
+  if constexpr (!tessera::is_host_execution_space<Exec>::value) {
+    return triangle_lookup::merge;
+  } else {
+    if (asked != triangle_lookup::automatic) return asked;
+    const double per_thread = double(marks_scratch(og.n, max_out).bytes());
+    const double threads = double(Exec().concurrency());
+    const bool fits = per_thread <= double(tessera::TeamPolicy<Exec>::scratch_size_max(1)) &&
+                      threads * per_thread <= double(og.bytes());
+    return fits ? triangle_lookup::marks : triangle_lookup::merge;
+  }
+}
+
 }  // namespace detail
 
 template <class G>
@@ -54,18 +75,32 @@ minitri_result minitri_direct(const G& g, const minitri_options& opts = {}) {
 
   const auto og = orient(g);
   meter.add(og.bytes());
-  detail::degree_arrays<Exec> deg(og.n, g.num_edges(), meter);
+  const std::int64_t max_out = detail::max_out_degree(og);
+  const triangle_lookup lookup = detail::direct_lookup_for(og, max_out, opts.lookup);
+  if (lookup == triangle_lookup::marks)
+    meter.add(std::int64_t(detail::marks_scratch(og.n, max_out).bytes()) * std::int64_t(Exec().concurrency()));
+  // t_e by g's edge index for the merge, by the orientation's slot for the
+  // marks (a row's edges then lie together; translated for keep_degrees).
+  detail::degree_arrays<Exec> deg(og.n, lookup == triangle_lookup::marks ? og.m : g.num_edges(), meter);
 
   std::int64_t t = 0;
-  tessera::parallel_reduce("analytics::direct::degrees", detail::row_policy<Exec>(0, og.n, 64),
-                           detail::direct_degrees_pass<decltype(og), Exec>{og, {{deg.tv}, {deg.te}}}, t);
+  if constexpr (tessera::is_host_execution_space<Exec>::value) {
+    if (lookup == triangle_lookup::marks) t = detail::direct_degrees_marked(og, max_out, deg.tv, deg.te);
+  }
+  if (lookup != triangle_lookup::marks)
+    tessera::parallel_reduce("analytics::direct::degrees", detail::row_policy<Exec>(0, og.n, 64),
+                             detail::direct_degrees_pass<decltype(og), Exec>{og, {{deg.tv}, {deg.te}}}, t);
 
   const std::int64_t bins = detail::histogram_bins(g);
   tessera::View<std::int64_t*, Exec> hist("analytics::histogram", bins);
   auto sv = tessera::create_scatter_view(hist);
   meter.add(std::int64_t(sizeof(std::int64_t)) * bins * (sv.is_duplicated ? Exec().concurrency() + 1 : 1));
-  tessera::parallel_for("analytics::direct::k", detail::row_policy<Exec>(0, og.n, 64),
-                        detail::direct_k_pass<decltype(og), Exec, decltype(sv)>{og, deg.tv, deg.te, sv});
+  if constexpr (tessera::is_host_execution_space<Exec>::value) {
+    if (lookup == triangle_lookup::marks) detail::direct_k_marked(og, max_out, deg.tv, deg.te, sv);
+  }
+  if (lookup != triangle_lookup::marks)
+    tessera::parallel_for("analytics::direct::k", detail::row_policy<Exec>(0, og.n, 64),
+                          detail::direct_k_pass<decltype(og), Exec, decltype(sv)>{og, deg.tv, deg.te, sv});
   tessera::contribute(hist, sv);
 
   std::int64_t counted = 0;
@@ -75,7 +110,10 @@ minitri_result minitri_direct(const G& g, const minitri_options& opts = {}) {
     throw std::logic_error("tessera::analytics::minitri_direct: the histogram counts " + std::to_string(counted) +
                            " triangles, the first pass " + std::to_string(t));
   r.peak_bytes = meter.peak();
-  if (opts.keep_degrees) detail::copy_degrees(deg, r.vertex_triangles, r.edge_triangles);
+  if (opts.keep_degrees) {
+    detail::copy_degrees(deg, r.vertex_triangles, r.edge_triangles);
+    if (lookup == triangle_lookup::marks) detail::slots_to_edge_indices(og, g.num_edges(), r.edge_triangles);
+  }
   return r;
 }
 

@@ -38,6 +38,14 @@ inline method parse_method(const std::string& s) {
   throw std::invalid_argument("unknown miniTri method '" + s + "' (expected direct, tasks or data)");
 }
 
+// direct: how a row's triangles are found. marks: u's out-list written into
+// an array of n entries per thread and each out-neighbour of its
+// out-neighbours looked up (host spaces; detail/direct_marks.hpp); merge:
+// the sorted merge of for_each_triangle_in_row (every space, O(V + E)
+// memory). automatic: marks on a host space unless the arrays would outweigh
+// the orientation, else merge. Both give the same histogram.
+enum class triangle_lookup { automatic, marks, merge };
+
 struct minitri_options {
   analytics::method method = analytics::method::direct;
   // tasks: rows per block (each block is one enumeration, two degree tasks
@@ -54,6 +62,8 @@ struct minitri_options {
   // (0: 4 per worker thread). Bounds the stored triangles when the
   // dependencies are local; never stops progress.
   std::int64_t window_blocks = 0;
+  // direct: marks or merge (above); marks on a GPU space is the merge.
+  triangle_lookup lookup = triangle_lookup::automatic;
   // Copy t_v and t_e into the result (host vectors), e.g. to check them.
   bool keep_degrees = false;
 };

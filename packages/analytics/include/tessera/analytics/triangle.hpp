@@ -29,6 +29,9 @@ struct triangle {
 // result: the square root only seeds the search. For a triangle min_te >= 1
 // and min_tv >= 1, so k >= 3.
 TESSERA_INLINE_FUNCTION int clique_bound_k(std::int64_t min_tv, std::int64_t min_te) {
+  // Most triangles are edge-bound: k = min_te + 2 whenever the vertex bound
+  // allows it, C(min_te + 1, 2) <= min_tv, and then no square root is needed.
+  if ((min_te + 1) * min_te / 2 <= min_tv) return int(min_te + 2);
   // j = k - 1 is the largest j with j (j - 1) / 2 <= min_tv.
   std::int64_t j = std::int64_t((1.0 + sqrt(1.0 + 8.0 * double(min_tv))) / 2.0);
   while (j > 1 && j * (j - 1) / 2 > min_tv) --j;
