@@ -241,10 +241,15 @@ TYPED_TEST(DistGraphAlgorithms, TriangleCountsEqualTheNodeLevelAndPublishedOnes)
     SCOPED_TRACE(c.name);
     const td::DistGraph g(comm, c.share);
     const NodeGraph<Space> ref(c.whole, tg::build_options::simple());
-    const std::int64_t t = td::count_triangles<Space>(g);
-    EXPECT_EQ(t, tg::count_triangles(ref));
-    if (c.triangles >= 0) {
-      EXPECT_EQ(t, c.triangles);
+    const std::int64_t want = tg::count_triangles(ref);
+    for (const auto marks : {tg::TriangleMarks::automatic, tg::TriangleMarks::bytes, tg::TriangleMarks::bits,
+                             tg::TriangleMarks::none}) {
+      SCOPED_TRACE("marks " + std::to_string(int(marks)));
+      const std::int64_t t = td::count_triangles<Space>(g, marks);
+      EXPECT_EQ(t, want);
+      if (c.triangles >= 0) {
+        EXPECT_EQ(t, c.triangles);
+      }
     }
   }
 }

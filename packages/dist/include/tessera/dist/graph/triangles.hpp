@@ -11,15 +11,22 @@
 // owned out-list; ghost degrees come first through the exchange plan), and
 // two more bring back their lengths and their lists, which the requester
 // keeps in its own numbering of the local vertices by the order (entries
-// not local to it cannot close a triangle there), so out(u) ∩ out(v) merges
-// only out(u)'s entries after v, as gapbs's ordered count does. The merges of
-// 32-bit ranks run on Exec. Memory per rank: the owned out-lists plus the
-// requested ones (each at most sqrt(2m) long).
+// not local to it cannot close a triangle there). The count then runs on
+// Exec as the node-level one does (graph/detail/triangles_marks.hpp): each
+// thread marks out(u) in an array of one byte (or bit) per local vertex and
+// looks every entry of each out(v) up in it; independent loads, where a
+// merge of out(u)'s entries after v with out(v) waits on a compare per step.
+// The merge stays for when the threads' arrays would outweigh the lists
+// (TriangleMarks::none). Memory per rank: the owned out-lists plus the
+// requested ones (each at most sqrt(2m) long), and the marks.
 #include <tessera/core.hpp>
 #include <tessera/dist/graph/dist_graph.hpp>
+#include <tessera/graph/detail/triangles_marks.hpp>
+#include <tessera/graph/triangles.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace tessera::dist {
@@ -62,15 +69,11 @@ struct OrientedLists {
 };
 
 OrientedLists oriented_lists(const DistGraph& g);
-}  // namespace detail
 
-// Collective.
-template <class Exec = tessera::DefaultHostExecutionSpace>
-std::int64_t count_triangles(const DistGraph& g) {
-  static_assert(tessera::is_host_execution_space<Exec>::value,
-                "tessera::dist::count_triangles runs on a host execution space");
-  const detail::OrientedLists L = detail::oriented_lists(g);
-  const std::int64_t owned = g.num_owned();
+// The triangles at the owned vertices by merges: out(u)'s entries after v
+// against out(v), as gapbs's ordered count does.
+template <class Exec>
+std::int64_t triangles_merged(const OrientedLists& L, std::int64_t owned) {
   const std::int64_t* om = L.own_map.data();
   const local_vertex* o = L.own.data();
   const std::int64_t* gb = L.ghost_begin.data();
@@ -79,16 +82,99 @@ std::int64_t count_triangles(const DistGraph& g) {
   const local_vertex* local_of = L.local_of.data();
   std::int64_t local = 0;
   tessera::parallel_reduce(
-      "dist::triangles", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
+      "dist::triangles::merged", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
       [=](std::int64_t u, std::int64_t& cnt) {
         for (std::int64_t k = om[u]; k < om[u + 1]; ++k) {
           const local_vertex v = local_of[o[k]];
           const local_vertex* b = v < owned ? o + om[v] : f + gb[v - owned];
           const local_vertex* e = v < owned ? o + om[v + 1] : f + ge[v - owned];
-          cnt += detail::common_count(o + k + 1, o + om[u + 1], b, e);  // out(v) lies after v
+          cnt += common_count(o + k + 1, o + om[u + 1], b, e);  // out(v) lies after v
         }
       },
       local);
+  return local;
+}
+
+// The same by marks (Marks: graph::detail::byte_marks or bit_marks over the
+// local vertices' ranks), teams of one thread taking every league-th owned
+// vertex, as graph::detail::triangles_marked does.
+template <class Marks, class Exec>
+std::int64_t triangles_marked(const OrientedLists& L, std::int64_t owned) {
+  using Policy = tessera::TeamPolicy<Exec, tessera::Schedule<tessera::Dynamic>>;
+  using Member = typename Policy::member_type;
+  const std::int64_t n = std::int64_t(L.order.size());
+  if (owned == 0) return 0;
+  const std::size_t mark_bytes = (Marks::bytes_for(n) + 63) / 64 * 64;
+  const std::int64_t threads = std::int64_t(Exec().concurrency());
+  const std::int64_t league = owned < 2 * threads ? owned : 2 * threads;
+  const std::int64_t* om = L.own_map.data();
+  const local_vertex* o = L.own.data();
+  const std::int64_t* gb = L.ghost_begin.data();
+  const std::int64_t* ge = L.ghost_end.data();
+  const local_vertex* f = L.fetched.data();
+  const local_vertex* local_of = L.local_of.data();
+  std::int64_t local = 0;
+  tessera::parallel_reduce(
+      "dist::triangles::marked", Policy(league, 1).set_scratch_size(1, tessera::PerTeam(mark_bytes)),
+      [=](const Member& mem, std::int64_t& cnt) {
+        void* scratch = mem.team_scratch(1).get_shmem(mark_bytes);
+        std::memset(scratch, 0, mark_bytes);
+        const Marks marks{static_cast<decltype(Marks::m)>(scratch)};
+        std::int64_t found = 0;
+        for (std::int64_t u = mem.league_rank(); u < owned; u += league) {
+          const std::int64_t ub = om[u], ue = om[u + 1];
+          if (ue - ub < 2) continue;  // a triangle at u needs two out-neighbours
+          for (std::int64_t k = ub; k < ue; ++k) marks.set(o[k]);
+          // Up to the last but one: out(v) lies after v, and no entry of
+          // out(u) lies after the last.
+          for (std::int64_t k = ub; k + 1 < ue; ++k) {
+            const local_vertex v = local_of[o[k]];
+            const local_vertex* b = v < owned ? o + om[v] : f + gb[v - owned];
+            const local_vertex* e = v < owned ? o + om[v + 1] : f + ge[v - owned];
+            for (; b != e; ++b) found += marks.test(*b);
+          }
+          for (std::int64_t k = ub; k < ue; ++k) marks.clear(o[k]);
+        }
+        cnt += found;
+      },
+      local);
+  return local;
+}
+
+// automatic -> bytes while every thread's byte array together weighs no
+// more than the lists, else bits on the same terms, else none (the merge).
+template <class Exec>
+graph::TriangleMarks triangle_marks_for(const OrientedLists& L, graph::TriangleMarks asked) {
+  if (asked != graph::TriangleMarks::automatic) return asked;
+  const double n = double(L.order.size());
+  const double threads = double(Exec().concurrency());
+  const double lists = 8.0 * double(L.own_map.size()) + double(sizeof(local_vertex)) * double(L.own.size() + L.fetched.size());
+  const double scratch_max = double(tessera::TeamPolicy<Exec>::scratch_size_max(1));
+  if (n <= scratch_max && threads * n <= lists) return graph::TriangleMarks::bytes;
+  if (n / 8 <= scratch_max && threads * n / 8 <= lists) return graph::TriangleMarks::bits;
+  return graph::TriangleMarks::none;
+}
+}  // namespace detail
+
+// Collective. `marks` names the count's lookup (tests name each; every
+// rank must pass the same).
+template <class Exec = tessera::DefaultHostExecutionSpace>
+std::int64_t count_triangles(const DistGraph& g, graph::TriangleMarks marks = graph::TriangleMarks::automatic) {
+  static_assert(tessera::is_host_execution_space<Exec>::value,
+                "tessera::dist::count_triangles runs on a host execution space");
+  const detail::OrientedLists L = detail::oriented_lists(g);
+  const std::int64_t owned = g.num_owned();
+  std::int64_t local = 0;
+  switch (detail::triangle_marks_for<Exec>(L, marks)) {
+    case graph::TriangleMarks::bytes:
+      local = detail::triangles_marked<graph::detail::byte_marks, Exec>(L, owned);
+      break;
+    case graph::TriangleMarks::bits:
+      local = detail::triangles_marked<graph::detail::bit_marks, Exec>(L, owned);
+      break;
+    default:
+      local = detail::triangles_merged<Exec>(L, owned);
+  }
   return g.comm().sum(local);
 }
 
