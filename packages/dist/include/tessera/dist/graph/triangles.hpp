@@ -82,7 +82,8 @@ std::int64_t triangles_merged(const OrientedLists& L, std::int64_t owned) {
   const local_vertex* local_of = L.local_of.data();
   std::int64_t local = 0;
   tessera::parallel_reduce(
-      "dist::triangles::merged", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
+      "dist::triangles::merged",
+      tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
       [=](std::int64_t u, std::int64_t& cnt) {
         for (std::int64_t k = om[u]; k < om[u + 1]; ++k) {
           const local_vertex v = local_of[o[k]];
@@ -144,38 +145,45 @@ std::int64_t triangles_marked(const OrientedLists& L, std::int64_t owned) {
 // automatic -> bytes while every thread's byte array together weighs no
 // more than the lists, else bits on the same terms, else none (the merge).
 template <class Exec>
-graph::TriangleMarks triangle_marks_for(const OrientedLists& L, graph::TriangleMarks asked) {
-  if (asked != graph::TriangleMarks::automatic) return asked;
+graph::detail::TriangleMarks triangle_marks_for(const OrientedLists& L, graph::detail::TriangleMarks asked) {
+  if (asked != graph::detail::TriangleMarks::automatic) return asked;
   const double n = double(L.order.size());
   const double threads = double(Exec().concurrency());
-  const double lists = 8.0 * double(L.own_map.size()) + double(sizeof(local_vertex)) * double(L.own.size() + L.fetched.size());
+  const double lists =
+      8.0 * double(L.own_map.size()) + double(sizeof(local_vertex)) * double(L.own.size() + L.fetched.size());
   const double scratch_max = double(tessera::TeamPolicy<Exec>::scratch_size_max(1));
-  if (n <= scratch_max && threads * n <= lists) return graph::TriangleMarks::bytes;
-  if (n / 8 <= scratch_max && threads * n / 8 <= lists) return graph::TriangleMarks::bits;
-  return graph::TriangleMarks::none;
+  if (n <= scratch_max && threads * n <= lists) return graph::detail::TriangleMarks::bytes;
+  if (n / 8 <= scratch_max && threads * n / 8 <= lists) return graph::detail::TriangleMarks::bits;
+  return graph::detail::TriangleMarks::none;
+}
+
+// count_triangles with the lookup named (tests name each; every rank must
+// pass the same).
+template <class Exec>
+std::int64_t count_triangles_with(const DistGraph& g, graph::detail::TriangleMarks marks) {
+  const OrientedLists L = oriented_lists(g);
+  const std::int64_t owned = g.num_owned();
+  std::int64_t local = 0;
+  switch (triangle_marks_for<Exec>(L, marks)) {
+    case graph::detail::TriangleMarks::bytes:
+      local = triangles_marked<graph::detail::byte_marks, Exec>(L, owned);
+      break;
+    case graph::detail::TriangleMarks::bits:
+      local = triangles_marked<graph::detail::bit_marks, Exec>(L, owned);
+      break;
+    default:
+      local = triangles_merged<Exec>(L, owned);
+  }
+  return g.comm().sum(local);
 }
 }  // namespace detail
 
-// Collective. `marks` names the count's lookup (tests name each; every
-// rank must pass the same).
+// Collective.
 template <class Exec = tessera::DefaultHostExecutionSpace>
-std::int64_t count_triangles(const DistGraph& g, graph::TriangleMarks marks = graph::TriangleMarks::automatic) {
+std::int64_t count_triangles(const DistGraph& g) {
   static_assert(tessera::is_host_execution_space<Exec>::value,
                 "tessera::dist::count_triangles runs on a host execution space");
-  const detail::OrientedLists L = detail::oriented_lists(g);
-  const std::int64_t owned = g.num_owned();
-  std::int64_t local = 0;
-  switch (detail::triangle_marks_for<Exec>(L, marks)) {
-    case graph::TriangleMarks::bytes:
-      local = detail::triangles_marked<graph::detail::byte_marks, Exec>(L, owned);
-      break;
-    case graph::TriangleMarks::bits:
-      local = detail::triangles_marked<graph::detail::bit_marks, Exec>(L, owned);
-      break;
-    default:
-      local = detail::triangles_merged<Exec>(L, owned);
-  }
-  return g.comm().sum(local);
+  return detail::count_triangles_with<Exec>(g, graph::detail::TriangleMarks::automatic);
 }
 
 }  // namespace tessera::dist
