@@ -2,7 +2,8 @@
 // The kernels the three miniTri methods share, as functors over a row range
 // or a triangle range (each method decides how to schedule them: one
 // parallel_for per step, tasks per block, or fused passes):
-//   add_degrees:  t_v += 1 on each vertex, t_e += 1 on each edge of a triangle (atomics)
+//   add_vertex_degrees, add_edge_degrees: t_v += 1 on each vertex, t_e += 1
+//                 on each edge of a triangle (atomics)
 //   count_k:      the triangle's k into a histogram (any accessor with acc(k) += 1)
 // and the degree arrays with their sizes.
 #include <tessera/analytics/oriented_graph.hpp>
@@ -49,18 +50,6 @@ struct add_edge_degrees {
     tessera::atomic_inc(&te(t.e[0]));
     tessera::atomic_inc(&te(t.e[1]));
     tessera::atomic_inc(&te(t.e[2]));
-  }
-};
-
-// Both at once (the direct method's first pass).
-template <class Exec>
-struct add_degrees {
-  add_vertex_degrees<Exec> v;
-  add_edge_degrees<Exec> e;
-  template <class V, class E>
-  TESSERA_INLINE_FUNCTION void operator()(const triangle<V, E>& t) const {
-    v(t);
-    e(t);
   }
 };
 
