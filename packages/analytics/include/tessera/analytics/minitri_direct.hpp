@@ -116,7 +116,8 @@ minitri_result minitri_direct(const G& g, const minitri_options& opts = {}) {
 
   const auto og = orient(g);
   meter.add(og.bytes());
-  const std::int64_t max_out = detail::max_out_degree(og);
+  // The longest out-list sizes the marks' scratch: a host space's only.
+  const std::int64_t max_out = tessera::is_host_execution_space<Exec>::value ? detail::max_out_degree(og) : 0;
   const triangle_lookup lookup = detail::direct_lookup_for(og, max_out, opts.lookup);
   if (lookup == triangle_lookup::marks)
     meter.add(std::int64_t(detail::marks_scratch(og.n, max_out).bytes()) * std::int64_t(Exec().concurrency()));

@@ -70,26 +70,46 @@ struct OrientedLists {
 
 OrientedLists oriented_lists(const DistGraph& g);
 
+// L's arrays as the count's kernels read them (captured by value): owned
+// vertex u's out-list o[om[u] .. om[u + 1]), and out(v) of the vertex whose
+// rank is r, owned or fetched.
+struct OrientedRows {
+  const std::int64_t* om;
+  const local_vertex* o;
+  const std::int64_t *gb, *ge;
+  const local_vertex *f, *local_of;
+  std::int64_t owned;
+  OrientedRows(const OrientedLists& L, std::int64_t owned_)
+      : om(L.own_map.data()),
+        o(L.own.data()),
+        gb(L.ghost_begin.data()),
+        ge(L.ghost_end.data()),
+        f(L.fetched.data()),
+        local_of(L.local_of.data()),
+        owned(owned_) {}
+  struct span {
+    const local_vertex *begin, *end;
+  };
+  span out_of_rank(local_vertex r) const {
+    const local_vertex v = local_of[r];
+    return v < owned ? span{o + om[v], o + om[v + 1]} : span{f + gb[v - owned], f + ge[v - owned]};
+  }
+};
+
 // The triangles at the owned vertices by merges: out(u)'s entries after v
 // against out(v), as gapbs's ordered count does.
 template <class Exec>
 std::int64_t triangles_merged(const OrientedLists& L, std::int64_t owned) {
-  const std::int64_t* om = L.own_map.data();
-  const local_vertex* o = L.own.data();
-  const std::int64_t* gb = L.ghost_begin.data();
-  const std::int64_t* ge = L.ghost_end.data();
-  const local_vertex* f = L.fetched.data();
-  const local_vertex* local_of = L.local_of.data();
+  const OrientedRows rows(L, owned);
   std::int64_t local = 0;
   tessera::parallel_reduce(
       "dist::triangles::merged",
       tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, owned, 64),
       [=](std::int64_t u, std::int64_t& cnt) {
-        for (std::int64_t k = om[u]; k < om[u + 1]; ++k) {
-          const local_vertex v = local_of[o[k]];
-          const local_vertex* b = v < owned ? o + om[v] : f + gb[v - owned];
-          const local_vertex* e = v < owned ? o + om[v + 1] : f + ge[v - owned];
-          cnt += common_count(o + k + 1, o + om[u + 1], b, e);  // out(v) lies after v
+        for (std::int64_t k = rows.om[u]; k < rows.om[u + 1]; ++k) {
+          const auto out_v = rows.out_of_rank(rows.o[k]);
+          cnt += common_count(rows.o + k + 1, rows.o + rows.om[u + 1], out_v.begin,
+                              out_v.end);  // out(v) lies after v
         }
       },
       local);
@@ -108,12 +128,7 @@ std::int64_t triangles_marked(const OrientedLists& L, std::int64_t owned) {
   const std::size_t mark_bytes = (Marks::bytes_for(n) + 63) / 64 * 64;
   const std::int64_t threads = std::int64_t(Exec().concurrency());
   const std::int64_t league = owned < 2 * threads ? owned : 2 * threads;
-  const std::int64_t* om = L.own_map.data();
-  const local_vertex* o = L.own.data();
-  const std::int64_t* gb = L.ghost_begin.data();
-  const std::int64_t* ge = L.ghost_end.data();
-  const local_vertex* f = L.fetched.data();
-  const local_vertex* local_of = L.local_of.data();
+  const OrientedRows rows(L, owned);
   std::int64_t local = 0;
   tessera::parallel_reduce(
       "dist::triangles::marked", Policy(league, 1).set_scratch_size(1, tessera::PerTeam(mark_bytes)),
@@ -123,18 +138,16 @@ std::int64_t triangles_marked(const OrientedLists& L, std::int64_t owned) {
         const Marks marks{static_cast<decltype(Marks::m)>(scratch)};
         std::int64_t found = 0;
         for (std::int64_t u = mem.league_rank(); u < owned; u += league) {
-          const std::int64_t ub = om[u], ue = om[u + 1];
+          const std::int64_t ub = rows.om[u], ue = rows.om[u + 1];
           if (ue - ub < 2) continue;  // a triangle at u needs two out-neighbours
-          for (std::int64_t k = ub; k < ue; ++k) marks.set(o[k]);
+          for (std::int64_t k = ub; k < ue; ++k) marks.set(rows.o[k]);
           // Up to the last but one: out(v) lies after v, and no entry of
           // out(u) lies after the last.
           for (std::int64_t k = ub; k + 1 < ue; ++k) {
-            const local_vertex v = local_of[o[k]];
-            const local_vertex* b = v < owned ? o + om[v] : f + gb[v - owned];
-            const local_vertex* e = v < owned ? o + om[v + 1] : f + ge[v - owned];
-            for (; b != e; ++b) found += marks.test(*b);
+            const auto out_v = rows.out_of_rank(rows.o[k]);
+            for (const local_vertex* x = out_v.begin; x != out_v.end; ++x) found += marks.test(*x);
           }
-          for (std::int64_t k = ub; k < ue; ++k) marks.clear(o[k]);
+          for (std::int64_t k = ub; k < ue; ++k) marks.clear(rows.o[k]);
         }
         cnt += found;
       },
