@@ -92,8 +92,18 @@ PcgResult pcg(const DistCrsMatrix<T>& A, const T* b, T* x, const Precond& M, con
     });
     res.iterations = it;
     M.apply(r, z);
-    sums[0] = local_dot(r, r);
-    sums[1] = local_dot(r, z);
+    // r.r and r.z in one pass over r: two independent sums, where two
+    // passes would each wait on one running sum.
+    T rr = 0, rz_local = 0;
+    parallel_reduce(
+        "dist::pcg_dots", RangePolicy<Space>(0, n),
+        [=](std::int64_t i, T& a, T& c) {
+          a += r[i] * r[i];
+          c += r[i] * z[i];
+        },
+        rr, rz_local);
+    sums[0] = rr;
+    sums[1] = rz_local;
     comm.sum_in_place(sums);
     res.relative_residual = std::sqrt(double(sums[0])) / bnorm;
     if (res.relative_residual <= opt.tolerance) {

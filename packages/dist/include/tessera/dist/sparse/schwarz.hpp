@@ -87,9 +87,10 @@ void AdditiveSchwarz<T, Space>::setup(const DistCrsMatrix<T>& A) {
   m_ic.reset();
   m_block = m_opt.overlap == 0 ? A.diagonal_block() : overlapped_block(A);
   const std::int64_t m = m_block.num_rows();
-  m_rhs.assign(std::size_t(m), T(0));
-  m_sol.assign(std::size_t(m), T(0));
-  m_packed.assign(std::size_t(A.halo().num_sends()), T(0));
+  // Work vectors of apply() with overlap (block Jacobi solves from r into z).
+  m_rhs.assign(m_opt.overlap == 1 ? std::size_t(m) : 0, T(0));
+  m_sol.assign(m_opt.overlap == 1 ? std::size_t(m) : 0, T(0));
+  m_packed.assign(m_opt.overlap == 1 ? std::size_t(A.halo().num_sends()) : 0, T(0));
   const double t0 = MPI_Wtime();
   A.comm().agreed([&] { factorize_block(A); });
   m_factorize_seconds = MPI_Wtime() - t0;
@@ -208,7 +209,13 @@ void AdditiveSchwarz<T, Space>::apply(const T* r, T* z) const {
     std::copy(r, r + nloc, m_rhs.data());
     plan.finish(A.halo_volume());
   } else {
-    std::copy(r, r + nloc, m_rhs.data());
+    // Block Jacobi: the block is the owned rows, so the local solve reads r
+    // and writes z in place of the two copies through m_rhs and m_sol.
+    if (m > 0) {
+      if (m_chol) m_chol->solve(z, r, 1);
+      else m_ic->apply(r, z);
+    }
+    return;
   }
   if (m > 0) {
     if (m_chol) m_chol->solve(m_sol.data(), m_rhs.data(), 1);
