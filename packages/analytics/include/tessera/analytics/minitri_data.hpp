@@ -90,7 +90,7 @@ minitri_result minitri_data(const G& g, const minitri_options& opts = {}) {
   r.vertices = g.num_vertices();
   r.edges = g.num_edges();
 
-  const auto og = orient(g);
+  const auto og = orient(g, edge_numbering::slots);
   meter.add(og.bytes());
   const std::int64_t n = og.n;
 
@@ -110,7 +110,7 @@ minitri_result minitri_data(const G& g, const minitri_options& opts = {}) {
   tessera::fence("analytics::data::barrier");
 
   // 3, 4. t_v = C 1 and t_e = C^T 1 over the stored triangles.
-  detail::degree_arrays<Exec> deg(n, g.num_edges(), meter);
+  detail::degree_arrays<Exec> deg(n, og.m, meter);  // t_e by the orientation's slot
   tessera::parallel_for("analytics::data::t_v", tessera::RangePolicy<Exec>(0, t),
                         detail::over_triangles<TriView, detail::add_vertex_degrees<Exec>>{tris, {deg.tv}});
   tessera::fence("analytics::data::barrier");
@@ -135,7 +135,10 @@ minitri_result minitri_data(const G& g, const minitri_options& opts = {}) {
                            " triangles, the enumeration " + std::to_string(t));
   r.peak_bytes = meter.peak();
   r.peak_stored_triangles = t;
-  if (opts.keep_degrees) detail::copy_degrees(deg, r.vertex_triangles, r.edge_triangles);
+  if (opts.keep_degrees) {
+    detail::copy_degrees(deg, r.vertex_triangles, r.edge_triangles);
+    detail::slots_to_edge_indices(g, og, r.edge_triangles);
+  }
   return r;
 }
 

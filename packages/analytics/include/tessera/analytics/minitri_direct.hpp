@@ -114,16 +114,16 @@ minitri_result minitri_direct(const G& g, const minitri_options& opts = {}) {
   r.vertices = g.num_vertices();
   r.edges = g.num_edges();
 
-  const auto og = orient(g);
+  const auto og = orient(g, edge_numbering::slots);
   meter.add(og.bytes());
   // The longest out-list sizes the marks' scratch: a host space's only.
   const std::int64_t max_out = tessera::is_host_execution_space<Exec>::value ? detail::max_out_degree(og) : 0;
   const triangle_lookup lookup = detail::direct_lookup_for(og, max_out, opts.lookup);
   if (lookup == triangle_lookup::marks)
     meter.add(std::int64_t(detail::marks_scratch(og.n, max_out).bytes()) * std::int64_t(Exec().concurrency()));
-  // t_e by g's edge index for the merge, by the orientation's slot for the
-  // marks (a row's edges then lie together; translated for keep_degrees).
-  detail::degree_arrays<Exec> deg(og.n, lookup == triangle_lookup::marks ? og.m : g.num_edges(), meter);
+  // t_e by the orientation's slot (a row's edges lie together; translated
+  // to g's edge indices for keep_degrees).
+  detail::degree_arrays<Exec> deg(og.n, og.m, meter);
 
   std::int64_t t = 0;
   if constexpr (tessera::is_host_execution_space<Exec>::value) {
@@ -154,7 +154,7 @@ minitri_result minitri_direct(const G& g, const minitri_options& opts = {}) {
   r.peak_bytes = meter.peak();
   if (opts.keep_degrees) {
     detail::copy_degrees(deg, r.vertex_triangles, r.edge_triangles);
-    if (lookup == triangle_lookup::marks) detail::slots_to_edge_indices(og, g.num_edges(), r.edge_triangles);
+    detail::slots_to_edge_indices(g, og, r.edge_triangles);
   }
   return r;
 }

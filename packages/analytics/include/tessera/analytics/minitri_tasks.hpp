@@ -264,9 +264,9 @@ minitri_result minitri_tasks(const G& g, const minitri_options& opts = {}) {
 
   St st;
   st.g = g;
-  st.og = orient(g);
+  st.og = orient(g, edge_numbering::slots);
   meter.add(st.og.bytes());
-  detail::degree_arrays<Exec> deg(st.og.n, g.num_edges(), meter);
+  detail::degree_arrays<Exec> deg(st.og.n, st.og.m, meter);  // t_e by the orientation's slot
   st.tv = deg.tv;
   st.te = deg.te;
   const std::int64_t bins = detail::histogram_bins(g);
@@ -342,7 +342,10 @@ minitri_result minitri_tasks(const G& g, const minitri_options& opts = {}) {
   // The task pool's peak on top of the arrays' peak: an upper bound (the two
   // need not peak together).
   r.peak_bytes = meter.peak() + std::int64_t(stats.pool_high_water_bytes);
-  if (opts.keep_degrees) detail::copy_degrees(deg, r.vertex_triangles, r.edge_triangles);
+  if (opts.keep_degrees) {
+    detail::copy_degrees(deg, r.vertex_triangles, r.edge_triangles);
+    detail::slots_to_edge_indices(g, st.og, r.edge_triangles);
+  }
   return r;
 }
 

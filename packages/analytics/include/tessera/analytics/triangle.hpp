@@ -22,7 +22,7 @@ namespace tessera::analytics {
 template <class V, class E>
 struct triangle {
   V v[3];  // owner (lowest rank) first; see oriented_graph.hpp
-  E e[3];  // {v0 v1}, {v0 v2}, {v1 v2}, as edge indices of the input graph
+  E e[3];  // {v0 v1}, {v0 v2}, {v1 v2}: edge indices of the input graph, or the orientation's slots (edge_numbering)
 };
 
 // The largest k with C(k-1, 2) <= min_tv and k - 2 <= min_te. Exact integer

@@ -213,14 +213,4 @@ void direct_k_marked(const OG& og, std::int64_t max_out,
       });
 }
 
-// t_e by the orientation's slot -> t_e by g's edge index (edges of g
-// that no slot names, the repeats of an edge, get 0, as with the merge).
-template <class OG>
-void slots_to_edge_indices(const OG& og, std::int64_t edges, std::vector<std::int64_t>& te) {
-  const auto ids = tessera::create_mirror_view_and_copy(tessera::HostSpace(), og.edge_ids);
-  std::vector<std::int64_t> by_edge(std::size_t(edges), 0);
-  for (std::int64_t s = 0; s < og.m; ++s) by_edge[std::size_t(ids(s))] = te[std::size_t(s)];
-  te = std::move(by_edge);
-}
-
 }  // namespace tessera::analytics::detail
