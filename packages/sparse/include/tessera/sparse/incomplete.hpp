@@ -541,12 +541,14 @@ PcgResult pcg(const CrsMatrix<T>& A, const T* b, T* x, const Precond& M, const P
     const T pq = dot(p, q);
     if (!(pq > T(0))) break;  // A or M is not positive definite along p
     const T alpha = rz / pq;
+    T rr = 0;  // r.r in the update's pass (the same sum, in the same order, as dot(r, r))
     for (std::int64_t i = 0; i < n; ++i) {
       x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
+      rr += r[i] * r[i];
     }
     res.iterations = it;
-    res.relative_residual = std::sqrt(double(dot(r, r))) / bnorm;
+    res.relative_residual = std::sqrt(double(rr)) / bnorm;
     if (res.relative_residual <= opt.tolerance) {
       res.converged = true;
       break;
