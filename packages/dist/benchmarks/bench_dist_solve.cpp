@@ -96,19 +96,23 @@ std::pair<double, double> phase_medians(const td::Comm& comm, const Phases& ph, 
 Mat petsc_matrix(const td::DistCrsMatrix<double>& A) {
   const PetscInt nloc = PetscInt(A.num_owned()), n = PetscInt(A.num_rows());
   std::vector<PetscInt> d_nnz(std::size_t(nloc), 0), o_nnz(std::size_t(nloc), 0);
-  for (PetscInt i = 0; i < nloc; ++i)
-    for (auto k = A.row_map()[std::size_t(i)]; k < A.row_map()[std::size_t(i) + 1]; ++k)
-      ++(A.col_idx()[std::size_t(k)] < nloc ? d_nnz : o_nnz)[std::size_t(i)];
+  for (PetscInt i = 0; i < nloc; ++i) {
+    d_nnz[std::size_t(i)] = PetscInt(A.diagonal_block().row_map()[i + 1] - A.diagonal_block().row_map()[i]);
+    o_nnz[std::size_t(i)] = PetscInt(A.row_length(i)) - d_nnz[std::size_t(i)];
+  }
   Mat M;
   petsc_check(MatCreateAIJ(A.comm().raw(), nloc, nloc, n, n, 0, d_nnz.data(), 0, o_nnz.data(), &M), "MatCreateAIJ");
   std::vector<PetscInt> cols;
+  std::vector<PetscScalar> vals;
   for (PetscInt i = 0; i < nloc; ++i) {
-    const auto b = A.row_map()[std::size_t(i)], e = A.row_map()[std::size_t(i) + 1];
     cols.clear();
-    for (auto k = b; k < e; ++k) cols.push_back(PetscInt(A.global_column(A.col_idx()[std::size_t(k)])));
+    vals.clear();
+    A.for_each_entry(i, [&](std::int32_t c, double v) {
+      cols.push_back(PetscInt(A.global_column(c)));
+      vals.push_back(v);
+    });
     const PetscInt row = PetscInt(A.row_begin()) + i;
-    petsc_check(MatSetValues(M, 1, &row, PetscInt(cols.size()), cols.data(), A.values().data() + b, INSERT_VALUES),
-                "MatSetValues");
+    petsc_check(MatSetValues(M, 1, &row, PetscInt(cols.size()), cols.data(), vals.data(), INSERT_VALUES), "MatSetValues");
   }
   petsc_check(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   petsc_check(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
@@ -181,20 +185,20 @@ struct HypreSystem {
     hypre_check(HYPRE_IJMatrixSetObjectType(ij_A, HYPRE_PARCSR), "HYPRE_IJMatrixSetObjectType");
     std::vector<HYPRE_Int> d_nnz(std::size_t(nloc), 0), o_nnz(std::size_t(nloc), 0), ncols(static_cast<std::size_t>(nloc));
     std::vector<HYPRE_BigInt> rows(static_cast<std::size_t>(nloc)), cols;
+    std::vector<double> vals;
     for (HYPRE_Int i = 0; i < nloc; ++i) {
-      const auto b0 = M.row_map()[std::size_t(i)], e0 = M.row_map()[std::size_t(i) + 1];
       rows[std::size_t(i)] = lo + i;
-      ncols[std::size_t(i)] = HYPRE_Int(e0 - b0);
-      for (auto k = b0; k < e0; ++k) {
-        const auto c = M.col_idx()[std::size_t(k)];
+      ncols[std::size_t(i)] = HYPRE_Int(M.row_length(i));
+      M.for_each_entry(i, [&](std::int32_t c, double v) {
         ++(c < nloc ? d_nnz : o_nnz)[std::size_t(i)];
         cols.push_back(HYPRE_BigInt(M.global_column(c)));
-      }
+        vals.push_back(v);
+      });
     }
     hypre_check(HYPRE_IJMatrixSetDiagOffdSizes(ij_A, d_nnz.data(), o_nnz.data()), "HYPRE_IJMatrixSetDiagOffdSizes");
     hypre_check(HYPRE_IJMatrixInitialize(ij_A), "HYPRE_IJMatrixInitialize");
     if (nloc > 0)
-      hypre_check(HYPRE_IJMatrixSetValues(ij_A, nloc, ncols.data(), rows.data(), cols.data(), M.values().data()),
+      hypre_check(HYPRE_IJMatrixSetValues(ij_A, nloc, ncols.data(), rows.data(), cols.data(), vals.data()),
                   "HYPRE_IJMatrixSetValues");
     hypre_check(HYPRE_IJMatrixAssemble(ij_A), "HYPRE_IJMatrixAssemble");
     void* obj = nullptr;

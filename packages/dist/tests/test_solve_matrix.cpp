@@ -5,6 +5,7 @@
 // (and on every host back-end inside each rank).
 #include "solve_test_util.hpp"
 
+#include <algorithm>
 #include <set>
 
 using namespace solve_test;
@@ -12,22 +13,54 @@ using namespace solve_test;
 namespace {
 
 // The distributed rows equal the node-level matrix's rows of the same
-// global numbers, entry for entry; the ghosts are exactly the off-range
-// columns (a set computed here from the node-level rows).
+// global numbers, entry for entry and in the same order; the diagonal block
+// holds exactly their entries in owned columns, the off-diagonal block the
+// others; the ghosts are exactly the off-range columns (a set computed here
+// from the node-level rows).
 void expect_same_rows(const td::DistCrsMatrix<double>& D, const ts::CrsMatrix<double>& A) {
   ASSERT_EQ(D.num_rows(), A.num_rows());
   EXPECT_EQ(D.global_nnz(), A.nnz());
+  const ts::CrsMatrix<double>& B = D.diagonal_block();
+  ASSERT_EQ(B.num_rows(), D.num_owned());
+  std::int64_t block_nnz = 0;
   std::set<std::int64_t> off_range;
   for (std::int64_t i = D.row_begin(); i < D.row_end(); ++i) {
     const std::int64_t li = i - D.row_begin();
-    ASSERT_EQ(D.row_map()[std::size_t(li) + 1] - D.row_map()[std::size_t(li)], A.row_map()[i + 1] - A.row_map()[i])
-        << "row " << i;
-    for (std::int64_t k = A.row_map()[i], e = D.row_map()[std::size_t(li)]; k < A.row_map()[i + 1]; ++k, ++e) {
-      EXPECT_EQ(D.global_column(D.col_idx()[std::size_t(e)]), A.col_idx()[k]) << "row " << i;
-      EXPECT_EQ(D.values()[std::size_t(e)], A.values()[k]) << "row " << i;
-      if (A.col_idx()[k] < D.row_begin() || A.col_idx()[k] >= D.row_end()) off_range.insert(A.col_idx()[k]);
+    ASSERT_EQ(D.row_length(li), A.row_map()[i + 1] - A.row_map()[i]) << "row " << i;
+    std::vector<std::int64_t> cols;
+    std::vector<double> vals;
+    D.for_each_entry(li, [&](std::int32_t c, double v) {
+      cols.push_back(D.global_column(c));
+      vals.push_back(v);
+    });
+    EXPECT_EQ(cols, std::vector<std::int64_t>(A.col_idx() + A.row_map()[i], A.col_idx() + A.row_map()[i + 1])) << "row " << i;
+    EXPECT_EQ(vals, std::vector<double>(A.values() + A.row_map()[i], A.values() + A.row_map()[i + 1])) << "row " << i;
+    std::vector<std::int64_t> owned_cols, block_cols;
+    std::vector<double> owned_vals, block_vals;
+    for (auto k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k) {
+      const std::int64_t j = A.col_idx()[k];
+      if (j < D.row_begin() || j >= D.row_end()) {
+        off_range.insert(j);
+      } else {
+        owned_cols.push_back(j - D.row_begin());
+        owned_vals.push_back(A.values()[k]);
+      }
     }
+    for (auto k = B.row_map()[li]; k < B.row_map()[li + 1]; ++k) {
+      block_cols.push_back(B.col_idx()[k]);
+      block_vals.push_back(B.values()[k]);
+    }
+    EXPECT_EQ(block_cols, owned_cols) << "diagonal block row " << li;
+    EXPECT_EQ(block_vals, owned_vals) << "diagonal block row " << li;
+    block_nnz += std::int64_t(owned_cols.size());
+    const std::int64_t off = D.off_diagonal_row_map()[std::size_t(li) + 1] - D.off_diagonal_row_map()[std::size_t(li)];
+    EXPECT_EQ(off, D.row_length(li) - std::int64_t(owned_cols.size())) << "row " << i;
+    // A row is interior exactly when it has no off-diagonal entry.
+    const bool interior = std::binary_search(D.interior_rows().begin(), D.interior_rows().end(), std::int32_t(li));
+    EXPECT_EQ(interior, off == 0) << "row " << i;
   }
+  EXPECT_EQ(B.nnz(), block_nnz);
+  EXPECT_EQ(D.local_nnz(), B.nnz() + std::int64_t(D.off_diagonal_values().size()));
   EXPECT_EQ(std::vector<std::int64_t>(off_range.begin(), off_range.end()), D.ghosts());
   EXPECT_EQ(std::int64_t(D.interior_rows().size() + D.boundary_rows().size()), D.num_owned());
   // What the ranks send is what the ranks receive.

@@ -1,18 +1,30 @@
 #pragma once
 // DistCrsMatrix<T>: a square sparse matrix distributed by rows over the ranks
 // of a Comm. Rank r owns the contiguous rows [row_begin, row_end) of a
-// Partition (balanced by nonzeros, not rows) and stores them in compressed
-// rows with LOCAL column numbers:
+// Partition (balanced by nonzeros, not rows). Its columns are numbered
+// LOCALLY:
 //
 //   0 .. num_owned()-1                       owned columns (the diagonal block)
 //   num_owned() .. num_owned()+num_ghosts()-1 ghost columns, owned elsewhere,
 //                                             in increasing global index
 //
-// so that x_local = [x_owned | x_ghosts] is what a row multiplies. Each row
-// keeps its entries in increasing GLOBAL column (the node-level matrix's
-// order, so products agree with it to rounding). The rows are split into
-// interior rows (no ghost column: computable before the halo arrives) and
-// boundary rows. The HaloPlan says which owned entries go to which rank.
+// so that x_local = [x_owned | x_ghosts] is what a row multiplies. The rows
+// are stored in two blocks, as PETSc's MPIAIJ does:
+//
+//   diagonal_block()   owned rows x owned columns, a node-level
+//                      sparse::CrsMatrix in local numbering: what block
+//                      Jacobi factorizes, in place (no copy per setup);
+//   off-diagonal       owned rows x ghost columns, compressed rows of ghost
+//                      numbers 0 .. num_ghosts()-1 (increasing, hence in
+//                      increasing global column).
+//
+// Row i in increasing GLOBAL column (the node-level matrix's order, in which
+// products sum so that they agree with it to rounding) is: its ghosts
+// numbered below ghosts_before() (global columns left of the owned range),
+// its diagonal-block entries, its other ghosts; for_each_entry walks it so.
+// The rows are split into interior rows (no ghost column: computable before
+// the halo arrives) and boundary rows. The HaloPlan says which owned entries
+// go to which rank.
 //
 // Building it (all collective over comm):
 //   DistCrsMatrix<double>::from_local_rows(comm, rows, row_map, global_cols, values)   each rank its rows
@@ -26,6 +38,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -64,13 +77,40 @@ class DistCrsMatrix {
   std::int64_t row_end() const noexcept { return m_rows.end(m_comm.rank()); }
   std::int64_t num_owned() const noexcept { return row_end() - row_begin(); }
   std::int64_t num_ghosts() const noexcept { return std::int64_t(m_ghosts.size()); }
-  std::int64_t local_nnz() const noexcept { return m_row_map.empty() ? 0 : m_row_map.back(); }
+  std::int64_t local_nnz() const noexcept { return m_diag.nnz() + std::int64_t(m_off_values.size()); }
   std::int64_t global_nnz() const noexcept { return m_global_nnz; }
 
-  // Local compressed rows (local column numbers, see above).
-  const std::vector<std::int64_t>& row_map() const noexcept { return m_row_map; }
-  const std::vector<std::int32_t>& col_idx() const noexcept { return m_col_idx; }
-  const std::vector<T>& values() const noexcept { return m_values; }
+  // The diagonal block: the owned rows and owned columns, as a node-level
+  // matrix in local numbering (what block Jacobi factorizes). A reference to
+  // the stored block; a copy of it shares its arrays.
+  const sparse::CrsMatrix<T>& diagonal_block() const noexcept { return m_diag; }
+  // The off-diagonal block's compressed rows: row i's entries are
+  // [off_diagonal_row_map()[i], off_diagonal_row_map()[i + 1]) of
+  // off_diagonal_ghosts() (ghost numbers, increasing in a row) and
+  // off_diagonal_values().
+  const std::vector<std::int64_t>& off_diagonal_row_map() const noexcept { return m_off_row_map; }
+  const std::vector<std::int32_t>& off_diagonal_ghosts() const noexcept { return m_off_ghost; }
+  const std::vector<T>& off_diagonal_values() const noexcept { return m_off_values; }
+  // Ghosts numbered below this have global indices below row_begin().
+  std::int32_t ghosts_before() const noexcept { return m_ghosts_before; }
+
+  // Entries of local row i (both blocks).
+  std::int64_t row_length(std::int64_t i) const noexcept {
+    return m_diag.row_map()[i + 1] - m_diag.row_map()[i] + m_off_row_map[std::size_t(i) + 1] - m_off_row_map[std::size_t(i)];
+  }
+  // f(local column, value) for each entry of local row i, in increasing
+  // global column.
+  template <class F>
+  void for_each_entry(std::int64_t i, F&& f) const {
+    const std::int32_t nloc = std::int32_t(num_owned());
+    std::int64_t k = m_off_row_map[std::size_t(i)];
+    const std::int64_t k_end = m_off_row_map[std::size_t(i) + 1];
+    for (; k < k_end && m_off_ghost[std::size_t(k)] < m_ghosts_before; ++k)
+      f(std::int32_t(nloc + m_off_ghost[std::size_t(k)]), m_off_values[std::size_t(k)]);
+    for (std::int64_t d = m_diag.row_map()[i]; d < m_diag.row_map()[i + 1]; ++d) f(m_diag.col_idx()[d], m_diag.values()[d]);
+    for (; k < k_end; ++k) f(std::int32_t(nloc + m_off_ghost[std::size_t(k)]), m_off_values[std::size_t(k)]);
+  }
+
   // Global index of ghost g (local column num_owned() + g), increasing.
   const std::vector<std::int64_t>& ghosts() const noexcept { return m_ghosts; }
   // Local rows with no ghost column, and those with at least one.
@@ -81,10 +121,6 @@ class DistCrsMatrix {
   std::int64_t global_column(std::int32_t c) const noexcept {
     return c < num_owned() ? row_begin() + c : m_ghosts[std::size_t(c - num_owned())];
   }
-
-  // The diagonal block: the owned rows and owned columns, as a node-level
-  // matrix in local numbering (what block Jacobi factorizes).
-  sparse::CrsMatrix<T> diagonal_block() const;
 
   // Bytes and MPI seconds of this matrix's halo exchanges (SpMVs and
   // preconditioners using its plan); kept apart from comm().volume(), which
@@ -104,9 +140,11 @@ class DistCrsMatrix {
   Partition m_rows;
   std::string m_origin;
   std::int64_t m_global_nnz = 0;
-  std::vector<std::int64_t> m_row_map{0};
-  std::vector<std::int32_t> m_col_idx;
-  std::vector<T> m_values;
+  sparse::CrsMatrix<T> m_diag;
+  std::vector<std::int64_t> m_off_row_map{0};
+  std::vector<std::int32_t> m_off_ghost;
+  std::vector<T> m_off_values;
+  std::int32_t m_ghosts_before = 0;
   std::vector<std::int64_t> m_ghosts;
   std::vector<std::int32_t> m_interior, m_boundary;
   HaloPlan m_halo;
@@ -174,24 +212,43 @@ DistCrsMatrix<T> DistCrsMatrix<T>::from_local_rows(const Comm& comm, const Parti
     std::sort(ghosts.begin(), ghosts.end());
     ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
     A.m_ghosts = std::move(ghosts);
-    A.m_row_map = std::move(row_map);
-    A.m_col_idx.resize(std::size_t(nnz));
+    A.m_ghosts_before =
+        std::int32_t(std::lower_bound(A.m_ghosts.begin(), A.m_ghosts.end(), first) - A.m_ghosts.begin());
+    // Split each row into its owned columns (the diagonal block) and its
+    // ghosts (the off-diagonal block); both keep the row's global order.
+    using M = sparse::CrsMatrix<T>;
+    std::int64_t nnz_diag = 0;
+    for (std::int64_t k = 0; k < nnz; ++k) {
+      const std::int64_t j = global_cols[std::size_t(k)];
+      nnz_diag += (j >= first && j < first + nloc) ? 1 : 0;
+    }
+    typename M::row_map_view rm("dist::diagonal_row_map", nloc + 1);
+    typename M::index_view ci("dist::diagonal_col_idx", nnz_diag);
+    typename M::values_view va("dist::diagonal_values", nnz_diag);
+    A.m_off_row_map.assign(std::size_t(nloc) + 1, 0);
+    A.m_off_ghost.reserve(std::size_t(nnz - nnz_diag));
+    A.m_off_values.reserve(std::size_t(nnz - nnz_diag));
+    std::int64_t d = 0;
     for (std::int64_t i = 0; i < nloc; ++i) {
-      bool boundary = false;
-      for (auto k = A.m_row_map[std::size_t(i)]; k < A.m_row_map[std::size_t(i) + 1]; ++k) {
+      rm(i) = d;
+      for (auto k = row_map[std::size_t(i)]; k < row_map[std::size_t(i) + 1]; ++k) {
         const std::int64_t j = global_cols[std::size_t(k)];
         if (j >= first && j < first + nloc) {
-          A.m_col_idx[std::size_t(k)] = std::int32_t(j - first);
+          ci(d) = std::int32_t(j - first);
+          va(d++) = values[std::size_t(k)];
         } else {
           const auto g = std::lower_bound(A.m_ghosts.begin(), A.m_ghosts.end(), j) - A.m_ghosts.begin();
-          A.m_col_idx[std::size_t(k)] = std::int32_t(nloc + g);
-          boundary = true;
+          A.m_off_ghost.push_back(std::int32_t(g));
+          A.m_off_values.push_back(values[std::size_t(k)]);
         }
       }
+      A.m_off_row_map[std::size_t(i) + 1] = std::int64_t(A.m_off_ghost.size());
+      const bool boundary = A.m_off_row_map[std::size_t(i) + 1] > A.m_off_row_map[std::size_t(i)];
       (boundary ? A.m_boundary : A.m_interior).push_back(std::int32_t(i));
     }
-    values.resize(std::size_t(nnz));
-    A.m_values = std::move(values);
+    rm(nloc) = d;
+    A.m_diag = M(nloc, rm, ci, va,
+                 where + " (diagonal block of rows " + std::to_string(first + 1) + ".." + std::to_string(first + nloc) + ")");
   });
   A.m_global_nnz = comm.sum(A.local_nnz());
   A.m_halo = HaloPlan(comm, rows, A.m_ghosts);
@@ -245,29 +302,6 @@ DistCrsMatrix<T> DistCrsMatrix<T>::scatter(const Comm& comm, const sparse::CrsMa
   std::vector<std::int64_t> row_map(my_lengths.size() + 1, 0);
   std::partial_sum(my_lengths.begin(), my_lengths.end(), row_map.begin() + 1);
   return from_local_rows(comm, part, std::move(row_map), std::move(my_cols), std::move(my_vals), origin);
-}
-
-template <class T>
-sparse::CrsMatrix<T> DistCrsMatrix<T>::diagonal_block() const {
-  using M = sparse::CrsMatrix<T>;
-  const std::int64_t nloc = num_owned();
-  std::int64_t nnz = 0;
-  for (std::int32_t c : m_col_idx) nnz += c < nloc ? 1 : 0;
-  typename M::row_map_view rm("dist::block_row_map", nloc + 1);
-  typename M::index_view ci("dist::block_col_idx", nnz);
-  typename M::values_view va("dist::block_values", nnz);
-  std::int64_t out = 0;
-  for (std::int64_t i = 0; i < nloc; ++i) {
-    rm(i) = out;
-    for (auto k = m_row_map[std::size_t(i)]; k < m_row_map[std::size_t(i) + 1]; ++k)
-      if (m_col_idx[std::size_t(k)] < nloc) {  // owned columns keep increasing global, hence local, order
-        ci(out) = m_col_idx[std::size_t(k)];
-        va(out++) = m_values[std::size_t(k)];
-      }
-  }
-  rm(nloc) = out;
-  return M(nloc, rm, ci, va,
-           m_origin + " (diagonal block of rows " + std::to_string(row_begin() + 1) + ".." + std::to_string(row_end()) + ")");
 }
 
 }  // namespace tessera::dist

@@ -4,8 +4,9 @@
 // node-level sparse package.
 //
 //   overlap 0 (block Jacobi): M^-1 r = A_rr^-1 r_r on each rank r, A_rr the
-//       diagonal block of its owned rows (DistCrsMatrix::diagonal_block);
-//       no communication in apply().
+//       diagonal block of its owned rows (DistCrsMatrix::diagonal_block,
+//       factorized where the matrix stores it: no copy); no communication
+//       in apply().
 //   overlap 1 (additive Schwarz): each subdomain grows by one layer, the
 //       rank's ghosts (the rows its rows couple to). Its matrix A_E is A on
 //       owned + ghost rows and columns (the ghost rows are fetched once,
@@ -148,11 +149,11 @@ sparse::CrsMatrix<T> AdditiveSchwarz<T, Space>::overlapped_block(const DistCrsMa
     const int q = plan.send_ranks()[k];
     for (auto s = plan.send_offsets()[k]; s < plan.send_offsets()[k + 1]; ++s) {
       const std::int32_t i = plan.send_indices()[std::size_t(s)];
-      lengths.push_back(A.row_map()[std::size_t(i) + 1] - A.row_map()[std::size_t(i)]);
-      for (auto e = A.row_map()[std::size_t(i)]; e < A.row_map()[std::size_t(i) + 1]; ++e) {
-        cols.push_back(A.global_column(A.col_idx()[std::size_t(e)]));
-        vals.push_back(A.values()[std::size_t(e)]);
-      }
+      lengths.push_back(A.row_length(i));
+      A.for_each_entry(i, [&](std::int32_t c, T value) {
+        cols.push_back(A.global_column(c));
+        vals.push_back(value);
+      });
     }
     len_off[std::size_t(q) + 1] = std::int64_t(lengths.size());
     ent_off[std::size_t(q) + 1] = std::int64_t(cols.size());
@@ -169,11 +170,11 @@ sparse::CrsMatrix<T> AdditiveSchwarz<T, Space>::overlapped_block(const DistCrsMa
   std::vector<std::int64_t> r, c;
   std::vector<T> v;
   for (std::int64_t i = 0; i < nloc; ++i)
-    for (auto e = A.row_map()[std::size_t(i)]; e < A.row_map()[std::size_t(i) + 1]; ++e) {
+    A.for_each_entry(i, [&](std::int32_t column, T value) {
       r.push_back(i);
-      c.push_back(A.col_idx()[std::size_t(e)]);
-      v.push_back(A.values()[std::size_t(e)]);
-    }
+      c.push_back(column);
+      v.push_back(value);
+    });
   const auto& ghosts = A.ghosts();
   std::size_t e = 0;
   for (std::size_t g = 0; g < ghost_lengths.size(); ++g)

@@ -4,9 +4,10 @@
 //
 //   1. post the halo receives and sends (HaloPlan::start; the owned entries
 //      the neighbours need are packed first),
-//   2. multiply the interior rows (no ghost column) while the messages travel,
+//   2. multiply the interior rows (no ghost column: the diagonal block's row
+//      alone) while the messages travel,
 //   3. wait (HaloPlan::finish),
-//   4. multiply the boundary rows, which read the ghosts.
+//   4. multiply the boundary rows, which read the ghosts (both blocks).
 //
 // x and y are this rank's owned parts (num_owned() entries, host memory);
 // the loops run on the host execution space Space (Serial, Threads, OpenMP);
@@ -36,10 +37,14 @@ void multiply(const DistCrsMatrix<T>& A, const T* x, T* y) {
   CommVolume& volume = A.halo_volume();
   T* packed = A.send_buffer().data();
   T* ghosts = A.ghost_buffer().data();
-  const std::int64_t nloc = A.num_owned();
-  const std::int64_t* rm = A.row_map().data();
-  const std::int32_t* ci = A.col_idx().data();
-  const T* va = A.values().data();
+  const sparse::CrsMatrix<T>& D = A.diagonal_block();
+  const std::int64_t* rm = D.row_map();
+  const std::int32_t* ci = D.col_idx();
+  const T* va = D.values();
+  const std::int64_t* off_rm = A.off_diagonal_row_map().data();
+  const std::int32_t* off_g = A.off_diagonal_ghosts().data();
+  const T* off_va = A.off_diagonal_values().data();
+  const std::int32_t before = A.ghosts_before();
   detail::pack_halo<Space>(plan, x, packed);
   plan.start(A.comm(), packed, ghosts, volume);
   const std::int32_t* interior = A.interior_rows().data();
@@ -63,15 +68,17 @@ void multiply(const DistCrsMatrix<T>& A, const T* x, T* y) {
                  [=](std::int64_t q) { row_product(interior[q]); });
   }
   plan.finish(volume);
-  // Boundary rows: local column c reads x (owned) or the ghost buffer.
+  // Boundary rows in increasing global column: the ghosts left of the owned
+  // range, the diagonal block's entries, the ghosts right of it.
   parallel_for("dist::spmv_boundary", RangePolicy<Space>(0, std::int64_t(A.boundary_rows().size())),
                [=](std::int64_t q) {
                  const std::int32_t i = boundary[q];
                  T s = 0;
-                 for (std::int64_t k = rm[i]; k < rm[i + 1]; ++k) {
-                   const std::int32_t c = ci[k];
-                   s += va[k] * (c < nloc ? x[c] : ghosts[c - nloc]);
-                 }
+                 std::int64_t k = off_rm[i];
+                 const std::int64_t k_end = off_rm[i + 1];
+                 for (; k < k_end && off_g[k] < before; ++k) s += off_va[k] * ghosts[off_g[k]];
+                 for (std::int64_t d = rm[i]; d < rm[i + 1]; ++d) s += va[d] * x[ci[d]];
+                 for (; k < k_end; ++k) s += off_va[k] * ghosts[off_g[k]];
                  y[i] = s;
                });
 }
