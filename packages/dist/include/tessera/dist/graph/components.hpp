@@ -55,9 +55,11 @@ ComponentsResult connected_components(const DistGraph& g) {
   //    outside it, compress. Links hook the larger root under the smaller,
   //    so each vertex ends at the smallest local id, hence the smallest
   //    global id, of its piece.
-  std::vector<V> root(static_cast<std::size_t>(owned));
+  // root[v]: the smallest local id of v's local piece (the array the
+  // Afforest steps link and compress in place).
+  tessera::View<V*, tessera::HostSpace> comp;
   if (owned > 0) {
-    tessera::View<V*, tessera::HostSpace> comp(
+    comp = tessera::View<V*, tessera::HostSpace>(
         tessera::view_alloc("dist::cc::local", tessera::WithoutInitializing), owned);
     V* c = comp.data();
     using Dyn = tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>;
@@ -97,8 +99,8 @@ ComponentsResult connected_components(const DistGraph& g) {
         if (adj[k] < owned && seen++ >= sampled) graph::detail::afforest_link(c, V(v), adj[k]);
     });
     graph::detail::compress<Exec>(comp, owned);
-    std::copy(c, c + owned, root.begin());
   }
+  const V* root = comp.data();
 
   // 2. Labels across ghost edges. best[c]: the label of the local piece
   //    whose smallest vertex is c.
@@ -107,20 +109,28 @@ ComponentsResult connected_components(const DistGraph& g) {
   std::vector<std::int64_t> best(static_cast<std::size_t>(owned));
   std::vector<V> boundary;  // owned vertices with a ghost neighbour
   std::vector<V> pieces;    // the local pieces' smallest vertices
+  const bool has_ghosts = g.num_ghosts() > 0;
   for (std::int64_t v = 0; v < owned; ++v) {
-    label[std::size_t(v)] = best[std::size_t(root[std::size_t(v)])] = begin + root[std::size_t(v)];
-    if (root[std::size_t(v)] == V(v)) pieces.push_back(V(v));
+    label[std::size_t(v)] = best[std::size_t(root[v])] = begin + root[v];
+    if (root[v] == V(v)) pieces.push_back(V(v));
     // A row is in increasing global id, and the owned ids are one range:
     // a ghost neighbour, if any, is the row's first or last entry (no scan
     // of the row, which at one rank cost as much as the search itself).
-    if (rm[v + 1] > rm[v] && (adj[rm[v]] >= owned || adj[rm[v + 1] - 1] >= owned)) boundary.push_back(V(v));
+    // Without ghosts (one rank) the two loads per row, each a cache miss
+    // on a large graph, are skipped.
+    if (has_ghosts && rm[v + 1] > rm[v] && (adj[rm[v]] >= owned || adj[rm[v + 1] - 1] >= owned))
+      boundary.push_back(V(v));
   }
-  for (;;) {
+  // Without a ghost edge on any rank (one rank; a graph whose components
+  // the partition does not cut) the local pieces are the components and
+  // their labels final: no round runs.
+  const bool cut = comm.sum(std::int64_t(boundary.size())) > 0;
+  while (cut) {
     ++r.rounds;
     g.update_ghosts(label);
     {
       const std::int64_t* lab = label.data();
-      const V* rt = root.data();
+      const V* rt = root;
       const V* bd = boundary.data();
       std::int64_t* b = best.data();
       tessera::parallel_for("dist::cc::hook", tessera::RangePolicy<Exec>(0, std::int64_t(boundary.size())),
@@ -152,14 +162,14 @@ ComponentsResult connected_components(const DistGraph& g) {
             hooks.begin();
       hook_offsets.back() = std::int64_t(hooks.size());
       for (const Hook& h : comm.alltoallv(hooks, hook_offsets)) {
-        std::int64_t& b = best[std::size_t(root[std::size_t(h.label - begin)])];
+        std::int64_t& b = best[std::size_t(root[h.label - begin])];
         b = std::min(b, h.to);
       }
     }
     auto relabel = [&] {
       std::int64_t changed = 0;
       std::int64_t* lab = label.data();
-      const V* rt = root.data();
+      const V* rt = root;
       const std::int64_t* b = best.data();
       tessera::parallel_reduce(
           "dist::cc::relabel", tessera::RangePolicy<Exec>(0, owned),
@@ -222,7 +232,9 @@ ComponentsResult connected_components(const DistGraph& g) {
     std::int64_t label, count;
   };
   // Labels this rank owns are counted in place; the others are sorted.
-  std::vector<std::int64_t> size(static_cast<std::size_t>(owned), 0), sorted;
+  // (best's array, no longer needed, holds the counts)
+  std::vector<std::int64_t> size = std::move(best), sorted;
+  std::fill(size.begin(), size.end(), std::int64_t(0));
   for (const std::int64_t x : r.component) {
     if (x >= begin)
       ++size[std::size_t(x - begin)];  // a label is never above its vertex
