@@ -98,7 +98,7 @@ Mat petsc_matrix(const td::DistCrsMatrix<double>& A) {
   std::vector<PetscInt> d_nnz(std::size_t(nloc), 0), o_nnz(std::size_t(nloc), 0);
   for (PetscInt i = 0; i < nloc; ++i) {
     d_nnz[std::size_t(i)] = PetscInt(A.diagonal_block().row_map()[i + 1] - A.diagonal_block().row_map()[i]);
-    o_nnz[std::size_t(i)] = PetscInt(A.row_length(i)) - d_nnz[std::size_t(i)];
+    o_nnz[std::size_t(i)] = PetscInt(A.off_diagonal_row_map()[std::size_t(i) + 1] - A.off_diagonal_row_map()[std::size_t(i)]);
   }
   Mat M;
   petsc_check(MatCreateAIJ(A.comm().raw(), nloc, nloc, n, n, 0, d_nnz.data(), 0, o_nnz.data(), &M), "MatCreateAIJ");

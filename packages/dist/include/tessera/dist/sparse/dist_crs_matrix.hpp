@@ -209,6 +209,7 @@ DistCrsMatrix<T> DistCrsMatrix<T>::from_local_rows(const Comm& comm, const Parti
       const std::int64_t j = global_cols[std::size_t(k)];
       if (j < first || j >= first + nloc) ghosts.push_back(j);
     }
+    const std::int64_t nnz_off = std::int64_t(ghosts.size());  // one per off-range entry, before the dedup
     std::sort(ghosts.begin(), ghosts.end());
     ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
     A.m_ghosts = std::move(ghosts);
@@ -217,17 +218,13 @@ DistCrsMatrix<T> DistCrsMatrix<T>::from_local_rows(const Comm& comm, const Parti
     // Split each row into its owned columns (the diagonal block) and its
     // ghosts (the off-diagonal block); both keep the row's global order.
     using M = sparse::CrsMatrix<T>;
-    std::int64_t nnz_diag = 0;
-    for (std::int64_t k = 0; k < nnz; ++k) {
-      const std::int64_t j = global_cols[std::size_t(k)];
-      nnz_diag += (j >= first && j < first + nloc) ? 1 : 0;
-    }
+    const std::int64_t nnz_diag = nnz - nnz_off;
     typename M::row_map_view rm("dist::diagonal_row_map", nloc + 1);
     typename M::index_view ci("dist::diagonal_col_idx", nnz_diag);
     typename M::values_view va("dist::diagonal_values", nnz_diag);
     A.m_off_row_map.assign(std::size_t(nloc) + 1, 0);
-    A.m_off_ghost.reserve(std::size_t(nnz - nnz_diag));
-    A.m_off_values.reserve(std::size_t(nnz - nnz_diag));
+    A.m_off_ghost.reserve(std::size_t(nnz_off));
+    A.m_off_values.reserve(std::size_t(nnz_off));
     std::int64_t d = 0;
     for (std::int64_t i = 0; i < nloc; ++i) {
       rm(i) = d;
