@@ -144,25 +144,28 @@ void host_parallel_for(const MDRangePolicy<P...>& p, const F& f) {
     Loop::tile(lo, hi, [&](auto... idx) { invoke_tagged<Tag>(f, idx...); });
   };
   const auto& exec = p.space();
-  const int nt = exec.impl_thread_pool_size();
+  using Exec = std::decay_t<decltype(exec)>;
+  const int nt = single_thread_v<Exec> ? 1 : exec.impl_thread_pool_size();
   if (nt == 1) {
     tiles.for_tiles(0, total, run_tile);
     return;
   }
-  std::atomic<std::int64_t> next{0};
-  const std::int64_t chunk = Policy::traits::is_dynamic ? md_dynamic_chunk(p, total, nt) : 0;
-  host_region(exec, [&](int tid, int nthreads) {
-    if constexpr (Policy::traits::is_dynamic) {
-      for (;;) {
-        const std::int64_t s = next.fetch_add(chunk, std::memory_order_relaxed);
-        if (s >= total) break;
-        tiles.for_tiles(s, std::min(s + chunk, total), run_tile);
+  if constexpr (!single_thread_v<Exec>) {
+    std::atomic<std::int64_t> next{0};
+    const std::int64_t chunk = Policy::traits::is_dynamic ? md_dynamic_chunk(p, total, nt) : 0;
+    host_region(exec, [&](int tid, int nthreads) {
+      if constexpr (Policy::traits::is_dynamic) {
+        for (;;) {
+          const std::int64_t s = next.fetch_add(chunk, std::memory_order_relaxed);
+          if (s >= total) break;
+          tiles.for_tiles(s, std::min(s + chunk, total), run_tile);
+        }
+      } else {
+        const auto blk = block_of<std::int64_t>(0, total, tid, nthreads);
+        tiles.for_tiles(blk.first, blk.last, run_tile);
       }
-    } else {
-      const auto blk = block_of<std::int64_t>(0, total, tid, nthreads);
-      tiles.for_tiles(blk.first, blk.last, run_tile);
-    }
-  });
+    });
+  }
 }
 
 template <class... P, class F, class Ops>
@@ -175,7 +178,8 @@ void host_parallel_reduce(const MDRangePolicy<P...>& p, const F& f, const Ops& o
   const std::int64_t total = (p.size() == 0) ? 0 : p.num_tiles();
   const Tiles tiles(p);
   const auto& exec = p.space();
-  const int nt = total > 0 ? exec.impl_thread_pool_size() : 1;
+  using Exec = std::decay_t<decltype(exec)>;
+  const int nt = (!single_thread_v<Exec> && total > 0) ? exec.impl_thread_pool_size() : 1;
   const std::size_t count = ops.value_count();
 
   // Accumulates tiles [t0, t1) into v. A scalar accumulates in a local copy
@@ -204,32 +208,34 @@ void host_parallel_reduce(const MDRangePolicy<P...>& p, const F& f, const Ops& o
     return;
   }
 
-  constexpr bool dynamic = Policy::traits::is_dynamic;
-  const std::int64_t chunk = dynamic ? md_dynamic_chunk(p, total, nt) : 0;
-  const std::size_t slots = dynamic ? std::size_t((total + chunk - 1) / chunk) : std::size_t(nt);
-  PaddedSlots<V> partial(slots, count);
-  for (std::size_t s = 0; s < slots; ++s) ops.init(partial[s]);
-  std::atomic<std::int64_t> next{0};
-  host_region(exec, [&](int tid, int nthreads) {
-    if constexpr (dynamic) {
-      for (;;) {
-        const std::int64_t s = next.fetch_add(chunk, std::memory_order_relaxed);
-        if (s >= total) break;
-        reduce_tiles(s, std::min(s + chunk, total), partial[std::size_t(s / chunk)]);
+  if constexpr (!single_thread_v<Exec>) {
+    constexpr bool dynamic = Policy::traits::is_dynamic;
+    const std::int64_t chunk = dynamic ? md_dynamic_chunk(p, total, nt) : 0;
+    const std::size_t slots = dynamic ? std::size_t((total + chunk - 1) / chunk) : std::size_t(nt);
+    PaddedSlots<V> partial(slots, count);
+    for (std::size_t s = 0; s < slots; ++s) ops.init(partial[s]);
+    std::atomic<std::int64_t> next{0};
+    host_region(exec, [&](int tid, int nthreads) {
+      if constexpr (dynamic) {
+        for (;;) {
+          const std::int64_t s = next.fetch_add(chunk, std::memory_order_relaxed);
+          if (s >= total) break;
+          reduce_tiles(s, std::min(s + chunk, total), partial[std::size_t(s / chunk)]);
+        }
+      } else {
+        // Blocks are cut for nt threads even if the runtime gave fewer, so the
+        // partials (and the result) never depend on how many actually ran.
+        for (int b = tid; b < nt; b += nthreads) {
+          const auto blk = block_of<std::int64_t>(0, total, b, nt);
+          reduce_tiles(blk.first, blk.last, partial[std::size_t(b)]);
+        }
       }
-    } else {
-      // Blocks are cut for nt threads even if the runtime gave fewer, so the
-      // partials (and the result) never depend on how many actually ran.
-      for (int b = tid; b < nt; b += nthreads) {
-        const auto blk = block_of<std::int64_t>(0, total, b, nt);
-        reduce_tiles(blk.first, blk.last, partial[std::size_t(b)]);
-      }
-    }
-  });
-  V* result = partial[0];
-  for (std::size_t s = 1; s < slots; ++s) ops.join(result, partial[s]);
-  ops.final(result);
-  copy_out_host(ops, result);
+    });
+    V* result = partial[0];
+    for (std::size_t s = 1; s < slots; ++s) ops.join(result, partial[s]);
+    ops.final(result);
+    copy_out_host(ops, result);
+  }
 }
 
 template <class... P, class F, class Ops, class V>

@@ -53,19 +53,22 @@ void host_parallel_for(const RangePolicy<P...>& p, const F& f) {
   const I b = p.begin(), e = p.end();
   if (!(b < e)) return;
   const auto& exec = p.space();
-  const int nt = exec.impl_thread_pool_size();
+  using Exec = std::decay_t<decltype(exec)>;
+  const int nt = single_thread_v<Exec> ? 1 : exec.impl_thread_pool_size();
   if (nt == 1) {
     host_index_loop(b, e, [&](I i) { invoke_tagged<Tag>(f, i); });
     return;
   }
-  std::atomic<std::int64_t> next{0};
-  const std::int64_t chunk = Policy::traits::is_dynamic ? dynamic_chunk(p, std::int64_t(e - b), nt)
-                                                        : p.chunk_size();
-  host_region(exec, [&](int tid, int n) {
-    host_schedule(p, b, e, tid, n, next, chunk, [&](I first, I last) {
-      host_index_loop(first, last, [&](I i) { invoke_tagged<Tag>(f, i); });
+  if constexpr (!single_thread_v<Exec>) {
+    std::atomic<std::int64_t> next{0};
+    const std::int64_t chunk = Policy::traits::is_dynamic ? dynamic_chunk(p, std::int64_t(e - b), nt)
+                                                          : p.chunk_size();
+    host_region(exec, [&](int tid, int n) {
+      host_schedule(p, b, e, tid, n, next, chunk, [&](I first, I last) {
+        host_index_loop(first, last, [&](I i) { invoke_tagged<Tag>(f, i); });
+      });
     });
-  });
+  }
 }
 
 template <class... P, class F, class Ops>
@@ -76,7 +79,8 @@ void host_parallel_reduce(const RangePolicy<P...>& p, const F& f, const Ops& ops
   using V = typename Ops::value_type;
   const I b = p.begin(), e = p.end();
   const auto& exec = p.space();
-  const int nt = (b < e) ? exec.impl_thread_pool_size() : 1;
+  using Exec = std::decay_t<decltype(exec)>;
+  const int nt = (!single_thread_v<Exec> && b < e) ? exec.impl_thread_pool_size() : 1;
   const std::size_t count = ops.value_count();
 
   if (nt == 1) {
@@ -88,38 +92,40 @@ void host_parallel_reduce(const RangePolicy<P...>& p, const F& f, const Ops& ops
     copy_out_host(ops, v);
     return;
   }
-
-  const std::int64_t n = std::int64_t(e - b);
-  const bool per_chunk = Policy::traits::is_dynamic || p.chunk_size() > 0;
-  const std::int64_t chunk = Policy::traits::is_dynamic ? dynamic_chunk(p, n, nt)
-                             : per_chunk ? std::max<std::int64_t>(p.chunk_size(), (n + 4095 * nt) / (4096 * std::int64_t(nt)))
-                                         : 0;
-  const std::size_t slots = per_chunk ? std::size_t((n + chunk - 1) / chunk) : std::size_t(nt);
-  PaddedSlots<V> partial(slots, count);
-  std::atomic<std::int64_t> next{0};
-  if (!per_chunk)
-    for (std::size_t s = 0; s < slots; ++s) ops.init(partial[s]);
-  host_region(exec, [&](int tid, int nthreads) {
-    if (!per_chunk) {
-      // Blocks are cut for nt threads even if the runtime gave fewer, so the
-      // partials (and the result) never depend on how many actually ran.
-      for (int blk_id = tid; blk_id < nt; blk_id += nthreads) {
-        V* v = partial[blk_id];
-        auto blk = block_of(b, e, blk_id, nt);
-        host_index_loop(blk.first, blk.last, [&](I i) { ops.template call<Tag>(f, v, i); });
+  if constexpr (!single_thread_v<Exec>) {
+    const std::int64_t n = std::int64_t(e - b);
+    const bool per_chunk = Policy::traits::is_dynamic || p.chunk_size() > 0;
+    const std::int64_t chunk =
+        Policy::traits::is_dynamic ? dynamic_chunk(p, n, nt)
+        : per_chunk                ? std::max<std::int64_t>(p.chunk_size(), (n + 4095 * nt) / (4096 * std::int64_t(nt)))
+                                   : 0;
+    const std::size_t slots = per_chunk ? std::size_t((n + chunk - 1) / chunk) : std::size_t(nt);
+    PaddedSlots<V> partial(slots, count);
+    std::atomic<std::int64_t> next{0};
+    if (!per_chunk)
+      for (std::size_t s = 0; s < slots; ++s) ops.init(partial[s]);
+    host_region(exec, [&](int tid, int nthreads) {
+      if (!per_chunk) {
+        // Blocks are cut for nt threads even if the runtime gave fewer, so the
+        // partials (and the result) never depend on how many actually ran.
+        for (int blk_id = tid; blk_id < nt; blk_id += nthreads) {
+          V* v = partial[blk_id];
+          auto blk = block_of(b, e, blk_id, nt);
+          host_index_loop(blk.first, blk.last, [&](I i) { ops.template call<Tag>(f, v, i); });
+        }
+      } else {
+        host_schedule(p, b, e, tid, nthreads, next, chunk, [&](I first, I last) {
+          V* v = partial[std::size_t((first - b) / chunk)];
+          ops.init(v);
+          host_index_loop(first, last, [&](I i) { ops.template call<Tag>(f, v, i); });
+        });
       }
-    } else {
-      host_schedule(p, b, e, tid, nthreads, next, chunk, [&](I first, I last) {
-        V* v = partial[std::size_t((first - b) / chunk)];
-        ops.init(v);
-        host_index_loop(first, last, [&](I i) { ops.template call<Tag>(f, v, i); });
-      });
-    }
-  });
-  V* result = partial[0];
-  for (std::size_t s = 1; s < slots; ++s) ops.join(result, partial[s]);
-  ops.final(result);
-  copy_out_host(ops, result);
+    });
+    V* result = partial[0];
+    for (std::size_t s = 1; s < slots; ++s) ops.join(result, partial[s]);
+    ops.final(result);
+    copy_out_host(ops, result);
+  }
 }
 
 // Scan: two passes over the same static blocks. Pass one sums each block
@@ -134,7 +140,8 @@ void host_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops,
   using V = typename Ops::value_type;
   const I b = p.begin(), e = p.end();
   const auto& exec = p.space();
-  const int nt = (b < e) ? exec.impl_thread_pool_size() : 1;
+  using Exec = std::decay_t<decltype(exec)>;
+  const int nt = (!single_thread_v<Exec> && b < e) ? exec.impl_thread_pool_size() : 1;
 
   if (nt == 1) {
     // Value-initialized although init() sets it: GCC 12 at -O2 cannot see
@@ -145,26 +152,28 @@ void host_parallel_scan(const RangePolicy<P...>& p, const F& f, const Ops& ops,
     if (total) *total = update;
     return;
   }
-  PaddedSlots<V> partial(nt + 1, 1);
-  for (int t = 0; t <= nt; ++t) ops.init(partial[t]);
-  // Pass one uses the pool's thread count; the block split must be the same
-  // in pass two, so both use `nt` blocks regardless of how many threads ran.
-  host_region(exec, [&](int tid, int nthreads) {
-    for (int blk_id = tid; blk_id < nt; blk_id += nthreads) {
-      auto blk = block_of(b, e, blk_id, nt);
-      V* v = partial[blk_id + 1];
-      for (I i = blk.first; i < blk.last; ++i) invoke_tagged<Tag>(f, i, *v, false);
-    }
-  });
-  for (int t = 1; t <= nt; ++t) ops.join(partial[t], partial[t - 1]);  // inclusive over blocks
-  host_region(exec, [&](int tid, int nthreads) {
-    for (int blk_id = tid; blk_id < nt; blk_id += nthreads) {
-      auto blk = block_of(b, e, blk_id, nt);
-      V update = *partial[blk_id];
-      for (I i = blk.first; i < blk.last; ++i) invoke_tagged<Tag>(f, i, update, true);
-    }
-  });
-  if (total) *total = *partial[nt];
+  if constexpr (!single_thread_v<Exec>) {
+    PaddedSlots<V> partial(nt + 1, 1);
+    for (int t = 0; t <= nt; ++t) ops.init(partial[t]);
+    // Pass one uses the pool's thread count; the block split must be the same
+    // in pass two, so both use `nt` blocks regardless of how many threads ran.
+    host_region(exec, [&](int tid, int nthreads) {
+      for (int blk_id = tid; blk_id < nt; blk_id += nthreads) {
+        auto blk = block_of(b, e, blk_id, nt);
+        V* v = partial[blk_id + 1];
+        for (I i = blk.first; i < blk.last; ++i) invoke_tagged<Tag>(f, i, *v, false);
+      }
+    });
+    for (int t = 1; t <= nt; ++t) ops.join(partial[t], partial[t - 1]);  // inclusive over blocks
+    host_region(exec, [&](int tid, int nthreads) {
+      for (int blk_id = tid; blk_id < nt; blk_id += nthreads) {
+        auto blk = block_of(b, e, blk_id, nt);
+        V update = *partial[blk_id];
+        for (I i = blk.first; i < blk.last; ++i) invoke_tagged<Tag>(f, i, update, true);
+      }
+    });
+    if (total) *total = *partial[nt];
+  }
 }
 
 }  // namespace tessera::detail

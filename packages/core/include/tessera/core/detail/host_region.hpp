@@ -17,24 +17,37 @@
 
 namespace tessera::detail {
 
+// True for a back-end whose patterns always run on the calling thread alone
+// (Serial declares `static constexpr bool impl_single_thread = true`). The
+// host patterns then compile only their one-thread path: the parallel path
+// would be dead code, and instantiating it for every functor of a program
+// typed over all back-ends gave Serial as much code as Threads (graph's
+// algorithm test at -O0 under ASan: 26.3 MB of text before, 21.7 after).
+template <class Exec>
+inline constexpr bool single_thread_v = requires { requires Exec::impl_single_thread; };
+
 // Runs f(thread_id, thread_count) on every thread of the execution space's
 // pool (the back-end marks each as thread tid of Exec's region:
 // running_host_space.hpp). An exception thrown on any thread is rethrown on
 // the caller once all threads have finished (the first one thrown wins).
 template <class Exec, class F>
 void host_region(const Exec& exec, const F& f) {
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-  std::mutex error_mutex;
-  exec.impl_parallel_region([&](int tid, int nt) {
-    try {
-      f(tid, nt);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!failed.exchange(true)) error = std::current_exception();
-    }
-  });
-  if (error) std::rethrow_exception(error);
+  if constexpr (single_thread_v<Exec>) {
+    f(0, 1);  // the one thread's exception reaches the caller as it is
+  } else {
+    std::exception_ptr error;
+    std::atomic<bool> failed{false};
+    std::mutex error_mutex;
+    exec.impl_parallel_region([&](int tid, int nt) {
+      try {
+        f(tid, nt);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!failed.exchange(true)) error = std::current_exception();
+      }
+    });
+    if (error) std::rethrow_exception(error);
+  }
 }
 
 // The part [first, last) of [begin, end) that thread `tid` of `nt` owns when

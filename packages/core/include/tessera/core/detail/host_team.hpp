@@ -635,25 +635,30 @@ class HostTeamDispatch {
   template <class Visit>
   void run(const Visit& visit) {
     if (m_league == 0) return;
-    host_region(m_policy.space(), [&](int tid, int nthreads) {
-      const int nteams = nthreads / m_team_size;  // the runtime may give fewer threads than asked
-      if (nteams == 0)
-        throw_runtime_error("tessera::TeamPolicy on " + std::string(Exec::name()) + ": team_size " +
-                            std::to_string(m_team_size) + " but only " + std::to_string(nthreads) +
-                            " threads started");
-      const int team_id = tid / m_team_size;
-      if (team_id >= nteams) return;
-      HostTeamShared& team = m_teams[std::size_t(team_id)];
-      Member member(team, tid % m_team_size, 0, m_league);
-      try {
-        run_team(member, team, team_id, nteams, tid, visit);
-      } catch (const HostTeamAborted&) {
-        // Another member failed first; its exception is the one reported.
-      } catch (...) {
-        for (auto& t : m_teams) t.abort();
-        throw;
-      }
-    });
+    if constexpr (single_thread_v<Exec>) {
+      Member member(m_teams[0], 0, 0, m_league);
+      run_team(member, m_teams[0], 0, 1, 0, visit);
+    } else {
+      host_region(m_policy.space(), [&](int tid, int nthreads) {
+        const int nteams = nthreads / m_team_size;  // the runtime may give fewer threads than asked
+        if (nteams == 0)
+          throw_runtime_error("tessera::TeamPolicy on " + std::string(Exec::name()) + ": team_size " +
+                              std::to_string(m_team_size) + " but only " + std::to_string(nthreads) +
+                              " threads started");
+        const int team_id = tid / m_team_size;
+        if (team_id >= nteams) return;
+        HostTeamShared& team = m_teams[std::size_t(team_id)];
+        Member member(team, tid % m_team_size, 0, m_league);
+        try {
+          run_team(member, team, team_id, nteams, tid, visit);
+        } catch (const HostTeamAborted&) {
+          // Another member failed first; its exception is the one reported.
+        } catch (...) {
+          for (auto& t : m_teams) t.abort();
+          throw;
+        }
+      });
+    }
   }
 
  private:

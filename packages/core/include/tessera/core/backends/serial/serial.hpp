@@ -26,6 +26,8 @@ class Serial {
   // Host back-end protocol (impl_parallel_region and friends, used by
   // core/detail/host_region.hpp and the host_* patterns it serves).
   int impl_thread_pool_size() const { return 1; }
+  // Patterns compile only their one-thread path (detail::single_thread_v).
+  static constexpr bool impl_single_thread = true;
   static int impl_thread_pool_rank() { return 0; }
   template <class F>
   void impl_parallel_region(const F& f) const { f(0, 1); }
