@@ -613,23 +613,26 @@ function(tessera_ensure_test_main)
   add_library(Tessera::test_main ALIAS tessera_test_main)
 endfunction()
 
-# Test programs check behaviour, not speed: in Release builds GCC and Clang
-# compile them at -O1 instead of -O3 (the option comes after the build
-# type's flags, and the last -O wins). The typed suites instantiate every
-# algorithm for every back-end, and compiling them is most of a 2-core CI's
-# build. GCC 12, 2026-11-29: four of the heaviest test sources (graph
-# algorithms, core sort, sparse device Cholesky, kernel graphs) took 189
-# CPU-s at -O1 against 281 at -O2 (each pair compiled side by side); the 90
-# test sources of the host build took 1,556 CPU-s at -O1 (2,122 at -O2 for
-# 105 sources on 2026-11-28, 2,647 at -O3); their 1,390 non-slow cases ran
-# in 218 CPU-s at -O1 against 186 at -O2.
-# Every package's build passes -Werror at -O1 (the README test of a
-# clean-clone .ci/run at dc3c3d9: 30.2 min against 36.5 at -O2, its main
-# build 20.0 min, test objects 1,838 CPU-s against about 2,670).
+# Test programs check behaviour, not speed: in Release builds GCC compiles
+# them at -Og and Clang at -O1 instead of -O3 (the option comes after the
+# build type's flags, and the last -O wins). The typed suites instantiate
+# every algorithm for every back-end, and compiling them is most of a 2-core
+# CI's build. History, GCC 12: the 90 test sources of the host build took
+# 1,556 CPU-s at -O1 (2,122 at -O2, 2,647 at -O3; 2026-11-28/29), their
+# non-slow cases ran in 218 CPU-s at -O1 against 186 at -O2. -Og (GCC's -O1
+# without the passes that get in a debugger's way) against -O1, side by side
+# on 2026-12-02: graph's algorithm test 66 against 94 s, core's sort 30
+# against 41, sparse's device Cholesky 25 against 32, tasking's kernel graphs
+# 25 against 27; the README test's main build 16.7 min against 19.7 (its 108
+# test sources 1,411 CPU-s against 1,811), and its 1,622 non-slow cases ran
+# in 296 s against 283 (summed over ctest -j 2). Clang's -Og is its -O1.
+# Every package's build passes -Werror at -Og.
 # Libraries, tools, examples and benchmarks keep the build type's flags,
 # and the CLI tests run the tools.
 function(tessera_test_optimization target)
-  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-Og>)
+  elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     target_compile_options(${target} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O1>)
   endif()
 endfunction()
