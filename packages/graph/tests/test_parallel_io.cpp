@@ -416,12 +416,15 @@ TYPED_TEST(CountingBuild, RowsIdsAndOriginsEqualTheBruteForceReference) {
 }
 
 TYPED_TEST(CountingBuild, ManyVerticesFewEdgesUseTheAtomicPathWithTheSameResult) {
-  // 2^21 vertices and 3000 edges: per-block counters would outweigh the
-  // edges, so the build takes the atomic path; the result must not change.
+  // 2^20 + 2^16 vertices and 3000 edges: even one block's counters (Serial)
+  // would outweigh the edges by more than the 2^20 the build allows, so it
+  // takes the atomic path; the result must not change.
   using U = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  const std::int64_t n = (std::int64_t(1) << 20) + (std::int64_t(1) << 16);
+  ASSERT_EQ(tg::detail::counting_blocks<TypeParam>(n, 3000), 0);
   auto el = random_edges(64, 3000, 9);
-  el.num_vertices = std::int64_t(1) << 21;
-  for (std::int64_t i = 0; i < el.size(); i += 7) el.dst[std::size_t(i)] += (std::int64_t(1) << 21) - 64;
+  el.num_vertices = n;
+  for (std::int64_t i = 0; i < el.size(); i += 7) el.dst[std::size_t(i)] += n - 64;
   for (auto o : {tg::build_options{}, tg::build_options::simple()}) expect_same(built<U>(el, o), brute_force(el, true, o));
   // Adopted arrays (a binary CSR file read back) take the searching
   // edge-index kernel for the same reason: the same indices.
