@@ -119,14 +119,18 @@ inline std::int64_t choose3(std::int64_t n) { return n * (n - 1) * (n - 2) / 6; 
 // Every method, and direct with each of its lookups (marks is the merge on
 // a GPU space): direct by marks, tasks, data, direct by merge.
 inline std::vector<ta::minitri_options> every_method(std::int64_t block = 100) {
-  std::vector<ta::minitri_options> v(4);
+  std::vector<ta::minitri_options> v(5);
   v[0].method = ta::method::direct;
   v[0].lookup = ta::triangle_lookup::marks;
+  v[0].edge_counts = ta::edge_count_updates::per_thread;
   v[1].method = ta::method::tasks;
   v[1].block_size = block;
   v[2].method = ta::method::data;
   v[3].method = ta::method::direct;
   v[3].lookup = ta::triangle_lookup::merge;
+  v[4].method = ta::method::direct;
+  v[4].lookup = ta::triangle_lookup::marks;
+  v[4].edge_counts = ta::edge_count_updates::shared;
   return v;
 }
 
@@ -136,7 +140,10 @@ inline std::string describe(const ta::minitri_options& o) {
   const char* how = o.lookup == ta::triangle_lookup::marks   ? "marks"
                     : o.lookup == ta::triangle_lookup::merge ? "merge"
                                                              : "automatic";
-  return std::string("direct/") + how;
+  const char* counts = o.edge_counts == ta::edge_count_updates::per_thread ? "/per-thread counts"
+                       : o.edge_counts == ta::edge_count_updates::shared   ? "/shared counts"
+                                                                           : "";
+  return std::string("direct/") + how + counts;
 }
 
 }  // namespace analytics_test

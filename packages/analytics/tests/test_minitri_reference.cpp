@@ -82,6 +82,61 @@ TYPED_TEST(MinitriReference, TriangleDegreesMatchBruteForce) {
   }
 }
 
+// Two "books": an edge {a, b} and K pages, vertices joined to both a and b,
+// so {a, b} lies in K triangles (closed form: t_e({a, b}) = t_v(a) = t_v(b)
+// = K, every other edge and page 1, every triangle at k = 3). {a, b} is the
+// {v, w} edge of each page's triangle, the edge that direct by marks counts
+// in 8-bit per-thread counters: K = 3000 and 1024 make them wrap and carry
+// on every thread (and 1024 lands on whole carries when one thread takes
+// all). Ids are permuted so that no book is a contiguous block.
+TYPED_TEST(MinitriReference, EdgesInThousandsOfTrianglesCountEachOnce) {
+  using G = Graph<TypeParam>;
+  const std::int64_t pages[2] = {3000, 1024};
+  const std::int64_t n = 2 + pages[0] + 2 + pages[1];
+  const auto id = [n](std::int64_t x) { return (x * 7919) % n; };  // 7919 is prime to n = 4028
+  tg::edge_list el;
+  el.num_vertices = n;
+  std::vector<std::int64_t> want_tv(std::size_t(n), 1);
+  std::int64_t first = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> spines;
+  for (const std::int64_t k : pages) {
+    const std::int64_t a = id(first), b = id(first + 1);
+    el.add(a, b);
+    for (std::int64_t p = first + 2; p < first + 2 + k; ++p) {
+      el.add(a, id(p));
+      el.add(id(p), b);
+    }
+    want_tv[std::size_t(a)] = want_tv[std::size_t(b)] = k;
+    spines.push_back({std::min(a, b), std::max(a, b)});
+    first += 2 + k;
+  }
+  const auto want_te = [&](std::int64_t u, std::int64_t w) -> std::int64_t {
+    const std::pair<std::int64_t, std::int64_t> e{std::min(u, w), std::max(u, w)};
+    return e == spines[0] ? pages[0] : e == spines[1] ? pages[1] : 1;
+  };
+  const G g = ta::build_simple<G>(el);
+  const auto* rm = g.row_map_data();
+  const auto* adj = g.entries_data();
+  for (auto opts : every_method(64)) {
+    SCOPED_TRACE(describe(opts));
+    opts.keep_degrees = true;
+    const auto r = ta::minitri(g, opts);
+    EXPECT_EQ(r.triangles, pages[0] + pages[1]);
+    EXPECT_EQ(r.histogram, (std::map<int, std::int64_t>{{3, pages[0] + pages[1]}}));
+    EXPECT_EQ(r.vertex_triangles, want_tv);
+    ASSERT_EQ(std::int64_t(r.edge_triangles.size()), g.num_edges());
+    std::int64_t wrong = 0;
+    for (std::int64_t u = 0; u < n; ++u)
+      for (auto j = rm[u]; j < rm[u + 1]; ++j) {
+        const auto e = g.slot_edge_index(typename G::vertex_descriptor(u), j);
+        if (r.edge_triangles[std::size_t(e)] != want_te(u, adj[j]) && wrong++ < 5)
+          ADD_FAILURE() << "t_e of {" << u << ", " << adj[j] << "}: " << r.edge_triangles[std::size_t(e)]
+                        << ", closed form " << want_te(u, adj[j]);
+      }
+    EXPECT_EQ(wrong, 0);
+  }
+}
+
 TYPED_TEST(MinitriReference, SmallKroneckerMatchesBruteForce) {
   using G = Graph<TypeParam>;
   const auto el = ta::load_edges("kron:8:16:5");  // hubs, many loops and duplicates

@@ -19,6 +19,7 @@
 #include <tessera/analytics/oriented_graph.hpp>
 
 #include <cstdint>
+#include <optional>
 
 namespace tessera::analytics {
 
@@ -103,6 +104,21 @@ triangle_lookup direct_lookup_for(const OG& og, std::int64_t max_out, triangle_l
   }
 }
 
+// Whether pass 1 by marks counts per thread (opts.edge_counts): never where
+// one thread runs (its adds are plain), and automatic only while every
+// thread's counters together weigh no more than the orientation.
+template <class OG>
+bool direct_edge_counts_per_thread(const OG& og, edge_count_updates asked) {
+  using Exec = typename OG::execution_space;
+  if constexpr (tessera::detail::single_thread_v<Exec>) {
+    return false;
+  } else {
+    if (asked != edge_count_updates::automatic) return asked == edge_count_updates::per_thread;
+    return double(Exec().concurrency()) * double(pass1_counters<Exec>::bytes_per_thread(og.n, og.m)) <=
+           double(og.bytes());
+  }
+}
+
 }  // namespace detail
 
 template <class G>
@@ -127,7 +143,15 @@ minitri_result minitri_direct(const G& g, const minitri_options& opts = {}) {
 
   std::int64_t t = 0;
   if constexpr (tessera::is_host_execution_space<Exec>::value) {
-    if (lookup == triangle_lookup::marks) t = detail::direct_degrees_marked(og, max_out, deg.tv, deg.te);
+    if (lookup == triangle_lookup::marks) {
+      std::optional<detail::pass1_counters<Exec>> counters;
+      if (detail::direct_edge_counts_per_thread(og, opts.edge_counts)) {
+        counters.emplace(og.n, og.m, Exec().concurrency());
+        meter.add(counters->bytes());
+      }
+      t = detail::direct_degrees_marked(og, max_out, deg.tv, deg.te, counters ? &*counters : nullptr);
+      if (counters) meter.release(counters->bytes());
+    }
   }
   if (lookup != triangle_lookup::marks)
     tessera::parallel_reduce("analytics::direct::degrees", detail::row_policy<Exec>(0, og.n, 64),
