@@ -117,7 +117,8 @@ inline void add_clique(tg::edge_list& el, std::int64_t first, std::int64_t k) {
 inline std::int64_t choose3(std::int64_t n) { return n * (n - 1) * (n - 2) / 6; }
 
 // Every method, and direct with each of its lookups (marks is the merge on
-// a GPU space): direct by marks, tasks, data, direct by merge.
+// a GPU space): direct by marks with per-thread counts, tasks, data, direct
+// by merge, direct by marks with shared counts.
 inline std::vector<ta::minitri_options> every_method(std::int64_t block = 100) {
   std::vector<ta::minitri_options> v(5);
   v[0].method = ta::method::direct;

@@ -46,16 +46,17 @@ inline method parse_method(const std::string& s) {
 // the orientation, else merge. Both give the same histogram.
 enum class triangle_lookup { automatic, marks, merge };
 
-// direct by marks: where pass 1 adds a triangle u -> v -> w to t_e of
-// {v, w}, the one edge of the three that u's row does not own (the others'
-// counts gather per row and per v). per_thread: an 8-bit counter per edge
-// for each pool thread (m bytes a thread), no atomic per triangle; a counter
-// that wraps carries 256 into t_e, and after the pass the counters are added
-// into t_e. shared: an atomic add per triangle into t_e itself (plain on
-// Serial), which two threads contend for on the hubs' rows: on facebook,
-// pass 1 took as long on two threads as on one. automatic: per_thread on a
-// pool of threads while every thread's counters together weigh no more
-// than the orientation, else shared. Both give the same t_e.
+// direct by marks: where pass 1 adds its counts. A triangle u -> v -> w
+// adds to t_e of {v, w}, the one edge of the three that u's row does not
+// own, and to t_v of v and w (the rest gather per row and per v).
+// per_thread: each pool thread has an 8-bit counter per edge for {v, w} (a
+// counter that wraps carries 256 into t_e) and a t_v of its own, m + 8n
+// bytes a thread, added into t_v and t_e after the pass: no atomic per
+// triangle. shared: atomic adds into t_e and t_v themselves (plain on
+// Serial), which two threads contend for on the hubs: on facebook, pass 1
+// took as long on two threads as on one. automatic: per_thread on a pool of
+// threads while every thread's counters together weigh no more than the
+// orientation, else shared. Both give the same t_v and t_e.
 enum class edge_count_updates { automatic, per_thread, shared };
 
 struct minitri_options {
@@ -76,7 +77,7 @@ struct minitri_options {
   std::int64_t window_blocks = 0;
   // direct: marks or merge (above); marks on a GPU space is the merge.
   triangle_lookup lookup = triangle_lookup::automatic;
-  // direct by marks: per-thread or shared t_e counts of pass 1 (above).
+  // direct by marks: per-thread or shared t_v and t_e counts of pass 1 (above).
   edge_count_updates edge_counts = edge_count_updates::automatic;
   // Copy t_v and t_e into the result (host vectors), e.g. to check them.
   bool keep_degrees = false;
