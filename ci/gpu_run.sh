@@ -164,13 +164,18 @@ bench() {
       --repeats 3 ${SPARSE_BENCH_ARGS:-}
   fi
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
-  # on Cuda, backward error <= 1e-12 in the JSON), the same with every front
-  # through cuSOLVER/cuBLAS (what the small fronts' team kernels save: compare
+  # on Cuda, backward error <= 1e-12 in the JSON), the same with the solves'
+  # teams at the factorization's 128 rows (what solving mid-sized fronts by
+  # teams saves: compare solve_seconds; every front through the library was
+  # measured on 2026-11-30: 6.65 s factorize, 7.49 s solve), the factorization's
+  # teams up to 512 rows (fronts of 129 to 512 rows are 7,439 of lap3d:100's
+  # fronts, about 22,000 library calls, for 0.2% of its flops: compare
   # factorize_seconds), the library fronts over 4 streams (Options::
   # dense_streams: compare factorize_seconds and solve_seconds), and LDL^T's
   # inertia.
   if [ "${SOLVE:-1}" != 0 ] && [ -x ./tessera-solve ]; then
-    for args in "lap3d:100 --space cuda --json" "lap3d:100 --space cuda --small-front-rows 0 --json" \
+    for args in "lap3d:100 --space cuda --json" "lap3d:100 --space cuda --solve-small-front-rows 128 --json" \
+      "lap3d:100 --space cuda --small-front-rows 512 --json" \
       "lap3d:100 --space cuda --dense-streams 4 --json" "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
       local secs
       secs=$(cap 120)

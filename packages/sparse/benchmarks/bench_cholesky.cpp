@@ -27,7 +27,9 @@
 // Tessera's Cholesky on Cuda (METIS, the host's symbolic analysis, the
 // numeric factorization level by level on the device; the ratios'
 // reference), the same with every front through cuSOLVER and cuBLAS
-// (small_front_rows 0: what the small fronts' team kernels save), the
+// (small_front_rows and solve_small_front_rows 0: what the team kernels
+// save), the default with the solves' teams at 128 rows (what solving the
+// mid-sized fronts by teams saves over two cuBLAS calls each), the
 // default with each level's library fronts over 4 streams (dense_streams 4:
 // what overlapping the library calls gains), cuSOLVER's
 // sparse Cholesky (the toolkit's csrchol, given the
@@ -495,8 +497,9 @@ class TachoSolver final : public Solver {
 #if TESSERA_BENCH_HAVE_CUDA
 class TesseraCudaSolver final : public Solver {
  public:
-  explicit TesseraCudaSolver(const Matrix& A, int small_front_rows = -1, int dense_streams = 1)
-      : chol_(A, small_front_rows, dense_streams) {}
+  explicit TesseraCudaSolver(const Matrix& A, int small_front_rows = -1, int dense_streams = 1,
+                             int solve_small_front_rows = -1)
+      : chol_(A, small_front_rows, dense_streams, solve_small_front_rows) {}
   void analyze() override { chol_.analyze(); }
   void factorize() override {
     chol_.factorize();
@@ -637,8 +640,12 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
     add("tessera Cuda", sms, [&] { return std::make_unique<TesseraCudaSolver>(A); }, RowKind::device);
     // Every front through cuSOLVER and cuBLAS: what the small fronts' team
     // kernels (Options::small_front_rows) save.
-    add("tessera Cuda, library fronts", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, 0); },
+    add("tessera Cuda, library fronts", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, 0, 1, 0); },
         RowKind::device);
+    // The solves' teams at the factorization's 128 rows (before 2026-12-02:
+    // one split for both): what solving mid-sized fronts by teams saves.
+    add("tessera Cuda, solves at 128-row teams", sms,
+        [&] { return std::make_unique<TesseraCudaSolver>(A, -1, 1, 128); }, RowKind::device);
     // Each level's library fronts over 4 streams (Options::dense_streams).
     add("tessera Cuda, 4 library streams", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, -1, 4); },
         RowKind::device);

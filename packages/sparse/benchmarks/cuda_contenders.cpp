@@ -132,20 +132,22 @@ void CublasDgemm::run() {
 struct TesseraCudaCholesky::Impl {
   const sparse::CrsMatrix<double>& A;
   sparse::Cholesky<double, tessera::Cuda> chol;
-  static sparse::Options options(int small_front_rows, int dense_streams) {
+  static sparse::Options options(int small_front_rows, int dense_streams, int solve_small_front_rows) {
     sparse::Options o;
     o.dense_streams = dense_streams;
     o.ordering = sparse::Ordering::Metis;
     o.scheduler = sparse::Scheduler::LevelSet;  // what Cuda runs
     if (small_front_rows >= 0) o.small_front_rows = small_front_rows;
+    if (solve_small_front_rows >= 0) o.solve_small_front_rows = solve_small_front_rows;
     return o;
   }
-  Impl(const sparse::CrsMatrix<double>& m, int small_front_rows, int dense_streams)
-      : A(m), chol(options(small_front_rows, dense_streams)) {}
+  Impl(const sparse::CrsMatrix<double>& m, int small_front_rows, int dense_streams, int solve_small_front_rows)
+      : A(m), chol(options(small_front_rows, dense_streams, solve_small_front_rows)) {}
 };
 
-TesseraCudaCholesky::TesseraCudaCholesky(const sparse::CrsMatrix<double>& A, int small_front_rows, int dense_streams)
-    : impl_(std::make_unique<Impl>(A, small_front_rows, dense_streams)) {}
+TesseraCudaCholesky::TesseraCudaCholesky(const sparse::CrsMatrix<double>& A, int small_front_rows, int dense_streams,
+                                         int solve_small_front_rows)
+    : impl_(std::make_unique<Impl>(A, small_front_rows, dense_streams, solve_small_front_rows)) {}
 TesseraCudaCholesky::~TesseraCudaCholesky() = default;
 void TesseraCudaCholesky::analyze() { impl_->chol.analyze(impl_->A); }
 void TesseraCudaCholesky::factorize() {

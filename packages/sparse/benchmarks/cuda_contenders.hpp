@@ -40,12 +40,14 @@ class CublasDgemm {
 
 // tessera::sparse::Cholesky<double, Cuda>: METIS order, the host's symbolic
 // analysis, the numeric factorization level by level on the device; fronts
-// of at most small_front_rows rows by teams (-1: Options' default; 0: every
-// front by cuSOLVER and cuBLAS).
+// of at most small_front_rows rows factored by teams and of at most
+// solve_small_front_rows rows solved by teams (-1: Options' defaults; 0:
+// every front by cuSOLVER and cuBLAS).
 class TesseraCudaCholesky {
  public:
-  // small_front_rows -1: the default; dense_streams: Options::dense_streams.
-  explicit TesseraCudaCholesky(const sparse::CrsMatrix<double>& A, int small_front_rows = -1, int dense_streams = 1);
+  // small_front_rows, solve_small_front_rows -1: the defaults; dense_streams: Options::dense_streams.
+  explicit TesseraCudaCholesky(const sparse::CrsMatrix<double>& A, int small_front_rows = -1, int dense_streams = 1,
+                               int solve_small_front_rows = -1);
   ~TesseraCudaCholesky();
   TesseraCudaCholesky(const TesseraCudaCholesky&) = delete;
   TesseraCudaCholesky& operator=(const TesseraCudaCholesky&) = delete;

@@ -7,10 +7,15 @@
 // whose failing column is known by construction.
 #include "sparse_test_util.hpp"
 
+#include <tessera/sparse/detail/team_front_kernels.hpp>
+
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <string>
 #include <type_traits>
+#include <utility>
 
 using namespace sparse_test;
 
@@ -53,6 +58,61 @@ double solve_backward_error(auto& chol, const ts::CrsMatrix<double>& A) {
   return backward_error(A, x.data(), b.data());
 }
 
+
+// One front's shapes for the team solve kernels' test.
+struct FrontShape {
+  std::int64_t m, nc;
+};
+
+// team_front_forward (forward = true) or team_front_backward on Space, every
+// front a team of one kernel, as a level's fronts are: panels packed one
+// after another (m x nc, ld m), each front's x1 an nc x nrhs block at
+// leading dimension nc + 3 (the solver's is n), its w mu x nrhs. x and w
+// are read and written back (w only by the forward kernel).
+template <class Space>
+void run_team_solves(const std::vector<FrontShape>& shapes, const std::vector<double>& panels,
+                     std::vector<double>& x, std::vector<double>& w, std::int64_t nrhs, bool forward,
+                     int team_size) {
+  using Mem = typename Space::memory_space;
+  using Array = tessera::View<double*, tessera::LayoutLeft, Mem>;
+  using Offsets = tessera::View<std::int64_t*, tessera::LayoutLeft, Mem>;
+  const std::int64_t fronts = std::int64_t(shapes.size());
+  Offsets meta("meta", std::size_t(5 * fronts));
+  auto hmeta = tessera::create_mirror_view(meta);
+  std::int64_t p = 0, xo = 0, wo = 0;
+  for (std::int64_t f = 0; f < fronts; ++f) {
+    const auto [m, nc] = shapes[std::size_t(f)];
+    hmeta(5 * f) = m, hmeta(5 * f + 1) = nc, hmeta(5 * f + 2) = p, hmeta(5 * f + 3) = xo, hmeta(5 * f + 4) = wo;
+    p += m * nc, xo += (nc + 3) * nrhs, wo += (m - nc) * nrhs;
+  }
+  tessera::deep_copy(meta, hmeta);
+  auto upload = [](const std::vector<double>& v, const char* label) {
+    Array d(label, std::max<std::size_t>(v.size(), 1));
+    if (!v.empty())
+      tessera::deep_copy(tessera::subview(d, std::make_pair(std::size_t(0), v.size())),
+                         tessera::View<const double*, tessera::LayoutLeft, tessera::HostSpace>(v.data(), v.size()));
+    return d;
+  };
+  const Array dp = upload(panels, "panels"), dx = upload(x, "x"), dw = upload(w, "w");
+  const int lanes = std::min(32, tessera::TeamPolicy<Space>::vector_length_max());
+  const auto policy = team_size > 0 ? tessera::TeamPolicy<Space>(fronts, team_size, lanes)
+                                    : tessera::TeamPolicy<Space>(fronts, tessera::AUTO, lanes);
+  using Member = typename tessera::TeamPolicy<Space>::member_type;
+  tessera::parallel_for(
+      "team front solves", policy, TESSERA_LAMBDA(const Member& t) {
+        const std::int64_t f = t.league_rank(), m = meta(5 * f), nc = meta(5 * f + 1);
+        const double* panel = dp.data() + meta(5 * f + 2);
+        double* x1 = dx.data() + meta(5 * f + 3);
+        double* wf = dw.data() + meta(5 * f + 4);
+        if (forward) ts::detail::team_front_forward(t, panel, m, nc, x1, nc + 3, nrhs, wf);
+        else ts::detail::team_front_backward(t, panel, m, nc, x1, nc + 3, nrhs, wf);
+      });
+  const auto hx = tessera::create_mirror_view_and_copy(tessera::HostSpace(), dx);
+  const auto hw = tessera::create_mirror_view_and_copy(tessera::HostSpace(), dw);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = hx(i);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = hw(i);
+}
+
 }  // namespace
 
 template <class Space>
@@ -74,6 +134,7 @@ TYPED_TEST(LevelCholeskyTest, FactorMatchesDenseCholesky) {
         ts::Options opt;
         opt.ordering = ord;
         opt.small_front_rows = split;
+        opt.solve_small_front_rows = split;
         LevelSolver<Space> chol(opt);
         chol.factorize(A);
         const std::int64_t n = A.num_rows();
@@ -92,15 +153,23 @@ TYPED_TEST(LevelCholeskyTest, FactorMatchesDenseCholesky) {
         std::int64_t small = 0;
         for (std::int64_t s = 0; s < chol.symbolic().nsuper; ++s) small += chol.symbolic().nrows(s) <= split;
         EXPECT_EQ(chol.stats().team_fronts, small) << A.origin() << " split " << split;
+        EXPECT_EQ(chol.stats().solve_team_fronts, small) << A.origin() << " split " << split;
       }
 }
 
 // The same solutions through the teams and through the library, one and
-// several right-hand sides, on matrices whose fronts are of every size.
+// several right-hand sides, on matrices whose fronts are of every size
+// (bcsstk13's root has 330 columns: eleven of the team solves' blocks). The
+// factorization's split and the solves' are independent: every pairing.
 TYPED_TEST(LevelCholeskyTest, TeamAndLibraryFrontsSolveToBackwardError1e12) {
   using Space = TypeParam;
   const ts::CrsMatrix<double> mats[] = {ts::laplacian_3d<double>(12), ts::laplacian_2d<double>(40),
                                         ts::read_matrix_market<double>(data_file("matrices/bcsstk13.mtx"))};
+  struct Split {
+    int factor, solve;
+  };
+  const Split splits[] = {{0, 0},     {16, 16}, {kAllFrontsToTeams, kAllFrontsToTeams}, {0, kAllFrontsToTeams},
+                          {kAllFrontsToTeams, 0}, {16, 40}};
   for (const auto& A : mats) {
     const std::int64_t n = A.num_rows(), nrhs = 3;
     std::mt19937_64 gen(5);
@@ -108,31 +177,117 @@ TYPED_TEST(LevelCholeskyTest, TeamAndLibraryFrontsSolveToBackwardError1e12) {
     std::vector<double> b(std::size_t(n * nrhs));
     for (auto& v : b) v = val(gen);
     std::vector<std::vector<double>> answers;
-    for (int split : kFrontSplits) {
+    for (const Split split : splits) {
+      const std::string where = A.origin() + " split " + std::to_string(split.factor) + "/" +
+                                std::to_string(split.solve);
       ts::Options opt;
-      opt.small_front_rows = split;
+      opt.small_front_rows = split.factor;
+      opt.solve_small_front_rows = split.solve;
       LevelSolver<Space> chol(opt);
       chol.factorize(A);
-      if (split == 16) {
-        EXPECT_GT(chol.stats().team_fronts, 0) << A.origin();
-        EXPECT_LT(chol.stats().team_fronts, chol.stats().supernodes) << A.origin();
+      for (const auto& [rows, fronts] : {std::pair{split.factor, chol.stats().team_fronts},
+                                        std::pair{split.solve, chol.stats().solve_team_fronts}}) {
+        std::int64_t small = 0;
+        for (std::int64_t s = 0; s < chol.symbolic().nsuper; ++s) small += chol.symbolic().nrows(s) <= rows;
+        EXPECT_EQ(fronts, small) << where;
+        if (rows == 16 || rows == 40) {
+          EXPECT_GT(fronts, 0) << where;
+          EXPECT_LT(fronts, chol.stats().supernodes) << where;
+        }
       }
       std::vector<double> x(b.size());
       chol.solve(x.data(), b.data(), nrhs);
       for (std::int64_t c = 0; c < nrhs; ++c)
-        EXPECT_LE(backward_error(A, x.data() + c * n, b.data() + c * n), 1e-12)
-            << A.origin() << " split " << split << " column " << c;
-      EXPECT_LE(solve_backward_error(chol, A), 1e-12) << A.origin() << " split " << split;
+        EXPECT_LE(backward_error(A, x.data() + c * n, b.data() + c * n), 1e-12) << where << " column " << c;
+      EXPECT_LE(solve_backward_error(chol, A), 1e-12) << where;
       answers.push_back(std::move(x));
     }
-    // The teams' solution and the library's differ by rounding only.
-    double diff = 0, scale = 0;
-    for (std::size_t k = 0; k < b.size(); ++k) {
-      diff = max_nan(diff, std::abs(answers[0][k] - answers[2][k]));
-      scale = std::max(scale, std::abs(answers[0][k]));
+    // The teams' solutions and the library's differ by rounding only.
+    for (std::size_t a = 1; a < answers.size(); ++a) {
+      double diff = 0, scale = 0;
+      for (std::size_t k = 0; k < b.size(); ++k) {
+        diff = max_nan(diff, std::abs(answers[0][k] - answers[a][k]));
+        scale = std::max(scale, std::abs(answers[0][k]));
+      }
+      EXPECT_LE(diff, 1e-8 * scale) << A.origin() << " split pair " << a;
     }
-    EXPECT_LE(diff, 1e-8 * scale) << A.origin();
   }
+}
+
+// The team solve kernels (detail/team_front_kernels.hpp) against forward and
+// back substitution on the host, on fronts whose column counts fall on both
+// sides of the kernels' 32-column blocks and on them (1, 31, 32, 33, 64, 70,
+// 130), without rows below and with, one and three right-hand sides, at
+// team sizes 1 and AUTO. L is random with |L(i, j)| <= 1 / nc off the
+// diagonal and a diagonal in [1, 2], so the solutions are of the size of the
+// data and a 1e-12 relative bound measures the arithmetic.
+TYPED_TEST(LevelCholeskyTest, TeamSolveKernelsMatchSubstitution) {
+  using Space = TypeParam;
+  std::vector<FrontShape> shapes;
+  for (std::int64_t nc : {1, 31, 32, 33, 64, 70, 130})
+    for (std::int64_t below : {0, 1, 45}) shapes.push_back({nc + below, nc});
+  std::mt19937_64 gen(17);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  std::vector<double> panels;
+  for (const auto [m, nc] : shapes)
+    for (std::int64_t j = 0; j < nc; ++j)
+      for (std::int64_t i = 0; i < m; ++i)
+        panels.push_back(i < j ? std::nan("") : i == j ? 1.5 + 0.5 * val(gen) : val(gen) / double(nc));
+  for (std::int64_t nrhs : {1, 3})
+    for (int team_size : {1, 0}) {
+      std::vector<double> x, w;
+      for (const auto [m, nc] : shapes) {
+        for (std::int64_t k = 0; k < (nc + 3) * nrhs; ++k) x.push_back(val(gen));
+        for (std::int64_t k = 0; k < (m - nc) * nrhs; ++k) w.push_back(val(gen));
+      }
+      for (bool forward : {true, false}) {
+        std::vector<double> xs = x, ws = w;
+        run_team_solves<Space>(shapes, panels, xs, ws, nrhs, forward, team_size);
+        // The reference, front by front.
+        std::int64_t p = 0, xo = 0, wo = 0;
+        for (const FrontShape& shape : shapes) {
+          // Plain variables: the lambda below captures them (Clang 14 cannot capture a structured binding).
+          const std::int64_t m = shape.m, nc = shape.nc, mu = m - nc, ld = nc + 3;
+          auto L = [&](std::int64_t i, std::int64_t j) { return panels[std::size_t(p + i + j * m)]; };
+          const std::string where = std::string(forward ? "forward" : "backward") + " m " + std::to_string(m) +
+                                    " nc " + std::to_string(nc) + " nrhs " + std::to_string(nrhs) + " team " +
+                                    std::to_string(team_size);
+          for (std::int64_t c = 0; c < nrhs; ++c) {
+            std::vector<double> y(static_cast<std::size_t>(nc)), below(static_cast<std::size_t>(mu), 0.0);
+            for (std::int64_t i = 0; i < nc; ++i) y[std::size_t(i)] = x[std::size_t(xo + i + c * ld)];
+            if (forward) {
+              for (std::int64_t i = 0; i < nc; ++i) {
+                for (std::int64_t k = 0; k < i; ++k) y[std::size_t(i)] -= L(i, k) * y[std::size_t(k)];
+                y[std::size_t(i)] /= L(i, i);
+              }
+              for (std::int64_t r = 0; r < mu; ++r)
+                for (std::int64_t k = 0; k < nc; ++k) below[std::size_t(r)] += L(nc + r, k) * y[std::size_t(k)];
+            } else {
+              for (std::int64_t k = 0; k < nc; ++k)
+                for (std::int64_t r = 0; r < mu; ++r) y[std::size_t(k)] -= L(nc + r, k) * w[std::size_t(wo + r + c * mu)];
+              for (std::int64_t i = nc; i-- > 0;) {
+                for (std::int64_t k = i + 1; k < nc; ++k) y[std::size_t(i)] -= L(k, i) * y[std::size_t(k)];
+                y[std::size_t(i)] /= L(i, i);
+              }
+            }
+            double err = 0, scale = 1e-300;
+            for (std::int64_t i = 0; i < nc; ++i) {
+              err = max_nan(err, std::abs(xs[std::size_t(xo + i + c * ld)] - y[std::size_t(i)]));
+              scale = std::max(scale, std::abs(y[std::size_t(i)]));
+            }
+            EXPECT_LE(err, 1e-12 * scale) << where << " column " << c;
+            // Rows past nc in x's leading dimension are not touched.
+            for (std::int64_t i = nc; i < ld; ++i)
+              EXPECT_EQ(xs[std::size_t(xo + i + c * ld)], x[std::size_t(xo + i + c * ld)]) << where;
+            for (std::int64_t r = 0; r < mu; ++r) {
+              const double expect = forward ? below[std::size_t(r)] : w[std::size_t(wo + r + c * mu)];
+              EXPECT_NEAR(ws[std::size_t(wo + r + c * mu)], expect, 1e-12 * (1 + std::abs(expect))) << where;
+            }
+          }
+          p += m * nc, xo += (nc + 3) * nrhs, wo += mu * nrhs;
+        }
+      }
+    }
 }
 
 // Each level's library fronts over several streams (Options::dense_streams):
@@ -216,13 +371,16 @@ TYPED_TEST(LevelCholeskyTest, DenseStreamsOutsideOneTo64AreRefused) {
 
 TYPED_TEST(LevelCholeskyTest, NegativeSmallFrontRowsIsRefused) {
   using Space = TypeParam;
-  ts::Options opt;
-  opt.small_front_rows = -1;
-  try {
-    LevelSolver<Space> chol(opt);
-    FAIL() << "no sparse_error";
-  } catch (const ts::sparse_error& e) {
-    EXPECT_NE(std::string(e.what()).find("small_front_rows"), std::string::npos) << e.what();
+  for (bool solve : {false, true}) {
+    ts::Options opt;
+    (solve ? opt.solve_small_front_rows : opt.small_front_rows) = -1;
+    const std::string name = solve ? "solve_small_front_rows" : "small_front_rows";
+    try {
+      LevelSolver<Space> chol(opt);
+      FAIL() << name << " -1 was accepted";
+    } catch (const ts::sparse_error& e) {
+      EXPECT_NE(std::string(e.what()).find(name + " must be >= 0, got -1"), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -53,8 +53,9 @@ const char* kDescription =
     "two_by_two_pivots, static_pivots.\n"
     "--space: a real cholesky or ldlt runs on the build's default space (Cuda in a CUDA build; the host, with a\n"
     "notice, when no GPU is usable), on the host, or on Cuda; on Cuda the output adds device and\n"
-    "device_memory_peak_bytes (factor panels + update matrices at their peak), supernodes and team_fronts\n"
-    "(the fronts of at most --small-front-rows rows, factored by teams).\n"
+    "device_memory_peak_bytes (factor panels + update matrices at their peak), supernodes, team_fronts\n"
+    "(the fronts of at most --small-front-rows rows, factored by teams) and solve_team_fronts (those of at\n"
+    "most --solve-small-front-rows rows, solved by teams).\n"
     "Exit status: 0 solved, 1 numerical failure (the message names the column), 2 bad usage or input.";
 
 using tessera::tools::usage_error;
@@ -66,6 +67,7 @@ struct Args {
   ts::Scheduler scheduler = ts::Scheduler::Tasks;
   int block = 256, threads = 0, repeat = 1, refine = -1, ic_level = -1;  // refine -1: not given
   int small_front_rows = ts::Options{}.small_front_rows;
+  int solve_small_front_rows = ts::Options{}.solve_small_front_rows;
   int dense_streams = ts::Options{}.dense_streams;
   double pivot_tolerance = -1, static_pivot = 0;                           // -1: the factorization's default
   std::string pairing = "off";
@@ -97,8 +99,12 @@ void declare(tessera::tools::Command& cmd, Args& a) {
       ->check(tt::one_of({"default", "host", "cuda"}));
   app.add_option("--block", a.block, "largest 2D block of a front (default 256)")->check(tt::integer(8, 1 << 20));
   app.add_option("--small-front-rows", a.small_front_rows,
-                 "on Cuda: fronts of at most N rows are factored and solved by a team of threads each, larger ones "
-                 "by cuSOLVER and cuBLAS (default 128; 0: every front by the library)")
+                 "on Cuda: fronts of at most N rows are factored by a team of threads each, larger ones by "
+                 "cuSOLVER and cuBLAS (default 128; 0: every front by the library)")
+      ->check(tt::integer(0, 1 << 30));
+  app.add_option("--solve-small-front-rows", a.solve_small_front_rows,
+                 "on Cuda: in the solves, fronts of at most N rows are solved by a team of threads each, larger "
+                 "ones by cuBLAS (default 2048; 0: every front by the library)")
       ->check(tt::integer(0, 1 << 30));
   app.add_option("--dense-streams", a.dense_streams,
                  "on Cuda: the library fronts of one level are spread over N streams (default 1: one after another)")
@@ -332,6 +338,7 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
       opt.scheduler = on_host ? a.scheduler : ts::Scheduler::LevelSet;
       opt.max_block = a.block;
       opt.small_front_rows = a.small_front_rows;
+      opt.solve_small_front_rows = a.solve_small_front_rows;
       opt.dense_streams = a.dense_streams;
       opt.refinement_steps = refine;
       if (a.pivot_tolerance >= 0) {
@@ -430,6 +437,7 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
       j["device_memory_peak_bytes"] = stats.peak_factor_bytes;
       j["supernodes"] = stats.supernodes;
       j["team_fronts"] = stats.team_fronts;
+      j["solve_team_fronts"] = stats.solve_team_fronts;
     }
 #endif
     tt::print_line(j);
@@ -444,8 +452,10 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
     if constexpr (!on_host) {
       std::printf("device          %s, %.1f MiB device memory at the factorization's peak\n",
                   tessera::detail::cuda_device_info().name.c_str(), double(stats.peak_factor_bytes) / (1 << 20));
-      std::printf("fronts          %lld, %lld of them by teams (at most %d rows)\n", (long long)stats.supernodes,
-                  (long long)stats.team_fronts, a.small_front_rows);
+      std::printf("fronts          %lld, %lld of them factored by teams (at most %d rows), %lld solved by teams "
+                  "(at most %d rows)\n",
+                  (long long)stats.supernodes, (long long)stats.team_fronts, a.small_front_rows,
+                  (long long)stats.solve_team_fronts, a.solve_small_front_rows);
     }
 #endif
     std::printf("analyze         %.4f s\nfactorize       %.4f s%s\nsolve           %.4f s\n", analyze_s, factorize_s,

@@ -89,6 +89,16 @@ struct Options {
   // 0: every front by the library. LDLt fronts always go to the library.
   // The task-DAG Cholesky of the host spaces does not read it.
   int small_front_rows = 128;
+  // Cholesky on Cuda, the solves: fronts of at most this many rows are
+  // solved by a team each, all of a level's in one kernel per sweep; larger
+  // ones by cuBLAS (trsm and gemm per front and sweep). Separate from
+  // small_front_rows because a solve does about two flops per entry of the
+  // factor read: the library's calls cost their latency each (about 10 us)
+  // for little work, where the factorization's do many flops each. 0: every
+  // front by the library. The default (2048) leaves 142 of lap3d:100's
+  // 227,480 fronts to the library, against 8,554 at 128 rows. LDLt fronts
+  // always go to the library; host spaces' task-DAG Cholesky does not read it.
+  int solve_small_front_rows = 2048;
   // Cholesky on Cuda: the library fronts of one level (they are independent)
   // are spread round-robin over this many streams, each with its own cuBLAS
   // and cuSOLVER handles, so that their calls overlap each other and the
@@ -127,7 +137,8 @@ struct Stats {
   int threads = 1;
   std::int64_t paired_variables = 0;  // LDLt: zero-diagonal variables kept with a neighbour
   bool reanalyzed = false;            // the last factorize analyzed again (Options::reanalyze_on_change)
-  std::int64_t team_fronts = 0;       // Cholesky on Cuda: fronts done by teams (Options::small_front_rows)
+  std::int64_t team_fronts = 0;       // Cholesky on Cuda: fronts factored by teams (Options::small_front_rows)
+  std::int64_t solve_team_fronts = 0;  // Cholesky on Cuda: fronts solved by teams (Options::solve_small_front_rows)
   Inertia inertia;  // LDLt (Cholesky: all positive)
   // LDLt, the last factorization: columns passed up to the parent front
   // because no pivot passed the threshold test (a column delayed twice

@@ -63,6 +63,9 @@ class LevelCholesky : public CholeskyCommon<LevelCholesky<T, Space>, T> {
                          "front, and none is replaced); set it to 0, or factor on a host space");
     if (m_opt.small_front_rows < 0)
       throw sparse_error("Cholesky: small_front_rows must be >= 0, got " + std::to_string(m_opt.small_front_rows));
+    if (m_opt.solve_small_front_rows < 0)
+      throw sparse_error("Cholesky: solve_small_front_rows must be >= 0, got " +
+                         std::to_string(m_opt.solve_small_front_rows));
     if (!(m_opt.pivot_tolerance >= 0))
       throw sparse_error("Cholesky: pivot_tolerance must be >= 0, got " + std::to_string(m_opt.pivot_tolerance));
     if (m_opt.dense_streams < 1 || m_opt.dense_streams > 64)
@@ -119,7 +122,7 @@ void LevelCholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
   m_sym = symbolic_factorization(n, A.row_map(), A.col_idx(), m_ordering, relax);
   m_levels = assembly_tree_levels(m_sym);
   m_num.analyze(m_sym, m_levels, A.row_map(), A.col_idx(), m_opt.factorization == Factorization::LDLt,
-                m_opt.small_front_rows);
+                m_opt.small_front_rows, m_opt.solve_small_front_rows);
   m_stats = Stats{};
   m_stats.n = n;
   m_stats.nnz_a = A.nnz();
@@ -132,6 +135,7 @@ void LevelCholesky<T, Space>::analyze(const CrsMatrix<T>& A) {
   m_stats.threads = Space().concurrency();
   m_stats.paired_variables = paired_variables;
   m_stats.team_fronts = m_num.team_fronts();
+  m_stats.solve_team_fronts = m_num.solve_team_fronts();
   m_stats.analyze_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m_analyzed = true;
 }

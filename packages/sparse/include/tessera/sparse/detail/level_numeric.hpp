@@ -94,19 +94,22 @@ class LevelNumeric {
   // Uploads the symbolic structure and the map from A's entries (pattern
   // row_map / col_idx) to the panels. `sym` and `levels` must outlive this
   // object's use (the owning solver keeps them). Cholesky fronts of at most
-  // small_front_rows rows are factored and solved by teams, the others by
-  // the dense library (Options::small_front_rows).
+  // small_front_rows rows are factored by teams, and fronts of at most
+  // solve_small_front_rows rows solved by teams, the others by the dense
+  // library (Options::small_front_rows, Options::solve_small_front_rows).
   void analyze(const SymbolicFactor& sym, const std::vector<std::vector<std::int64_t>>& levels,
                const std::int64_t* row_map, const std::int32_t* col_idx, bool ldlt = false,
-               std::int64_t small_front_rows = 0);
+               std::int64_t small_front_rows = 0, std::int64_t solve_small_front_rows = 0);
   bool ldlt() const { return m_ldlt; }
   // Streams over which each level's library fronts are spread (Options::
   // dense_streams): the fronts of one level are independent, and on Cuda
   // one call after another leaves the device mostly idle on mid-sized
   // fronts. LDL^T fronts share one workspace, so they stay on one stream.
   void set_dense_streams(int streams) { m_dense_streams = streams < 1 ? 1 : streams; }
-  // How many fronts the teams take (the rest go to the dense library).
+  // How many fronts the teams take in the factorization and in the solves
+  // (the rest go to the dense library).
   std::int64_t team_fronts() const { return m_small_ptr.empty() ? 0 : m_small_ptr.back(); }
+  std::int64_t solve_team_fronts() const { return m_solve_small_ptr.empty() ? 0 : m_solve_small_ptr.back(); }
 
   // The first failed pivot: its column in the final order, its value, and
   // whether it failed the tolerance test (a positive pivot too small)
@@ -181,14 +184,14 @@ class LevelNumeric {
     if constexpr (is_host_execution_space<Space>::value) m_exec.fence("sparse::level_dense");
   }
   // One level's dense work: `teams` (the small fronts' kernel, on the
-  // instance) and `per_front(s)` for each of the level's library fronts,
+  // instance) and `per_front(s)` for each of `fronts`, the level's library
+  // fronts (of the factorization or of the solves),
   // spread round-robin over the dense streams, which start after the work
   // queued before this call (so the team kernel and the library calls may
   // overlap: they touch disjoint fronts) and end before the work queued
   // after it.
   template <class Teams, class PerFront>
-  void level_dense_work(std::size_t level, const Teams& teams, const PerFront& per_front) {
-    const std::vector<std::int64_t>& fronts = m_library_fronts[level];
+  void level_dense_work(const std::vector<std::int64_t>& fronts, const Teams& teams, const PerFront& per_front) {
     const int streams = m_ldlt ? 1 : int(std::min<std::size_t>(std::size_t(m_dense_streams), fronts.size()));
     m_dense.fork(streams);
     teams();
@@ -233,10 +236,13 @@ class LevelNumeric {
   Array<std::int64_t> m_level_fronts;
   std::vector<std::int64_t> m_level_ptr;
   // Of these, the small ones (the teams' fronts, level after level; host:
-  // m_small_ptr) and, per level, the others (the dense library's).
-  Array<std::int64_t> m_small_fronts;
-  std::vector<std::int64_t> m_small_ptr;
-  std::vector<std::vector<std::int64_t>> m_library_fronts;
+  // m_small_ptr) and, per level, the others (the dense library's): in the
+  // factorization, and in the solves (m_solve_*), where a front costs the
+  // library two calls per sweep for little arithmetic, so that the teams
+  // take larger fronts there.
+  Array<std::int64_t> m_small_fronts, m_solve_small_fronts;
+  std::vector<std::int64_t> m_small_ptr, m_solve_small_ptr;
+  std::vector<std::vector<std::int64_t>> m_library_fronts, m_solve_library_fronts;
   // Each front's level and the offset of its update matrix in that level's
   // arena; per level, the arena's size, the level after which it is freed,
   // and the offset of each front's rows below in the solve's workspace.
@@ -298,7 +304,7 @@ typename LevelNumeric<Space>::template Array<T> LevelNumeric<Space>::upload(cons
 template <class Space>
 void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std::vector<std::int64_t>>& levels,
                                   const std::int64_t* rm, const std::int32_t* ci, bool ldlt,
-                                  std::int64_t small_front_rows) {
+                                  std::int64_t small_front_rows, std::int64_t solve_small_front_rows) {
   m_sym = &f;
   m_levels = &levels;
   m_ldlt = ldlt;
@@ -336,8 +342,10 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   // arena, its rows below in the solve's level workspace.
   m_level_ptr.assign(1, 0);
   m_small_ptr.assign(1, 0);
+  m_solve_small_ptr.assign(1, 0);
   m_library_fronts.assign(std::size_t(nl), {});
-  std::vector<std::int64_t> fronts, small;
+  m_solve_library_fronts.assign(std::size_t(nl), {});
+  std::vector<std::int64_t> fronts, small, solve_small;
   m_level_of_host.assign(std::size_t(ns), 0);
   m_update_off_host.assign(std::size_t(ns), 0);
   m_solve_off_host.assign(std::size_t(ns), 0);
@@ -352,6 +360,8 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
       m_arena_size[l] += mu * mu;
       m_solve_off_host[s] = m_level_rows_below[l];
       m_level_rows_below[l] += mu;
+      if (!ldlt && f.nrows(s) <= solve_small_front_rows) solve_small.push_back(s);
+      else m_solve_library_fronts[l].push_back(s);
       if (!ldlt && f.nrows(s) <= small_front_rows) {
         small.push_back(s);
         continue;
@@ -364,6 +374,7 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
     }
     m_level_ptr.push_back(std::int64_t(fronts.size()));
     m_small_ptr.push_back(std::int64_t(small.size()));
+    m_solve_small_ptr.push_back(std::int64_t(solve_small.size()));
   }
   // The forward solve's gather (see m_gather_row): entries sorted by row,
   // stably, so that each row's entries keep the level's front order.
@@ -426,6 +437,7 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   m_relidx = upload(f.relidx, "sparse::relidx");
   m_level_fronts = upload(fronts, "sparse::level_fronts");
   m_small_fronts = upload(small, "sparse::small_fronts");
+  m_solve_small_fronts = upload(solve_small, "sparse::solve_small_fronts");
   m_level_of = upload(m_level_of_host, "sparse::level_of");
   m_update_off = upload(m_update_off_host, "sparse::update_off");
   m_solve_off = upload(m_solve_off_host, "sparse::solve_off");
@@ -633,7 +645,7 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
     return;
   }
   level_dense_work(
-      level, [&] { factor_small_fronts(level); },
+      m_library_fronts[level], [&] { factor_small_fronts(level); },
       [&](std::int64_t s) {
         const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
         double* panel = m_lx.data() + f.lx_ptr[s];
@@ -673,9 +685,10 @@ void LevelNumeric<Space>::factor_small_fronts(std::size_t level) {
 template <class Space>
 void LevelNumeric<Space>::solve_small_fronts(std::size_t level, bool forward, double* x, Array<double> w,
                                              std::int64_t nrhs) {
-  const std::int64_t first = m_small_ptr[level], count = m_small_ptr[level + 1] - first, n = m_sym->n;
+  const std::int64_t first = m_solve_small_ptr[level], count = m_solve_small_ptr[level + 1] - first,
+                     n = m_sym->n;
   if (count == 0) return;
-  auto fronts = m_small_fronts;
+  auto fronts = m_solve_small_fronts;
   auto super_ptr = m_super_ptr;
   auto rows_ptr = m_rows_ptr;
   auto lx_ptr = m_lx_ptr;
@@ -890,7 +903,7 @@ void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<doub
   } else {
     // Per front: x1 := L11^-1 x1 on its own rows, w_s := L21 x1.
     level_dense_work(
-        level, [&] { solve_small_fronts(level, true, x, w, nrhs); },
+        m_solve_library_fronts[level], [&] { solve_small_fronts(level, true, x, w, nrhs); },
         [&](std::int64_t s) {
           const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
           const double* panel = m_lx.data() + f.lx_ptr[s];
@@ -965,7 +978,7 @@ void LevelNumeric<Space>::backward_level(std::size_t level, double* x, Array<dou
   if (below > 0) for_rows_below(level, nrhs, TESSERA_LAMBDA(std::int64_t xi, std::int64_t wi) { w(wi) = x[xi]; });
   // Per front: x1 := L11^-T (x1 - L21^T w_s); LDL^T: F11^-1 (x1 - F21^T w_s).
   level_dense_work(
-      level, [&] { solve_small_fronts(level, false, x, w, nrhs); },
+      m_solve_library_fronts[level], [&] { solve_small_fronts(level, false, x, w, nrhs); },
       [&](std::int64_t s) {
         const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
         const double* panel = m_lx.data() + f.lx_ptr[s];
