@@ -84,8 +84,9 @@ struct Options {
   // instead (Stats::reanalyzed says so).
   bool reanalyze_on_change = false;
   // Cholesky on Cuda (the level-set path): fronts of at most this many rows
-  // are factored and solved by a team of threads each, all of a level's in
-  // one kernel; larger ones by cuSOLVER and cuBLAS, one call after another.
+  // are factored by a team of threads each, all of a level's in one kernel;
+  // larger ones by cuSOLVER and cuBLAS, one call after another (the solves
+  // split the fronts by solve_small_front_rows).
   // 0: every front by the library. LDLt fronts always go to the library.
   // The task-DAG Cholesky of the host spaces does not read it.
   int small_front_rows = 128;
