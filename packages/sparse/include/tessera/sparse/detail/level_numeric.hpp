@@ -108,8 +108,8 @@ class LevelNumeric {
   void set_dense_streams(int streams) { m_dense_streams = streams < 1 ? 1 : streams; }
   // How many fronts the teams take in the factorization and in the solves
   // (the rest go to the dense library).
-  std::int64_t team_fronts() const { return m_small_ptr.empty() ? 0 : m_small_ptr.back(); }
-  std::int64_t solve_team_fronts() const { return m_solve_small_ptr.empty() ? 0 : m_solve_small_ptr.back(); }
+  std::int64_t team_fronts() const { return m_factor_split.team_fronts(); }
+  std::int64_t solve_team_fronts() const { return m_solve_split.team_fronts(); }
 
   // The first failed pivot: its column in the final order, its value, and
   // whether it failed the tolerance test (a positive pivot too small)
@@ -235,14 +235,19 @@ class LevelNumeric {
   // The fronts of each level, level after level (host: m_level_ptr).
   Array<std::int64_t> m_level_fronts;
   std::vector<std::int64_t> m_level_ptr;
-  // Of these, the small ones (the teams' fronts, level after level; host:
-  // m_small_ptr) and, per level, the others (the dense library's): in the
-  // factorization, and in the solves (m_solve_*), where a front costs the
-  // library two calls per sweep for little arithmetic, so that the teams
-  // take larger fronts there.
-  Array<std::int64_t> m_small_fronts, m_solve_small_fronts;
-  std::vector<std::int64_t> m_small_ptr, m_solve_small_ptr;
-  std::vector<std::vector<std::int64_t>> m_library_fronts, m_solve_library_fronts;
+  // How a level's fronts are dealt between the teams and the dense library:
+  // the small ones (the teams' fronts, level after level; host: team_ptr,
+  // level l's at [team_ptr[l], team_ptr[l + 1])) and, per level, the others
+  // (the library's). One split for the factorization, one for the solves,
+  // where a front costs the library two calls per sweep for little
+  // arithmetic, so that the teams take larger fronts there.
+  struct FrontSplit {
+    Array<std::int64_t> team;
+    std::vector<std::int64_t> team_ptr;
+    std::vector<std::vector<std::int64_t>> library;
+    std::int64_t team_fronts() const { return team_ptr.empty() ? 0 : team_ptr.back(); }
+  };
+  FrontSplit m_factor_split, m_solve_split;
   // Each front's level and the offset of its update matrix in that level's
   // arena; per level, the arena's size, the level after which it is freed,
   // and the offset of each front's rows below in the solve's workspace.
@@ -341,10 +346,10 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   // Levels: each front's level, its update matrix's place in its level's
   // arena, its rows below in the solve's level workspace.
   m_level_ptr.assign(1, 0);
-  m_small_ptr.assign(1, 0);
-  m_solve_small_ptr.assign(1, 0);
-  m_library_fronts.assign(std::size_t(nl), {});
-  m_solve_library_fronts.assign(std::size_t(nl), {});
+  for (FrontSplit* split : {&m_factor_split, &m_solve_split}) {
+    split->team_ptr.assign(1, 0);
+    split->library.assign(std::size_t(nl), {});
+  }
   std::vector<std::int64_t> fronts, small, solve_small;
   m_level_of_host.assign(std::size_t(ns), 0);
   m_update_off_host.assign(std::size_t(ns), 0);
@@ -361,20 +366,20 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
       m_solve_off_host[s] = m_level_rows_below[l];
       m_level_rows_below[l] += mu;
       if (!ldlt && f.nrows(s) <= solve_small_front_rows) solve_small.push_back(s);
-      else m_solve_library_fronts[l].push_back(s);
+      else m_solve_split.library[l].push_back(s);
       if (!ldlt && f.nrows(s) <= small_front_rows) {
         small.push_back(s);
         continue;
       }
-      m_library_fronts[l].push_back(s);
+      m_factor_split.library[l].push_back(s);
       if (ldlt) m_dense.reserve_sytrf(f.ncols(s), f.nrows(s));
       else m_dense.reserve_potrf(f.ncols(s), f.nrows(s));
       m_max_ncols = std::max(m_max_ncols, f.ncols(s));
       m_max_ldlt_work = std::max(m_max_ldlt_work, f.ncols(s) * mu);
     }
     m_level_ptr.push_back(std::int64_t(fronts.size()));
-    m_small_ptr.push_back(std::int64_t(small.size()));
-    m_solve_small_ptr.push_back(std::int64_t(solve_small.size()));
+    m_factor_split.team_ptr.push_back(std::int64_t(small.size()));
+    m_solve_split.team_ptr.push_back(std::int64_t(solve_small.size()));
   }
   // The forward solve's gather (see m_gather_row): entries sorted by row,
   // stably, so that each row's entries keep the level's front order.
@@ -436,8 +441,8 @@ void LevelNumeric<Space>::analyze(const SymbolicFactor& f, const std::vector<std
   m_perm = upload(f.perm, "sparse::perm");
   m_relidx = upload(f.relidx, "sparse::relidx");
   m_level_fronts = upload(fronts, "sparse::level_fronts");
-  m_small_fronts = upload(small, "sparse::small_fronts");
-  m_solve_small_fronts = upload(solve_small, "sparse::solve_small_fronts");
+  m_factor_split.team = upload(small, "sparse::small_fronts");
+  m_solve_split.team = upload(solve_small, "sparse::solve_small_fronts");
   m_level_of = upload(m_level_of_host, "sparse::level_of");
   m_update_off = upload(m_update_off_host, "sparse::update_off");
   m_solve_off = upload(m_solve_off_host, "sparse::solve_off");
@@ -627,7 +632,7 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
   if (m_ldlt) {
     factor_small_fronts(level);
     order_dense_calls();
-    for (std::int64_t s : m_library_fronts[level]) {
+    for (std::int64_t s : m_factor_split.library[level]) {
       const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
       double* panel = m_lx.data() + f.lx_ptr[s];
       std::int64_t* ipiv = m_ipiv.data() + f.super_ptr[s];
@@ -645,7 +650,7 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
     return;
   }
   level_dense_work(
-      m_library_fronts[level], [&] { factor_small_fronts(level); },
+      m_factor_split.library[level], [&] { factor_small_fronts(level); },
       [&](std::int64_t s) {
         const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
         double* panel = m_lx.data() + f.lx_ptr[s];
@@ -661,9 +666,9 @@ void LevelNumeric<Space>::factor_level(std::size_t level) {
 
 template <class Space>
 void LevelNumeric<Space>::factor_small_fronts(std::size_t level) {
-  const std::int64_t first = m_small_ptr[level], count = m_small_ptr[level + 1] - first;
+  const std::int64_t first = m_factor_split.team_ptr[level], count = m_factor_split.team_ptr[level + 1] - first;
   if (count == 0) return;
-  auto fronts = m_small_fronts;
+  auto fronts = m_factor_split.team;
   auto super_ptr = m_super_ptr;
   auto rows_ptr = m_rows_ptr;
   auto lx_ptr = m_lx_ptr;
@@ -685,10 +690,10 @@ void LevelNumeric<Space>::factor_small_fronts(std::size_t level) {
 template <class Space>
 void LevelNumeric<Space>::solve_small_fronts(std::size_t level, bool forward, double* x, Array<double> w,
                                              std::int64_t nrhs) {
-  const std::int64_t first = m_solve_small_ptr[level], count = m_solve_small_ptr[level + 1] - first,
+  const std::int64_t first = m_solve_split.team_ptr[level], count = m_solve_split.team_ptr[level + 1] - first,
                      n = m_sym->n;
   if (count == 0) return;
-  auto fronts = m_solve_small_fronts;
+  auto fronts = m_solve_split.team;
   auto super_ptr = m_super_ptr;
   auto rows_ptr = m_rows_ptr;
   auto lx_ptr = m_lx_ptr;
@@ -892,7 +897,7 @@ void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<doub
     // widest level's rows below in w.
     order_dense_calls();
     double* t = w.data() + (w.size() - std::size_t(m_max_ncols * nrhs));
-    for (std::int64_t s : m_library_fronts[level]) {
+    for (std::int64_t s : m_solve_split.library[level]) {
       const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
       if (mu == 0) continue;
       const double* panel = m_lx.data() + f.lx_ptr[s];
@@ -903,7 +908,7 @@ void LevelNumeric<Space>::forward_level(std::size_t level, double* x, Array<doub
   } else {
     // Per front: x1 := L11^-1 x1 on its own rows, w_s := L21 x1.
     level_dense_work(
-        m_solve_library_fronts[level], [&] { solve_small_fronts(level, true, x, w, nrhs); },
+        m_solve_split.library[level], [&] { solve_small_fronts(level, true, x, w, nrhs); },
         [&](std::int64_t s) {
           const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
           const double* panel = m_lx.data() + f.lx_ptr[s];
@@ -978,7 +983,7 @@ void LevelNumeric<Space>::backward_level(std::size_t level, double* x, Array<dou
   if (below > 0) for_rows_below(level, nrhs, TESSERA_LAMBDA(std::int64_t xi, std::int64_t wi) { w(wi) = x[xi]; });
   // Per front: x1 := L11^-T (x1 - L21^T w_s); LDL^T: F11^-1 (x1 - F21^T w_s).
   level_dense_work(
-      m_solve_library_fronts[level], [&] { solve_small_fronts(level, false, x, w, nrhs); },
+      m_solve_split.library[level], [&] { solve_small_fronts(level, false, x, w, nrhs); },
       [&](std::int64_t s) {
         const std::int64_t m = f.nrows(s), nc = f.ncols(s), mu = m - nc;
         const double* panel = m_lx.data() + f.lx_ptr[s];
