@@ -72,6 +72,8 @@ macro(tessera_declare_options)
   option(Tessera_ENABLE_TOOLS "Build the packages' command-line programs (tessera-graph, tessera-solve, ...)" ON)
   option(Tessera_ENABLE_BOUNDS_CHECK "Check every View index" OFF)
   option(Tessera_ENABLE_WERROR "Treat compiler warnings in Tessera's own targets as errors (CI)" OFF)
+  option(Tessera_ENABLE_TEST_PCH
+         "Clang builds: compile GoogleTest, core and the standard headers the tests use once, as one precompiled header that every test program reuses" ON)
   if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
     set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
   endif()
@@ -596,6 +598,29 @@ endif()
 file(GLOB TESSERA_TEST_SUPPORT_SOURCES ${TESSERA_TEST_SUPPORT_DIR}/tessera_test_*.hpp)
 list(PREPEND TESSERA_TEST_SUPPORT_SOURCES ${TESSERA_TEST_SUPPORT_DIR}/test_main.cpp)
 
+# The tests' shared precompiled header (Tessera_ENABLE_TEST_PCH), in Clang
+# builds: tessera_test_main compiles tessera_test_pch.hpp (GoogleTest,
+# tessera/core.hpp, the standard headers) once, and every test program made
+# by tessera_add_test that links tessera_test_main reuses it. Measured
+# 2026-12-02, Clang 14 with the asan row's flags: core's deep_copy test 14.1
+# against 11.9 s, sparse's LDL^T test 11.3 against 9.6, tasking's portable
+# test 8.2 against 6.9 (the header itself 3.7 s, once). GCC 12 gains
+# nothing: the README test's 108 test sources took 1,439 CPU-s with its
+# 150 MB precompiled header against 1,441 without. A reused header must be
+# compiled with the test programs' own flags, hence the same optimization on
+# tessera_test_main. Not under nvcc (CMake has no CUDA precompiled headers).
+# A source that must see its own macros before any Tessera header
+# (test_bounds_check.cpp defines TESSERA_ENABLE_BOUNDS_CHECK) sets
+# SKIP_PRECOMPILE_HEADERS. The header checks (headers_<pkg>) never use it:
+# they check that each header compiles alone.
+function(tessera_test_pch_enabled outvar)
+  if(Tessera_ENABLE_TEST_PCH AND NOT Tessera_ENABLE_CUDA AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(${outvar} ON PARENT_SCOPE)
+  else()
+    set(${outvar} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
 # tessera_test_main: static library with the GoogleTest main() (initializes the
 # runtime) and tessera_test_spaces.hpp on its include path. Link it (or its
 # alias Tessera::test_main) from any package's tests; defined on first use.
@@ -609,6 +634,11 @@ function(tessera_ensure_test_main)
   target_link_libraries(tessera_test_main PUBLIC Tessera::core GTest::gtest)
   target_include_directories(tessera_test_main PUBLIC ${TESSERA_TEST_SUPPORT_DIR})
   tessera_target_defaults(tessera_test_main)
+  tessera_test_optimization(tessera_test_main)
+  tessera_test_pch_enabled(_pch)
+  if(_pch)
+    target_precompile_headers(tessera_test_main PRIVATE ${TESSERA_TEST_SUPPORT_DIR}/tessera_test_pch.hpp)
+  endif()
   set_target_properties(tessera_test_main PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
   add_library(Tessera::test_main ALIAS tessera_test_main)
 endfunction()
@@ -653,6 +683,10 @@ function(tessera_add_test)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest)
   tessera_target_defaults(${T_NAME})
   tessera_test_optimization(${T_NAME})
+  tessera_test_pch_enabled(_pch)
+  if(_pch AND ("tessera_test_main" IN_LIST T_LIBS OR "Tessera::test_main" IN_LIST T_LIBS))
+    target_precompile_headers(${T_NAME} REUSE_FROM tessera_test_main)
+  endif()
   set(_labels ${T_LABELS})
   if(TESSERA_CURRENT_PACKAGE)
     list(APPEND _labels ${TESSERA_CURRENT_PACKAGE})
