@@ -4,6 +4,9 @@
 // test's TestBody() private. Under nvcc this header re-declares TYPED_TEST
 // and GTEST_TEST_ (behind TEST and TEST_F) with a public TestBody();
 // everything else is GoogleTest's own expansion (GoogleTest 1.12, Debian 12).
+// The registration is a namespace-scope variable, as TYPED_TEST's is, not
+// GoogleTest's static member test_info_: nvcc warns (#177) that such a
+// member of a test in an anonymous namespace is never referenced.
 // Host compilers keep GoogleTest's macros untouched.
 #include <gtest/gtest.h>
 
@@ -48,12 +51,9 @@
     GTEST_TEST_CLASS_NAME_(test_suite_name, test_name) & operator=(                                      \
         GTEST_TEST_CLASS_NAME_(test_suite_name, test_name) &&) noexcept = delete; /* NOLINT */           \
     void TestBody() override;                                                                             \
-                                                                                                          \
-   private:                                                                                               \
-    static ::testing::TestInfo* const test_info_ GTEST_ATTRIBUTE_UNUSED_;                                \
   };                                                                                                      \
                                                                                                           \
-  ::testing::TestInfo* const GTEST_TEST_CLASS_NAME_(test_suite_name, test_name)::test_info_ =            \
+  static ::testing::TestInfo* const gtest_##test_suite_name##_##test_name##_info_ GTEST_ATTRIBUTE_UNUSED_ = \
       ::testing::internal::MakeAndRegisterTestInfo(                                                       \
           #test_suite_name, #test_name, nullptr, nullptr,                                                 \
           ::testing::internal::CodeLocation(__FILE__, __LINE__), (parent_id),                             \

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -77,6 +78,31 @@ struct Fib {
     auto all = sched.when_all(deps, 2);
     if (all.is_null()) tessera::respawn(this, sched, tessera::TaskPriority::Low);
     else tessera::respawn(this, all);
+  }
+};
+
+// Fibonacci written with when_all(f1, f2) (no array of copies); a pool too
+// small for the DAG throws (tests that use it size their pool).
+template <class Sched>
+struct FibPair {
+  using value_type = std::int64_t;
+  Sched sched;
+  int n;
+  tessera::BasicFuture<std::int64_t, Sched> f1, f2;
+  FibPair(const Sched& s, int n_) : sched(s), n(n_) {}
+  void operator()(typename Sched::member_type&, std::int64_t& result) {
+    if (n < 2) {
+      result = n;
+      return;
+    }
+    if (!f1.is_null()) {
+      result = f1.get() + f2.get();
+      return;
+    }
+    f1 = tessera::task_spawn(tessera::TaskSingle(sched), FibPair(sched, n - 1));
+    f2 = tessera::task_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), FibPair(sched, n - 2));
+    if (f1.is_null() || f2.is_null()) throw std::runtime_error("pool too small for FibPair");
+    tessera::respawn(this, sched.when_all(f1, f2));
   }
 };
 

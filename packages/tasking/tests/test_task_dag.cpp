@@ -15,6 +15,7 @@
 #include <vector>
 
 using tessera::test::Fib;
+using tessera::test::FibPair;
 using tessera::test::fibonacci_closed_form;
 
 // A parent spawns 10,000 children of two result types, waits on all of
@@ -149,30 +150,6 @@ TYPED_TEST(TaskDag, WhenAllEdgeCases) {
   tessera::wait(sched);
   EXPECT_TRUE(gen.is_ready());
 }
-
-// Fibonacci written with when_all(f1, f2) (no array of copies).
-template <class Sched>
-struct FibPair {
-  using value_type = std::int64_t;
-  Sched sched;
-  int n;
-  tessera::BasicFuture<std::int64_t, Sched> f1, f2;
-  FibPair(const Sched& s, int n_) : sched(s), n(n_) {}
-  void operator()(typename Sched::member_type&, std::int64_t& result) {
-    if (n < 2) {
-      result = n;
-      return;
-    }
-    if (!f1.is_null()) {
-      result = f1.get() + f2.get();
-      return;
-    }
-    f1 = tessera::task_spawn(tessera::TaskSingle(sched), FibPair(sched, n - 1));
-    f2 = tessera::task_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), FibPair(sched, n - 2));
-    if (f1.is_null() || f2.is_null()) throw std::runtime_error("pool too small for FibPair");
-    tessera::respawn(this, sched.when_all(f1, f2));
-  }
-};
 
 TYPED_TEST(TaskDag, WhenAllOfNamedFutures) {
   using Sched = tessera::TaskScheduler<TypeParam>;

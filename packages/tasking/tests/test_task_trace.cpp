@@ -31,31 +31,6 @@ using namespace tessera::test;
 
 // ---- the DAG -----------------------------------------------------------------
 
-// Fibonacci on the DAG: fib(n) for n >= 2 spawns fib(n-1), fib(n-2), respawns
-// on their when_all and adds on its second run.
-template <class Sched>
-struct TraceFib {
-  using value_type = std::int64_t;
-  Sched sched;
-  int n;
-  tessera::BasicFuture<std::int64_t, Sched> f1, f2;
-  TraceFib(const Sched& s, int n_) : sched(s), n(n_) {}
-  void operator()(typename Sched::member_type&, std::int64_t& result) {
-    if (n < 2) {
-      result = n;
-      return;
-    }
-    if (!f1.is_null()) {
-      result = f1.get() + f2.get();
-      return;
-    }
-    f1 = tessera::task_spawn(tessera::TaskSingle(sched), TraceFib(sched, n - 1));
-    f2 = tessera::task_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), TraceFib(sched, n - 2));
-    if (f1.is_null() || f2.is_null()) throw std::runtime_error("the test's pool is too small");
-    tessera::respawn(this, sched.when_all(f1, f2));
-  }
-};
-
 // Tasks of the fib(n) tree, and those among them that respawn (n >= 2):
 // counted by walking the tree, independently of the scheduler.
 void fib_shape(int n, int& tasks, int& inner) {
@@ -103,7 +78,7 @@ TYPED_TEST(TaskTrace, SlicesAndFlowsMatchTheDag) {
   Sched sched(typename Sched::memory_space(), std::size_t(4) << 20);
   constexpr int kFib = 7;
   constexpr int kRepeats = 3;
-  auto fib = tessera::host_spawn(tessera::TaskSingle(sched), TraceFib<Sched>(sched, kFib));
+  auto fib = tessera::host_spawn(tessera::TaskSingle(sched), FibPair<Sched>(sched, kFib));
   // A chain a -> b -> c with priorities, and d after all three.
   auto a = tessera::host_spawn(tessera::TaskSingle(sched, tessera::TaskPriority::High), TraceLeaf<Sched>{1});
   auto b = tessera::host_spawn(tessera::TaskSingle(a, tessera::TaskPriority::Low), TraceLeaf<Sched>{2});
@@ -122,8 +97,8 @@ TYPED_TEST(TaskTrace, SlicesAndFlowsMatchTheDag) {
   int fib_tasks = 0, fib_inner = 0;
   fib_shape(kFib, fib_tasks, fib_inner);
   // Slices: one per run, named by functor type; respawns marked.
-  EXPECT_EQ(trace->task_slices("TraceFib"), std::size_t(fib_tasks + fib_inner));
-  EXPECT_EQ(trace->task_slices("TraceFib", true), std::size_t(fib_inner));
+  EXPECT_EQ(trace->task_slices("FibPair"), std::size_t(fib_tasks + fib_inner));
+  EXPECT_EQ(trace->task_slices("FibPair", true), std::size_t(fib_inner));
   EXPECT_EQ(trace->task_slices("TraceLeaf"), 3u);
   EXPECT_EQ(trace->task_slices("TraceJoin"), 1u);
   EXPECT_EQ(trace->task_slices("TraceRepeat"), std::size_t(1 + kRepeats));
@@ -166,7 +141,7 @@ TYPED_TEST(TaskTrace, SlicesAndFlowsMatchTheDag) {
     const FlowEnd& f = ends[0].phase == "s" ? ends[1] : ends[0];
     const Slice* from = trace->enclosing(s.tid, s.ts);
     const Slice* to = trace->enclosing(f.tid, f.ts);
-    if (s.name == "dependence" && from && to && to->name.find("TraceFib") != std::string::npos) {
+    if (s.name == "dependence" && from && to && to->name.find("FibPair") != std::string::npos) {
       EXPECT_EQ(text(to->args, "run"), "1") << "flow " << id;
       EXPECT_EQ(from->name, to->name) << "flow " << id;
     }
@@ -179,18 +154,18 @@ TYPED_TEST(TaskTrace, SchedulerMadeBeforeTheTraceIsNotTraced) {
   Sched sched(typename Sched::memory_space(), std::size_t(1) << 20);
   const std::string path = trace_path("untraced");
   ASSERT_TRUE(tessera::profiling::start_trace(path));
-  auto f = tessera::host_spawn(tessera::TaskSingle(sched), TraceFib<Sched>(sched, 5));
+  auto f = tessera::host_spawn(tessera::TaskSingle(sched), FibPair<Sched>(sched, 5));
   tessera::wait(sched);
   tessera::profiling::stop_trace();
   EXPECT_EQ(f.get(), 5);
   auto trace = read_trace(path);
   ASSERT_NE(trace, nullptr);
-  EXPECT_EQ(trace->task_slices("TraceFib"), 0u);
+  EXPECT_EQ(trace->task_slices("FibPair"), 0u);
   EXPECT_TRUE(trace->flows.empty());
   // Its records have no id: they are the size of the task.
-  EXPECT_EQ(sched.template spawn_allocation_size<TraceFib<Sched>>(),
+  EXPECT_EQ(sched.template spawn_allocation_size<FibPair<Sched>>(),
             sched.memory().allocate_block_size(sizeof(tessera::detail::tasking::Task<
-                                                      typename Sched::member_type, TraceFib<Sched>>)));
+                                                      typename Sched::member_type, FibPair<Sched>>)));
   std::remove(path.c_str());
 }
 
@@ -203,7 +178,7 @@ TYPED_TEST(TaskTrace, EventsBeyondTheBudgetAreDroppedWithAMessage) {
   for (int round = 0; round < 2; ++round) {
     ASSERT_TRUE(tessera::profiling::start_trace(path));
     Sched sched(typename Sched::memory_space(), std::size_t(8) << 20);
-    auto f = tessera::host_spawn(tessera::TaskSingle(sched), TraceFib<Sched>(sched, round == 0 ? 2 : 17));
+    auto f = tessera::host_spawn(tessera::TaskSingle(sched), FibPair<Sched>(sched, round == 0 ? 2 : 17));
     tessera::wait(sched);
     ::testing::internal::CaptureStderr();
     tessera::profiling::stop_trace();
@@ -215,8 +190,8 @@ TYPED_TEST(TaskTrace, EventsBeyondTheBudgetAreDroppedWithAMessage) {
       EXPECT_NE(err.find("TESSERA_TRACE_MAX_EVENTS"), std::string::npos) << err;
       auto trace = read_trace(path);
       ASSERT_NE(trace, nullptr) << "the file stays valid";
-      EXPECT_GT(trace->task_slices("TraceFib"), 0u);
-      EXPECT_LE(trace->task_slices("TraceFib"), 4096u);
+      EXPECT_GT(trace->task_slices("FibPair"), 0u);
+      EXPECT_LE(trace->task_slices("FibPair"), 4096u);
     }
   }
   unsetenv("TESSERA_TRACE_MAX_EVENTS");
