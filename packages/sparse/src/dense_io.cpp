@@ -1,15 +1,17 @@
 // Right-hand sides from Matrix Market files (array or coordinate format).
 #include <tessera/sparse/matrix_io.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 namespace tessera::sparse {
 
-DenseMatrix read_dense_matrix_market(const std::string& path) {
+DenseMatrix read_dense_matrix_market(const std::string& path, std::int64_t expected_rows) {
   std::ifstream in(path);
   if (!in) throw graph::io_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
   std::string line;
@@ -40,13 +42,31 @@ DenseMatrix read_dense_matrix_market(const std::string& path) {
       throw err(std::string("the size line must hold ") + (array ? "2" : "3") + " integers, found '" + line + "'");
     if (size >> extra) throw err("unexpected '" + extra + "' on the size line");
     if (d.rows < 0 || d.cols < 0 || (!array && entries < 0)) throw err("negative size");
+    if (expected_rows >= 0 && d.rows != expected_rows)
+      throw err(std::to_string(d.rows) + " rows of right-hand sides for a matrix of order " +
+                std::to_string(expected_rows));
     break;
   }
   if (d.rows < 0 || (d.rows == 0 && d.cols == 0 && entries < 0 && in.eof()))
     throw graph::io_error(path, lineno, "no size line after the banner");
   if (double(d.rows) * double(d.cols) > 1e10) throw err("too large for a dense block of right-hand sides");
-  d.values.assign(std::size_t(d.rows * d.cols), 0.0);
   const std::int64_t want = array ? d.rows * d.cols : entries;
+  // An array file lists every value, so its values grow with the lines read
+  // (a size line that announces 10^9 values in a short file is an error at
+  // its end, not an allocation of 8 GB). A coordinate file lists only the
+  // nonzeros: the dense block is made at once, and a size it cannot have
+  // is an error that says how much.
+  if (array) {
+    d.values.reserve(std::size_t(std::min<std::int64_t>(want, std::int64_t(1) << 16)));
+  } else {
+    try {
+      d.values.assign(std::size_t(d.rows * d.cols), 0.0);
+    } catch (const std::bad_alloc&) {
+      throw err(std::to_string(d.rows) + " x " + std::to_string(d.cols) + " right-hand sides need " +
+                std::to_string(double(d.rows) * double(d.cols) * 8.0 / 1e9) +
+                " GB as a dense block, which could not be allocated");
+    }
+  }
   std::int64_t count = 0;
   while (std::getline(in, line)) {
     ++lineno;
@@ -58,8 +78,6 @@ DenseMatrix read_dense_matrix_market(const std::string& path) {
     std::string extra;
     if (array) {
       if (!(e >> v)) throw err("value '" + line + "' is not a number");
-      i = count % std::max<std::int64_t>(d.rows, 1);
-      j = count / std::max<std::int64_t>(d.rows, 1);
     } else {
       if (!(e >> i >> j >> v)) throw err("an entry is 'row column value', found '" + line + "'");
       if (i < 1 || i > d.rows) throw err("row index " + std::to_string(i) + " outside 1.." + std::to_string(d.rows));
@@ -69,7 +87,8 @@ DenseMatrix read_dense_matrix_market(const std::string& path) {
     }
     if (e >> extra) throw err("unexpected '" + extra + "' after the entry");
     if (!std::isfinite(v)) throw err("value of entry " + std::to_string(count + 1) + " is not finite");
-    d.values[std::size_t(i + j * d.rows)] += v;
+    if (array) d.values.push_back(v);  // column-major, in file order
+    else d.values[std::size_t(i + j * d.rows)] += v;
     ++count;
   }
   if (count < want)

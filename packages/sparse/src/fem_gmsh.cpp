@@ -2,6 +2,7 @@
 // names the file and the line at fault.
 #include <tessera/sparse/fem/mesh.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <limits>
@@ -106,17 +107,27 @@ Mesh read_gmsh(const std::string& path) {
       const auto head = in.numbers<std::int64_t>(in.need("the $Nodes header"), 4, "the $Nodes header");
       const std::int64_t nblocks = head[0], nnodes = head[1];
       if (nnodes < 0 || nnodes > std::numeric_limits<std::int32_t>::max()) in.fail("node count " + std::to_string(nnodes));
-      xyz.reserve(std::size_t(nnodes) * 3);
+      // Counts are the file's word: memory grows with the lines actually
+      // read, never with a count alone (a header that announces 2^31 nodes
+      // in a short file is an error on its last line, not an allocation of
+      // 50 GB).
+      constexpr std::int64_t kTrustedCount = std::int64_t(1) << 16;
+      xyz.reserve(std::size_t(std::min(nnodes, kTrustedCount)) * 3);
       for (std::int64_t b = 0; b < nblocks; ++b) {
         const auto bh = in.numbers<std::int64_t>(in.need("a node block header"), 4, "a node block header");
         const bool parametric = bh[2] != 0;
         const std::int64_t count = bh[3];
-        std::vector<std::int64_t> tags(std::size_t(std::max<std::int64_t>(count, 0)));
-        const std::int32_t first = std::int32_t(xyz.size() / 3);
-        for (std::size_t k = 0; k < tags.size(); ++k) {
-          tags[k] = in.numbers<std::int64_t>(in.need("a node tag"), 1, "a node tag")[0];
-          if (!node_index.emplace(tags[k], first + std::int32_t(k)).second)
-            in.fail("node tag " + std::to_string(tags[k]) + " is defined twice");
+        const std::int64_t read = std::int64_t(xyz.size() / 3);
+        if (count < 0 || count > nnodes - read)
+          in.fail("a node block of " + std::to_string(count) + " nodes, where the $Nodes header announced " +
+                  std::to_string(nnodes) + " in all and " + std::to_string(read) + " came before");
+        std::vector<std::int64_t> tags;
+        tags.reserve(std::size_t(std::min(count, kTrustedCount)));
+        const std::int32_t first = std::int32_t(read);
+        for (std::int64_t k = 0; k < count; ++k) {
+          tags.push_back(in.numbers<std::int64_t>(in.need("a node tag"), 1, "a node tag")[0]);
+          if (!node_index.emplace(tags.back(), first + std::int32_t(k)).second)
+            in.fail("node tag " + std::to_string(tags.back()) + " is defined twice");
         }
         for (std::int64_t k = 0; k < count; ++k) {
           const std::string l = in.need("node coordinates");

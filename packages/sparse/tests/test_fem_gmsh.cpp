@@ -144,5 +144,18 @@ TEST(FemGmsh, BadFilesNameTheLine) {
                  {"flat.msh", "element 0", "degenerate"});
   expect_refused("no_elements.msh", header + one_tet_nodes, {"no_elements.msh", "$Elements"});
   expect_refused("not_msh.msh", "hello\n", {"not_msh.msh:1:", "section"});
+  // Counts are checked against what the file holds before anything is
+  // sized by them (a fuzzed header once asked for 10^11 node tags).
+  expect_refused("huge_block.msh", header + "$Nodes\n1 2147483647 1 2147483647\n3 1 0 100000000000\n1\n",
+                 {"huge_block.msh:6:", "a node block of 100000000000 nodes", "2147483647 in all"});
+  expect_refused("second_block_too_big.msh",
+                 header + "$Nodes\n2 5 1 5\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 2 0 2\n5\n6\n",
+                 {"second_block_too_big.msh:15:", "a node block of 2 nodes", "announced 5 in all and 4 came before"});
+  expect_refused("negative_block.msh", header + "$Nodes\n1 4 1 4\n3 1 0 -1\n$EndNodes\n",
+                 {"negative_block.msh:6:", "a node block of -1 nodes"});
+  expect_refused("announced_too_many.msh",
+                 header + "$Nodes\n1 2147483647 1 2147483647\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n"
+                          "$EndNodes\n",
+                 {"announced_too_many.msh:14:", "announced 2147483647 nodes, its blocks hold 4"});
   EXPECT_THROW(fem::read_gmsh("/nonexistent/cube.msh"), ts::sparse_error);
 }

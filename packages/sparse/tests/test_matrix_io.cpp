@@ -133,4 +133,17 @@ TEST(SparseMatrixIo, DenseRightHandSides) {
   const std::string bad = write_temp_file("bb.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\n");
   const std::string msg = error_of([&] { ts::read_dense_matrix_market(bad); });
   EXPECT_NE(msg.find(bad + ":"), std::string::npos) << msg;
+  // The order of the matrix they are for: checked at the size line.
+  EXPECT_EQ(ts::read_dense_matrix_market(arr, 3).cols, 2);
+  const std::string rows = error_of([&] { ts::read_dense_matrix_market(arr, 4); });
+  EXPECT_NE(rows.find(arr + ":3: 3 rows of right-hand sides for a matrix of order 4"), std::string::npos) << rows;
+  const std::string crd_rows = error_of([&] { ts::read_dense_matrix_market(crd, 2); });
+  EXPECT_NE(crd_rows.find(crd + ":2: 3 rows"), std::string::npos) << crd_rows;
+  // An array file announcing 10^9 values (8 GB) in three lines: refused
+  // where it ends, the values read so far being all that was stored (a
+  // fuzzed size line once made the reader allocate the announced block).
+  const std::string huge = write_temp_file("bh.mtx", "%%MatrixMarket matrix array real general\n1000 1000000\n1\n2\n");
+  const std::string huge_msg = error_of([&] { ts::read_dense_matrix_market(huge); });
+  EXPECT_NE(huge_msg.find(huge + ":4: the file ends after 2 of the 1000000000 entries declared"), std::string::npos)
+      << huge_msg;
 }

@@ -271,10 +271,7 @@ int solve_matrix(const Args& a, tessera::tools::Progress& progress, int threads)
     A = ts::make_matrix<T>(a.matrix);
     const std::int64_t n = A.num_rows();
     if (!a.rhs.empty()) {
-      auto d = ts::read_dense_matrix_market(a.rhs);
-      if (d.rows != n)
-        throw ts::sparse_error(a.rhs + ": " + std::to_string(d.rows) + " rows of right-hand sides for a matrix of order " +
-                               std::to_string(n));
+      auto d = ts::read_dense_matrix_market(a.rhs, n);  // another row count: refused at its size line
       nrhs = std::max<std::int64_t>(d.cols, 1);
       b.assign(d.values.begin(), d.values.end());
       b.resize(std::size_t(n * nrhs), T(0));

@@ -45,7 +45,12 @@ struct DenseMatrix {
 // Reads right-hand sides from a Matrix Market file: "array real|integer
 // general" (column-major values) or "coordinate real|integer general"
 // (missing entries are zero). Errors are graph::io_error "<file>:<line>: ...".
-DenseMatrix read_dense_matrix_market(const std::string& path);
+// expected_rows >= 0 (the order of the matrix they are for): a size line
+// with another row count is refused at that line, before the block is made.
+// Memory grows with the values an array file holds; a coordinate file's
+// dense block is made at its size line (a size that cannot be allocated is
+// an io_error with the gigabytes it needed).
+DenseMatrix read_dense_matrix_market(const std::string& path, std::int64_t expected_rows = -1);
 
 // The Laplacian + I of a simple undirected graph on n vertices given as an
 // edge list (self-loops dropped, duplicate edges counted once).
