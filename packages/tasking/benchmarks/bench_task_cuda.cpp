@@ -20,7 +20,12 @@
 //                         other warps meanwhile (a lane spawns serially; the
 //                         chunk only lets the rest of the GPU start);
 //                tree     a tree of spawners, 32 children per node, leaves
-//                         spawning the marking tasks (N + about N/31 tasks).
+//                         spawning the marking tasks (N + about N/31 tasks);
+//                bulk     one host_spawn_for of N indices (spawn_for.hpp):
+//                         the host stages one task, the GPU makes the tree
+//                         of leaves of --bulk-grain indices (0: the default,
+//                         four leaves per warp), single leaves (an index
+//                         range per lane) and team leaves (per warp).
 //              Checked: every slot marked exactly once.
 //   cholesky   the task DAG of a right-looking tiled Cholesky on --tiles T
 //              tiles per side (default 128: n = 16384 with 128-wide tiles, the
@@ -368,6 +373,12 @@ struct TreeNodeOn {
 
 using TreeNode = TreeNodeOn<Sched>;
 
+// The bulk form's body: the mark of index i (as Mark, one slot each).
+struct MarkIndex {
+  int* hits;
+  TESSERA_FUNCTION void operator()(int i) const { hits[i] += 1; }
+};
+
 // Tree nodes of TreeNode over n indices (closed count, for tasks/s).
 double tree_nodes(int n) {
   if (n <= TreeNode::kFan) return 1.0;
@@ -377,7 +388,7 @@ double tree_nodes(int n) {
   return total;
 }
 
-void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
+void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk, int bulk_grain) {
   // Records of about 128 bytes: n of them in the host arena (a quarter of the
   // pool) for the host case, in the pool for the others.
   const std::size_t need = std::size_t(n) * 128 * 4;
@@ -390,8 +401,8 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
   if (!S.json) std::printf("\n# fan-out of %d tasks, %d warps\n", n, sched.workers());
 
   std::vector<double> stage_s, wait_s;
-  bool host_ok = true, spawner_ok = true, tree_ok = true;
-  tessera::TaskWaitProfile host_profile, spawner_profile, tree_profile;
+  bool host_ok = true, spawner_ok = true, tree_ok = true, bulk_ok = true;
+  tessera::TaskWaitProfile host_profile, spawner_profile, tree_profile, bulk_profile, bulk_team_profile;
   bench::Contender host;
   host.name = "host_spawn x N + wait";
   host.prepare = [&] { hits.clear(); };
@@ -423,7 +434,24 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
     tree_profile = sched.last_wait_profile();
     tree_ok = tree_ok && all_once();
   };
-  // The host scheduler's column: the host-spawned and the tree fan-outs
+  bench::Contender bulk;
+  bulk.name = "host_spawn_for, single leaves";
+  bulk.prepare = [&] { hits.clear(); };
+  bulk.run = [&] {
+    tessera::host_spawn_for(tessera::TaskSingle(sched), n, MarkIndex{hits.ptr}, bulk_grain);
+    tessera::wait(sched);
+    bulk_profile = sched.last_wait_profile();
+    bulk_ok = bulk_ok && all_once();
+  };
+  bench::Contender bulk_team = bulk;
+  bulk_team.name = "host_spawn_for, warp-team leaves";
+  bulk_team.run = [&] {
+    tessera::host_spawn_for(tessera::TaskTeam(sched), n, MarkIndex{hits.ptr}, bulk_grain);
+    tessera::wait(sched);
+    bulk_team_profile = sched.last_wait_profile();
+    bulk_ok = bulk_ok && all_once();
+  };
+  // The host scheduler's column: the host-spawned, tree and bulk fan-outs
   // (the same tasks, on host memory), each the reference of its GPU row.
   std::vector<bench::Contender> cs;
   std::optional<HostSched> hsched;
@@ -449,11 +477,21 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
       tessera::wait(*hsched);
       host_column_ok = host_column_ok && host_all_once();
     };
-    cs = {hh, ht};
+    bench::Contender hb = hh;
+    hb.name = who + "host_spawn_for";
+    hb.run = [&] {
+      tessera::host_spawn_for(tessera::TaskSingle(*hsched), n,
+                              [h = host_hits.data()](int i) { h[i] += 1; }, bulk_grain);
+      tessera::wait(*hsched);
+      host_column_ok = host_column_ok && host_all_once();
+    };
+    cs = {hh, ht, hb};
     host.reference = 0;
     tree.reference = 1;
+    bulk.reference = 2;
+    bulk_team.reference = 2;
   }
-  cs.insert(cs.end(), {host, spawner, tree});
+  cs.insert(cs.end(), {host, spawner, tree, bulk, bulk_team});
   // Each way its own report row: they count different tasks.
   const std::string name = "fan-out " + std::to_string(n);
   sched.reset_statistics();
@@ -462,6 +500,7 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
   verify(S, host_ok, name + " from the host: every task ran exactly once, every run");
   verify(S, spawner_ok, name + " from one spawner: every task ran exactly once, every run");
   verify(S, tree_ok, name + " from a tree of spawners: every task ran exactly once, every run");
+  verify(S, bulk_ok, name + " by host_spawn_for: every index ran exactly once, every run");
   if (hsched) verify(S, host_column_ok, name + " on the host scheduler: every task ran exactly once, every run");
   const bench::Measure ms{"ms", 1.0, 1e3, true, true};
   report.add(name, ms, cs, rs);
@@ -469,12 +508,16 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk) {
                      {"host_wait_ms_median", median(wait_s) * 1e3},
                      {"spawner_chunk", chunk},
                      {"tree_tasks", double(n) + tree_nodes(n)},
+                     {"bulk_grain", bulk_grain > 0 ? double(bulk_grain)
+                                                   : std::ceil(double(n) / (4.0 * double(sched.workers())))},
                      {"warps", sched.workers()},
                      {"steals_per_run_all_three", dc.steals_per_run},
                      {"failed_spawns_per_run_all_three", dc.failed_spawns_per_run}});
   note_profile(S, report, name, host.name, host_profile);
   note_profile(S, report, name, spawner.name, spawner_profile);
   note_profile(S, report, name, tree.name, tree_profile);
+  note_profile(S, report, name, bulk.name, bulk_profile);
+  note_profile(S, report, name, bulk_team.name, bulk_team_profile);
   if (!S.json) {
     std::printf("  # host case split: host_spawn staging %.3f ms, wait (upload + run) %.3f ms (medians)\n",
                 median(stage_s) * 1e3, median(wait_s) * 1e3);
@@ -905,6 +948,10 @@ int run(int argc, char* argv[]) {
   cli.app()
       .add_option("--spawner-chunk", chunk, "spawns of the one-spawner case between its respawns")
       ->check(tessera::tools::integer(1, 1 << 30));
+  int bulk_grain = 0;
+  cli.app()
+      .add_option("--bulk-grain", bulk_grain, "indices per leaf of the host_spawn_for case (0: four leaves per warp)")
+      ->check(tessera::tools::integer(0, 1 << 30));
   cli.app().add_option("--tiles", tiles, "tiles per side of the Cholesky DAGs (potrf: n = 128 x tiles)")->check(tessera::tools::integer(1, 1024));
   if (auto status = cli.parse(argc, argv)) return *status;
   S.json = cli.json;
@@ -937,7 +984,7 @@ int run(int argc, char* argv[]) {
       std::printf("# device %d: %s, %d SMs, compute capability %d.%d; %d repeats%s, host clock around spawn + wait\n",
                   dev, p.name, p.multiProcessorCount, p.major, p.minor, S.repeats, S.quick ? " (--quick sizes)" : "");
     if (selected("fib")) row_fib(S, report, fib_ns);
-    if (selected("fanout")) row_fanout(S, report, fanout, chunk);
+    if (selected("fanout")) row_fanout(S, report, fanout, chunk, bulk_grain);
     if (selected("cholesky")) row_cholesky(S, report, tiles);
     if (selected("potrf")) row_potrf(S, report, tiles, p.name);
   } catch (const std::exception& e) {

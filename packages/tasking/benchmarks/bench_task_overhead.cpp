@@ -7,7 +7,10 @@
 //    built with TASKFLOW_DIR), OpenMP tasks (libgomp) and a serial recursion;
 //  * fan-out/fan-in: 10^6 empty tasks under one when_all (TBB: task_group of
 //    10^6 run() + wait(); Taskflow: 10^6 silent_async + corun; OpenMP: 10^6
-//    tasks + taskwait).
+//    tasks + taskwait);
+//  * the same 10^6 marks by one call, each runtime's index launch at its
+//    default chunking: Tessera host_spawn_for (a tree of tasks in the DAG),
+//    oneTBB parallel_for, Taskflow for_each_index, OpenMP taskloop.
 // Every runtime is built once, outside the timing, with the same thread count
 // (Tessera's --tessera-num-threads=N); the reported thread count is the one each
 // runtime says it ran. Ratio column: Tessera's time / the row's time per
@@ -19,10 +22,13 @@
 #include <tessera/tasking.hpp>
 
 #include <omp.h>
+#include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 #if TESSERA_BENCH_HAVE_TASKFLOW
+#include <taskflow/algorithm/for_each.hpp>
 #include <taskflow/taskflow.hpp>
 #endif
 
@@ -277,6 +283,44 @@ int main(int argc, char* argv[]) {
                  },
                  omp_ran, 0});
 
+  // One call for all marks: the index launch of each runtime.
+  std::vector<Contender> bulk;
+  bulk.push_back({"tessera host_spawn_for", [&] {
+                    tessera::host_spawn_for(tessera::TaskSingle(sched), fanout, [ran](int i) { ran[i] = 1; });
+                    tessera::wait(sched);
+                    check_marks("tessera host_spawn_for");
+                  },
+                  tessera_threads});
+  bulk.push_back({"oneTBB parallel_for", [&] {
+                    arena.execute([&] {
+                      tbb::parallel_for(tbb::blocked_range<int>(0, fanout), [ran](const tbb::blocked_range<int>& r) {
+                        for (int i = r.begin(); i < r.end(); ++i) ran[i] = 1;
+                      });
+                    });
+                    check_marks("oneTBB parallel_for");
+                  },
+                  tbb_threads, 0});
+#if TESSERA_BENCH_HAVE_TASKFLOW
+  bulk.push_back({"Taskflow for_each_index", [&] {
+                    tf::Taskflow flow;
+                    flow.for_each_index(0, fanout, 1, [ran](int i) { ran[i] = 1; });
+                    executor.run(flow).wait();
+                    check_marks("Taskflow for_each_index");
+                  },
+                  [&] { return int(executor.num_workers()); }, 0});
+#endif
+  bulk.push_back({"OpenMP taskloop (libgomp)", [&] {
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+                    {
+                      omp_threads = omp_get_num_threads();
+#pragma omp taskloop
+                      for (int i = 0; i < fanout; ++i) ran[i] = 1;
+                    }
+                    check_marks("OpenMP taskloop");
+                  },
+                  omp_ran, 0});
+
   tessera::bench::InterleaveOptions opt;
   opt.repeats = repeats;
   const tessera::bench::Report report("task_overhead", json);
@@ -284,6 +328,7 @@ int main(int argc, char* argv[]) {
   const tessera::bench::Measure per_kid{"ns/task", double(fanout), 1e9, true, true};
   report.add("fib(" + std::to_string(n) + ")", per_call, fib, tessera::bench::run_interleaved(fib, opt));
   report.add("fan-out " + std::to_string(fanout), per_kid, fan, tessera::bench::run_interleaved(fan, opt));
+  report.add("index launch " + std::to_string(fanout), per_kid, bulk, tessera::bench::run_interleaved(bulk, opt));
 #if !TESSERA_BENCH_HAVE_TASKFLOW
   if (!json) std::printf("# Taskflow: not built in (configure with -DTASKFLOW_DIR=<taskflow source>)\n");
 #endif

@@ -57,6 +57,10 @@ void throw_cuda_task_error(int kind, const std::string& name, const std::string&
            "; a team task runs on one warp split into M members x V vector lanes with M * V = 32, so ask for 1, "
            "2, 4, 8, 16 or 32 (larger requests get 32)";
       break;
+    case CudaError::BadSpawnFor:
+      m += "task_spawn_for in device code: " + message + " (" + std::to_string(value) +
+           "); a count of indices and a grain are at least 0 (grain 0 picks one)";
+      break;
     default:
       m += "unknown failure " + std::to_string(kind) + ": " + message;
   }

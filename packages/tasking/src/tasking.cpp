@@ -86,6 +86,10 @@ void throw_future_error(const char* what, const TaskBase* t) {
 
 void throw_bad_policy(const std::string& message) { throw std::invalid_argument(message); }
 void throw_bad_respawn(const std::string& message) { throw std::logic_error(message); }
+void throw_bad_spawn_for(const char* where, const char* what, long long value) {
+  throw std::invalid_argument(std::string(where) + ": " + what + " = " + std::to_string(value) +
+                              " is negative (a count of indices and a grain are at least 0; grain 0 picks one)");
+}
 
 }  // namespace detail::tasking
 

@@ -7,5 +7,6 @@
 #include <tessera/mempool.hpp>
 #include <tessera/tasking/future.hpp>
 #include <tessera/tasking/kernel_graph/kernel_graph.hpp>
+#include <tessera/tasking/spawn_for.hpp>
 #include <tessera/tasking/statistics.hpp>
 #include <tessera/tasking/task_scheduler.hpp>

@@ -44,6 +44,7 @@ enum class CudaError : int {
   WhenAllTooLarge = 6,   // the pool's largest block holds no when_all node of two inputs
   BadRespawn = 7,        // respawn on itself, or from outside the running task
   BadTeamSize = 8,       // set_team_size in device code: not a power of two up to 32, or on a TaskSingle
+  BadSpawnFor = 9,       // task_spawn_for in device code: a negative count or grain
 };
 
 using CudaPool = MemoryPool<Device<Cuda, CudaSpace>>;
