@@ -45,6 +45,7 @@
 #include <tessera/tasking/task_scheduler.hpp>
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -72,7 +73,19 @@ int spawn_for_workers(const TaskPolicy<E>&) {
   return E().concurrency() > 0 ? E().concurrency() : 1;
 }
 
+// Whether a body may be copied into the tree's tasks on E. On Cuda a node
+// passes each child through its GPU thread's stack (a temporary, then the
+// record), and the driver leaves a task about 2 KiB of kCudaTaskStackBytes:
+// ptxas gave a node of a 1,000-byte body a 4,728-byte frame (four copies),
+// of a 100-byte body 728 bytes.
+inline constexpr std::size_t kSpawnForCudaMaxBodyBytes = 512;
+template <class E, class Body>
+inline constexpr bool spawn_for_body_fits = true;
+
 #if TESSERA_ENABLE_CUDA && defined(__CUDACC__)
+template <class Body>
+inline constexpr bool spawn_for_body_fits<Cuda, Body> = sizeof(Body) <= kSpawnForCudaMaxBodyBytes;
+
 TESSERA_INLINE_FUNCTION TaskPolicy<Cuda> spawn_for_policy(const TaskPolicy<Cuda>& p, TaskKind kind,
                                                           bool keep_dependence) {
   TaskPolicy<Cuda> out(kind, p.impl_host(), p.impl_state(), keep_dependence ? p.impl_dependence() : nullptr,
@@ -113,7 +126,8 @@ TESSERA_INLINE_FUNCTION Index spawn_for_grain(const Policy& p, Index n, Index gr
 // local copy of the body and bounds: a store through a char pointer the body
 // holds may alias anything, so over the record's own fields the compiler had
 // to reload the pointer and bound after every store, and the 10^6 one-byte
-// marks of bench_task_overhead took 1.7x Taskflow's for_each_index.
+// marks of bench_task_overhead took 1.7x Taskflow's for_each_index. (On a
+// GPU the body stays where it is: a large one would not fit the stack.)
 template <class Sched, class Index, class Body>
 struct SpawnForLeaf {
   Body body;
@@ -128,7 +142,11 @@ struct SpawnForLeaf {
       tessera::parallel_for(tessera::TeamVectorRange(member, lo, hi), [&](Index i) { b(i); });
       return;
     }
+#if TESSERA_IMPL_ON_DEVICE
+    const Body& b = body;  // no copy: a GPU thread's stack is a few KiB (kCudaTaskStackBytes)
+#else
     const Body b = body;
+#endif
     const Index end = hi;
     for (Index i = lo; i < end; ++i) b(i);
   }
@@ -229,6 +247,11 @@ struct SpawnForNode {
 // task is spawned by it, after it).
 template <class E, class Index, class Body>
 struct SpawnForRoot {
+  static_assert(
+      spawn_for_body_fits<E, Body>,
+      "tessera::host_spawn_for / task_spawn_for on Cuda: the body is larger than "
+      "kSpawnForCudaMaxBodyBytes (512); every task of the set copies it through a GPU thread's stack. "
+      "Keep large data in a View and let the body hold the View");
   using Sched = TaskScheduler<E>;
   Index n, grain;
   TaskPolicy<E> first, node, leaf;
