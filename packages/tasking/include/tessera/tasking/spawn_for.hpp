@@ -255,6 +255,7 @@ struct SpawnForRoot {
   using Sched = TaskScheduler<E>;
   Index n, grain;
   TaskPolicy<E> first, node, leaf;
+  bool team_leaves;  // read here, where host policies may be read (nv_exec_check_disable)
 #if defined(__NVCC__)
 #pragma nv_exec_check_disable  // the host back-ends' policies in their host instantiations
 #endif
@@ -263,10 +264,11 @@ struct SpawnForRoot {
         grain(spawn_for_grain(policy, n_, grain_)),
         first(spawn_for_policy(policy, one_leaf() ? policy.impl_kind() : TaskKind::Single, true)),
         node(spawn_for_policy(policy, TaskKind::Single, false)),
-        leaf(spawn_for_policy(policy, policy.impl_kind(), false)) {}
+        leaf(spawn_for_policy(policy, policy.impl_kind(), false)),
+        team_leaves(policy.is_team()) {}
   TESSERA_FUNCTION bool one_leaf() const { return n <= grain; }
   TESSERA_FUNCTION SpawnForLeaf<Sched, Index, Body> as_leaf(const Body& body) const {
-    return {body, Index(0), n, leaf.is_team()};
+    return {body, Index(0), n, team_leaves};
   }
   TESSERA_FUNCTION SpawnForNode<Sched, Index, Body> as_node(const Body& body) const {
     return SpawnForNode<Sched, Index, Body>(body, node, leaf, Index(0), n, grain);
