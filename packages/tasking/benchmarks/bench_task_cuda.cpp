@@ -508,8 +508,8 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk, i
                      {"host_wait_ms_median", median(wait_s) * 1e3},
                      {"spawner_chunk", chunk},
                      {"tree_tasks", double(n) + tree_nodes(n)},
-                     {"bulk_grain", bulk_grain > 0 ? double(bulk_grain)
-                                                   : std::ceil(double(n) / (4.0 * double(sched.workers())))},
+                     {"bulk_grain", double(tessera::detail::tasking::spawn_for_grain(tessera::TaskSingle(sched), n,
+                                                                                      bulk_grain))},
                      {"warps", sched.workers()},
                      {"steals_per_run_all_three", dc.steals_per_run},
                      {"failed_spawns_per_run_all_three", dc.failed_spawns_per_run}});

@@ -56,10 +56,11 @@ TYPED_TEST(TaskPortableSpawnFor, EveryIndexOnceForSingleAndTeamLeaves) {
   using Sched = tessera::TaskScheduler<TypeParam>;
   using View = CountView<TypeParam>;
   Sched sched(typename Sched::memory_space(), std::size_t(32) << 20);
-  // n = 0, 1 (one empty and one one-index leaf), 100003 (prime: a partial
-  // last leaf at every grain) against grain 0 (the default), 1 (a leaf per
-  // index: five tree levels), 16 and 17 (a node of exactly kFan leaves and
-  // one more) and n + 5 (one leaf for all).
+  // n = 0, 1 (one empty and one one-index leaf), 272 (grain 17: a node of
+  // exactly kFan = 16 leaves; grain 16: 17 leaves, one more than a node
+  // holds) and 100003 (prime: a partial last leaf at every grain) against
+  // grain 0 (the default), 1 (a leaf per index: five levels of nodes), 16,
+  // 17 and n + 5 (one leaf for all).
   for (int n : {0, 1, 17 * 16, 100003}) {
     for (int grain : {0, 1, 16, 17, n + 5}) {
       for (int team : {0, 4, 32}) {

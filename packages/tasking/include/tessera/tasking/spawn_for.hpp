@@ -47,7 +47,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 namespace tessera {
