@@ -255,6 +255,10 @@ TYPED_TEST(GraphAlgorithms, DirectedBfsFollowsEdgeDirection) {
 }
 
 TYPED_TEST(GraphAlgorithms, MultiSourceBfsEqualsSingleRuns) {
+  // Every push schedule on every space: the host's loop over the vertices,
+  // and the listed frontier expanded by degree (low thresholds, so that the
+  // thread, vector-lane and whole-team paths all run) or edge-balanced (a
+  // GPU's default).
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
   auto el = tg::kronecker(9, 4, 8);  // isolated vertices included
@@ -263,18 +267,23 @@ TYPED_TEST(GraphAlgorithms, MultiSourceBfsEqualsSingleRuns) {
   std::vector<std::int64_t> src;
   for (int i = 0; i < 70; ++i) src.push_back((i * 37) % 512);  // two batches, repeats
   src.push_back(src[3]);
-  auto lu = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(g, src));
-  auto ld = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(d, src));
-  ASSERT_EQ(lu.extent(1), src.size());
   auto au = simple_adjacency(el, true), ad = simple_adjacency(el, false);
-  for (std::size_t j = 0; j < src.size(); ++j) {
-    auto wu = graph_ref::bfs_levels(au, {src[j]});
-    auto wd = graph_ref::bfs_levels(ad, {src[j]});
-    auto single = levels_of(g, {src[j]});
-    for (std::int64_t v = 0; v < 512; ++v) {
-      ASSERT_EQ(lu(v, j), wu[v]) << "query " << j << " vertex " << v;
-      ASSERT_EQ(lu(v, j), single[v]);
-      ASSERT_EQ(ld(v, j), wd[v]) << "directed query " << j << " vertex " << v;
+  for (auto schedule : {tg::edge_schedule::automatic, tg::edge_schedule::vertex_loop, tg::edge_schedule::by_degree,
+                        tg::edge_schedule::edge_balanced}) {
+    SCOPED_TRACE("schedule " + std::to_string(int(schedule)));
+    const tg::traversal_options opts{.schedule = schedule, .warp_degree = 3, .block_degree = 12, .steps_per_item = 5};
+    auto lu = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(g, src, opts));
+    auto ld = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(d, src, opts));
+    ASSERT_EQ(lu.extent(1), src.size());
+    for (std::size_t j = 0; j < src.size(); ++j) {
+      auto wu = graph_ref::bfs_levels(au, {src[j]});
+      auto wd = graph_ref::bfs_levels(ad, {src[j]});
+      auto single = levels_of(g, {src[j]});
+      for (std::int64_t v = 0; v < 512; ++v) {
+        ASSERT_EQ(lu(v, j), wu[v]) << "query " << j << " vertex " << v;
+        ASSERT_EQ(lu(v, j), single[v]);
+        ASSERT_EQ(ld(v, j), wd[v]) << "directed query " << j << " vertex " << v;
+      }
     }
   }
 }

@@ -142,11 +142,24 @@ TYPED_TEST(GraphJobs, MixedSetMatchesSerialReferences) {
       tg::job_options alone = o;
       alone.fuse = false;
       expect_references(tg::run_jobs(g, jobs, weights_of(g), alone), simple_adjacency(el, true), iters);
+      // The fused BFS and shortest-path sweeps on the schedules of the other
+      // kind of space: listed active vertices expanded by degree (low
+      // thresholds: every path of it) and edge-balanced, or the loop over
+      // every vertex (a device's explicit choice).
+      for (auto schedule : {tg::edge_schedule::vertex_loop, tg::edge_schedule::by_degree, tg::edge_schedule::edge_balanced}) {
+        SCOPED_TRACE("schedule " + std::to_string(int(schedule)));
+        tg::job_options s = o;
+        s.traversal = {.schedule = schedule, .warp_degree = 3, .block_degree = 12, .steps_per_item = 5};
+        expect_references(tg::run_jobs(g, jobs, weights_of(g), s), simple_adjacency(el, true), iters);
+      }
     }
     {
       D d(el, tg::build_options::simple());  // PageRank scatters: no in-edges
       SCOPED_TRACE("directed, n = " + std::to_string(n));
       expect_references(tg::run_jobs(d, jobs, weights_of(d), o), simple_adjacency(el, false), iters);
+      tg::job_options s = o;
+      s.traversal.schedule = tg::edge_schedule::edge_balanced;
+      expect_references(tg::run_jobs(d, jobs, weights_of(d), s), simple_adjacency(el, false), iters);
     }
   }
 }
@@ -258,20 +271,78 @@ TYPED_TEST(GraphJobs, FusedEqualsSingleJobAlgorithms) {
 
 // A bucket width far below the distances' rounding step (1e-300 at
 // distances near 1) still finishes, with Dijkstra's distances: each bucket
-// takes at least the next representable distance.
+// takes at least the next representable distance. On every schedule of the
+// fused sweep (unit weights: the distances are BFS levels).
 TYPED_TEST(GraphJobs, FusedShortestPathsWithATinyBucketWidth) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   const auto el = random_edges(200, 600, 17);
   G g(el, tg::build_options::simple());
-  tg::job_options o;
-  o.sssp_delta = 1e-300;
-  const auto r = tg::run_jobs(g, {tg::graph_job::sssp(0), tg::graph_job::sssp(7)}, o);  // unit weights, fused
   const auto adj = simple_adjacency(el, true);
-  for (int k = 0; k < 2; ++k) {
-    const auto want = graph_ref::bfs_levels(adj, std::vector<std::int64_t>{k == 0 ? 0 : 7});
-    const auto got = r.distances(std::size_t(k));
-    for (std::size_t v = 0; v < want.size(); ++v)
-      ASSERT_EQ(got[v], want[v] < 0 ? std::numeric_limits<double>::max() : double(want[v])) << "job " << k << ", vertex " << v;
+  for (auto schedule : {tg::edge_schedule::automatic, tg::edge_schedule::vertex_loop, tg::edge_schedule::by_degree,
+                        tg::edge_schedule::edge_balanced}) {
+    SCOPED_TRACE("schedule " + std::to_string(int(schedule)));
+    tg::job_options o;
+    o.sssp_delta = 1e-300;
+    o.traversal = {.schedule = schedule, .warp_degree = 3, .block_degree = 12, .steps_per_item = 5};
+    const auto r = tg::run_jobs(g, {tg::graph_job::sssp(0), tg::graph_job::sssp(7)}, o);  // unit weights, fused
+    for (int k = 0; k < 2; ++k) {
+      const auto want = graph_ref::bfs_levels(adj, std::vector<std::int64_t>{k == 0 ? 0 : 7});
+      const auto got = r.distances(std::size_t(k));
+      for (std::size_t v = 0; v < want.size(); ++v)
+        ASSERT_EQ(got[v], want[v] < 0 ? std::numeric_limits<double>::max() : double(want[v]))
+            << "job " << k << ", vertex " << v;
+    }
+  }
+}
+
+// Hubs: two joined stars of 3,000 and 700 leaves plus a ring through the
+// leaves, so that the fused sweeps' listed schedules hand the hubs' edges
+// to whole teams (by_degree at its default thresholds) or cut them among
+// work items (edge_balanced); 70 BFS and 70 shortest-path jobs (two words)
+// against the single-job algorithms.
+TYPED_TEST(GraphJobs, FusedSweepsShareHubsOnEverySchedule) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename G::vertex_descriptor;
+  tg::edge_list el;
+  const std::int64_t n = 2 + 3000 + 700;
+  el.num_vertices = n;
+  el.add(0, 1);
+  for (std::int64_t i = 0; i < 3000; ++i) el.add(0, 2 + i);
+  for (std::int64_t i = 0; i < 700; ++i) el.add(1, 3002 + i);
+  for (std::int64_t v = 2; v + 1 < n; v += 3) el.add(v, v + 1);
+  G g(el, tg::build_options::simple());
+  auto w = weights_of(g);
+  std::vector<tg::graph_job> jobs;
+  for (int i = 0; i < 70; ++i) jobs.push_back(tg::graph_job::bfs((i * 53 + 2) % n));
+  for (int i = 0; i < 70; ++i) jobs.push_back(tg::graph_job::sssp((i * 61 + 5) % n));
+  tg::vertex_property_map<G, std::int32_t> lv(g);
+  tg::vertex_property_map<G, double> dist(g);
+  std::vector<std::vector<std::int32_t>> want_levels;
+  std::vector<std::vector<double>> want_dist;
+  for (const auto& j : jobs) {
+    if (j.kind == tg::job_kind::bfs) {
+      tg::breadth_first_search(g, V(j.source), tg::bfs_levels_visitor<G>(lv));
+      want_levels.push_back(tg::detail::to_host_vector(lv.view()));
+    } else {
+      tg::delta_stepping_shortest_paths(g, j.source, w, dist);
+      want_dist.push_back(tg::detail::to_host_vector(dist.view()));
+    }
+  }
+  for (auto schedule : {tg::edge_schedule::vertex_loop, tg::edge_schedule::by_degree, tg::edge_schedule::edge_balanced}) {
+    SCOPED_TRACE("schedule " + std::to_string(int(schedule)));
+    tg::job_options o;
+    o.traversal.schedule = schedule;
+    const auto r = tg::run_jobs(g, jobs, w, o);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      SCOPED_TRACE("job " + std::to_string(i) + ": " + jobs[i].text());
+      if (jobs[i].kind == tg::job_kind::bfs) {
+        const auto got = r.levels(i);
+        for (std::int64_t v = 0; v < n; ++v) ASSERT_EQ(got[v], want_levels[i][v]) << v;
+      } else {
+        const auto got = r.distances(i);
+        for (std::int64_t v = 0; v < n; ++v) ASSERT_EQ(got[v], want_dist[i - 70][v]) << v;  // exactly
+      }
+    }
   }
 }
 

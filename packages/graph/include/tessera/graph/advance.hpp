@@ -46,6 +46,32 @@ struct advance_vertex_loop {
     for (const auto& e : out_edges(u, g)) f(u, e);
   }
 };
+
+// advance's expansion of `count` rows (rows(i): a vertex) on g as given: the
+// caller decides whether g carries stored edge indices (advance does, for
+// f's get_edge_index; the job sets' sweeps read only targets and weights
+// they already index).
+template <class G, class Rows, class F>
+void advance_rows(const std::string& label, const G& g, const Rows& rows, std::int64_t count, const F& f,
+                  const traversal_options& opts) {
+  using Exec = typename G::execution_space;
+  if (count <= 0) return;
+  const edge_schedule schedule = resolve_schedule<G>(opts);
+  if constexpr (graph_traits<G>::random_access_adjacency) {
+    if (schedule == edge_schedule::by_degree) {
+      by_degree_for<Exec>(label, g, rows, count, advance_sink<F>{f}, opts);
+      return;
+    }
+    if (schedule == edge_schedule::edge_balanced) {
+      std::int64_t m = 0;
+      auto offs = row_edge_offsets<Exec, typename G::memory_space>(g, rows, count, m);
+      edge_balanced_for<Exec>(label, g, offs, rows, count, m, advance_sink<F>{f}, opts);
+      return;
+    }
+  }
+  tessera::parallel_for(label, tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, count, 64),
+                        advance_vertex_loop<G, Rows, F>{g, rows, f});
+}
 }  // namespace detail
 
 template <class G, class FV, class F>
@@ -54,28 +80,11 @@ void advance(const std::string& label, const G& graph, const FV& frontier, const
   static_assert(tessera::is_view_v<FV> && FV::rank == 1, "advance: the frontier is a rank-1 View of vertex ids");
   static_assert(tessera::SpaceAccessibility<typename G::execution_space, typename FV::memory_space>::accessible,
                 "advance: the frontier must be readable from the graph's execution space");
-  using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
-  using Rows = detail::frontier_rows<V, FV>;
   const std::int64_t count = std::int64_t(frontier.extent(0));
   if (count == 0) return;
   const G g = detail::with_stored_edge_indices(graph);  // f reads edges' indices in O(1)
-  const Rows rows{frontier};
-  const edge_schedule schedule = detail::resolve_schedule<G>(opts);
-  if constexpr (graph_traits<G>::random_access_adjacency) {
-    if (schedule == edge_schedule::by_degree) {
-      detail::by_degree_for<Exec>(label, g, rows, count, detail::advance_sink<F>{f}, opts);
-      return;
-    }
-    if (schedule == edge_schedule::edge_balanced) {
-      std::int64_t m = 0;
-      auto offs = detail::row_edge_offsets<Exec, typename G::memory_space>(g, rows, count, m);
-      detail::edge_balanced_for<Exec>(label, g, offs, rows, count, m, detail::advance_sink<F>{f}, opts);
-      return;
-    }
-  }
-  tessera::parallel_for(label, tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, count, 64),
-                        detail::advance_vertex_loop<G, Rows, F>{g, rows, f});
+  detail::advance_rows(label, g, detail::frontier_rows<V, FV>{frontier}, count, f, opts);
 }
 template <class G, class FV, class F>
   requires(!std::is_convertible_v<G, std::string>)

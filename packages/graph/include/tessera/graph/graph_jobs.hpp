@@ -115,6 +115,11 @@ struct job_options {
   int pagerank_max_iterations = 100;
   double sssp_delta = 0;             // bucket width; 0: the mean weight (as delta_stepping_shortest_paths)
   bool fuse = true;                  // false: every job alone, one after another (the baseline)
+  // How the fused BFS and shortest-path sweeps spread an active vertex's
+  // edges over threads (traversal_options.hpp): automatic keeps host spaces
+  // on one loop over the vertices, and on a device lists the active vertices
+  // and expands them edge_balanced (multi_source_bfs, detail/jobs_sssp.hpp).
+  traversal_options traversal{};
 };
 
 namespace detail {
@@ -303,7 +308,7 @@ job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const
   } else if (!bfs_jobs.empty()) {
     std::vector<std::int64_t> src;
     for (auto i : bfs_jobs) src.push_back(jobs[i].source);
-    r.level_matrix = multi_source_bfs(g, src);
+    r.level_matrix = multi_source_bfs(g, src, o.traversal);
   }
 
   // Shortest paths.
@@ -347,7 +352,7 @@ job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const
         std::vector<std::int64_t> src;
         for (int k = 0; k < cnt; ++k) src.push_back(jobs[sssp_jobs[base + std::size_t(k)]].source);
         detail::sssp_lanes(has_weights ? detail::with_stored_edge_indices(g) : g, r.distance_matrix, std::int64_t(base), cnt,
-                           src, wv, !has_weights, delta);
+                           src, wv, !has_weights, delta, o.traversal);
       }
     }
   }

@@ -16,10 +16,20 @@
 // delta_stepping_shortest_paths and of Dijkstra exactly, in any order of
 // relaxation and on every back-end.
 //
+// How a round spreads the work (the schedule, traversal_options.hpp): host
+// spaces keep one kernel over every vertex, each active vertex's edges on
+// the thread that found it. Elsewhere (a GPU's automatic choice) a round is
+// two kernels: the first takes each active vertex's bucket jobs and lists the
+// vertex, the second expands the listed vertices' edges by advance's
+// balanced schedule. One thread walking a Kronecker hub's 10^4 edges, times
+// the jobs active there, was a whole GPU round's time; the list also spares
+// the expansion the vertices with nothing to do.
+//
 // Why the word is cleared before the distances are read: a concurrent
 // improvement of d_j(v) sets bit j again after our clear, so v is visited
 // again in a later round with the lower distance; read the other way round,
 // the improvement could be lost.
+#include <tessera/graph/advance.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 
@@ -30,12 +40,46 @@
 
 namespace tessera::graph::detail {
 
+// The listed schedule's expansion of one active vertex u along one edge: the
+// jobs of u's word `now` (stored by the listing kernel) relaxed across it.
+// u's distances are read here, after the listing kernel cleared u's bits
+// (the kernel boundary orders the two); a distance lowered since then has
+// set u's bit again, so reading the lower value now is a head start on a
+// relaxation that will happen anyway.
+template <class G, class DistMatrix, class WeightView, class WordView>
+struct sssp_expand_edge {
+  G g;
+  DistMatrix dist;
+  WeightView weights;
+  WordView now_word, active;
+  std::int64_t col0;
+  bool unit;
+  template <class V, class E>
+  TESSERA_INLINE_FUNCTION void operator()(const V& u, const E& e) const {
+    using Word = std::uint64_t;
+    const Word now = now_word(u);
+    const double w = unit ? 1.0 : double(weights(get_edge_index(e, g)));
+    const V t = target(e, g);
+    Word improved = 0;
+    for (Word m = now; m; m &= m - 1) {
+      const int k = lowest_bit(m);
+      const double nd = load_relaxed(&dist(u, col0 + k)) + w;
+      double* dt = &dist(t, col0 + k);
+      if (nd < load_relaxed(dt) && nd < tessera::atomic_fetch_min(dt, nd)) improved |= Word(1) << k;
+    }
+    if (improved) {
+      tessera::memory_fence();  // the minimum before the bit (see the file's comment)
+      tessera::atomic_fetch_or(&active(t), improved);
+    }
+  }
+};
+
 // Jobs col0 .. col0+count-1 (count <= 64) of the distance matrix (n x S),
 // from sources[k]; weights: the edge weight View (one per edge index), or
-// none (every weight 1) when unit is true.
+// none (every weight 1) when unit is true. opts: the schedule (above).
 template <class G, class DistMatrix, class WeightView>
 void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count, const std::vector<std::int64_t>& sources,
-                const WeightView& weights, bool unit, double delta) {
+                const WeightView& weights, bool unit, double delta, const traversal_options& opts = {}) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   using SS = typename G::space_type;
@@ -54,12 +98,54 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
       active(src(k)) |= Word(1) << k;
     }
   });
+  // The listed schedule's state: each listed vertex's jobs of this round,
+  // the list and its fill count.
+  const bool listed = resolve_schedule<G>(opts) != edge_schedule::vertex_loop;
+  tessera::View<Word*, SS> now_word;
+  tessera::View<V*, SS> list;
+  tessera::View<std::int64_t*, SS> list_fill;  // one counter
+  if (listed) {
+    now_word = tessera::View<Word*, SS>(tessera::view_alloc("graph::jobs::sssp::now", tessera::WithoutInitializing), n);
+    list = tessera::View<V*, SS>(tessera::view_alloc("graph::jobs::sssp::list", tessera::WithoutInitializing), n);
+    list_fill = tessera::View<std::int64_t*, SS>("graph::jobs::sssp::list_fill", 1);
+  }
   double lo = 0;
   for (;;) {
     // A bucket always moves on: a width below lo's rounding step would
     // leave hi == lo and nothing below it to relax, forever.
     const double hi = lo + delta > lo ? lo + delta : std::nextafter(lo, inf);
     for (;;) {
+      if (listed) {
+        // Each active vertex's bucket jobs, its bits cleared and the vertex
+        // listed; then the listed vertices' edges, balanced.
+        const auto nw = now_word;
+        const auto li = list;
+        const auto lf = list_fill;
+        std::int64_t listed_count = 0;
+        tessera::parallel_reduce(
+            "graph::jobs::sssp::take", tessera::RangePolicy<Exec>(0, n),
+            TESSERA_LAMBDA(std::int64_t vi, std::int64_t & cnt) {
+              const Word waiting = load_relaxed(&active(vi));
+              if (!waiting) return;
+              Word now = 0;
+              for (Word m = waiting; m; m &= m - 1) {
+                const int k = lowest_bit(m);
+                if (load_relaxed(&dist(vi, col0 + k)) < hi) now |= Word(1) << k;
+              }
+              if (!now) return;
+              tessera::atomic_fetch_and(&active(vi), ~now);
+              nw(vi) = now;
+              li(tessera::atomic_fetch_add(&lf(0), std::int64_t(1))) = V(vi);
+              ++cnt;
+            },
+            listed_count);
+        if (listed_count == 0) break;
+        detail::fill<Exec>(lf, std::int64_t(0));
+        advance_rows("graph::jobs::sssp::expand", g, frontier_rows<V, decltype(li)>{li}, listed_count,
+                     sssp_expand_edge<G, DistMatrix, WeightView, decltype(nw)>{g, dist, weights, nw, active, col0, unit},
+                     opts);
+        continue;
+      }
       std::int64_t relaxed = 0;
       tessera::parallel_reduce(
           "graph::jobs::sssp::relax", make_vertex_policy(g, 64),
