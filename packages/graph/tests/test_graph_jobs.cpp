@@ -21,12 +21,16 @@ TESSERA_INLINE_FUNCTION double weight_of(std::int64_t a, std::int64_t b) {
   return double((lo * 131 + hi * 71) % 97) / 10.0;
 }
 
+// An undirected edge's two slots share one index: it is written from its
+// lower end only (both ends writing it raced, if with the same value).
 template <class G>
 tg::edge_property_map<G, double> weights_of(const G& g) {
   using V = typename G::vertex_descriptor;
+  constexpr bool undirected = tg::graph_traits<G>::is_undirected;
   tg::edge_property_map<G, double> w(g, 0.0, "w");
   tg::forall_vertices(g, TESSERA_LAMBDA(V u) {
-    for (const auto& e : tg::out_edges(u, g)) w[e] = weight_of(u, tg::target(e, g));
+    for (const auto& e : tg::out_edges(u, g))
+      if (!undirected || u <= tg::target(e, g)) w[e] = weight_of(u, tg::target(e, g));
   });
   return w;
 }
