@@ -40,6 +40,45 @@
 
 namespace tessera::graph::detail {
 
+// The jobs waiting at v whose distance lies in the bucket (below hi), their
+// bits cleared; 0 when v has none there. Both schedules start a vertex so.
+template <class DistMatrix, class WordView>
+TESSERA_INLINE_FUNCTION std::uint64_t take_bucket_jobs(const WordView& active, const DistMatrix& dist,
+                                                       std::int64_t v, std::int64_t col0, double hi) {
+  using Word = std::uint64_t;
+  const Word waiting = load_relaxed(&active(v));
+  if (!waiting) return 0;
+  Word now = 0;
+  for (Word m = waiting; m; m &= m - 1) {
+    const int k = lowest_bit(m);
+    if (load_relaxed(&dist(v, col0 + k)) < hi) now |= Word(1) << k;
+  }
+  if (now) tessera::atomic_fetch_and(&active(v), ~now);
+  return now;
+}
+
+// Relaxes the jobs of `now` across one edge of weight w into t: per job an
+// atomic minimum from from_distance(k), the source's distance (the vertex
+// loop's snapshot, or the expansion's live load); the improved jobs' bits
+// are set at t after their minima (see the file's comment).
+template <class DistMatrix, class WordView, class V, class FromDistance>
+TESSERA_INLINE_FUNCTION void relax_jobs_across(const DistMatrix& dist, const WordView& active,
+                                               std::int64_t col0, std::uint64_t now,
+                                               const FromDistance& from_distance, double w, const V& t) {
+  using Word = std::uint64_t;
+  Word improved = 0;
+  for (Word m = now; m; m &= m - 1) {
+    const int k = lowest_bit(m);
+    const double nd = from_distance(k) + w;
+    double* dt = &dist(t, col0 + k);
+    if (nd < load_relaxed(dt) && nd < tessera::atomic_fetch_min(dt, nd)) improved |= Word(1) << k;
+  }
+  if (improved) {
+    tessera::memory_fence();  // the minimum before the bit
+    tessera::atomic_fetch_or(&active(t), improved);
+  }
+}
+
 // The listed schedule's expansion of one active vertex u along one edge: the
 // jobs of u's word `now` (stored by the listing kernel) relaxed across it.
 // u's distances are read here, after the listing kernel cleared u's bits
@@ -56,21 +95,10 @@ struct sssp_expand_edge {
   bool unit;
   template <class V, class E>
   TESSERA_INLINE_FUNCTION void operator()(const V& u, const E& e) const {
-    using Word = std::uint64_t;
-    const Word now = now_word(u);
     const double w = unit ? 1.0 : double(weights(get_edge_index(e, g)));
-    const V t = target(e, g);
-    Word improved = 0;
-    for (Word m = now; m; m &= m - 1) {
-      const int k = lowest_bit(m);
-      const double nd = load_relaxed(&dist(u, col0 + k)) + w;
-      double* dt = &dist(t, col0 + k);
-      if (nd < load_relaxed(dt) && nd < tessera::atomic_fetch_min(dt, nd)) improved |= Word(1) << k;
-    }
-    if (improved) {
-      tessera::memory_fence();  // the minimum before the bit (see the file's comment)
-      tessera::atomic_fetch_or(&active(t), improved);
-    }
+    relax_jobs_across(
+        dist, active, col0, now_word(u), [&](int k) { return load_relaxed(&dist(u, col0 + k)); }, w,
+        target(e, g));
   }
 };
 
@@ -78,8 +106,9 @@ struct sssp_expand_edge {
 // from sources[k]; weights: the edge weight View (one per edge index), or
 // none (every weight 1) when unit is true. opts: the schedule (above).
 template <class G, class DistMatrix, class WeightView>
-void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count, const std::vector<std::int64_t>& sources,
-                const WeightView& weights, bool unit, double delta, const traversal_options& opts = {}) {
+void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count,
+                const std::vector<std::int64_t>& sources, const WeightView& weights, bool unit, double delta,
+                const traversal_options& opts = {}) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   using SS = typename G::space_type;
@@ -88,16 +117,18 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
   const std::int64_t n = num_vertices(g);
   if (n == 0 || count == 0) return;
   tessera::View<Word*, SS> active("graph::jobs::sssp::active", n);
-  tessera::parallel_for("graph::jobs::sssp::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
-    for (int k = 0; k < count; ++k) dist(v, col0 + k) = inf;
-  });
+  tessera::parallel_for(
+      "graph::jobs::sssp::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
+        for (int k = 0; k < count; ++k) dist(v, col0 + k) = inf;
+      });
   auto src = to_space<std::int64_t, SS>("graph::jobs::sssp::sources", sources);
-  tessera::parallel_for("graph::jobs::sssp::sources", tessera::RangePolicy<Exec>(0, 1), TESSERA_LAMBDA(std::int64_t) {
-    for (int k = 0; k < count; ++k) {
-      dist(src(k), col0 + k) = 0.0;
-      active(src(k)) |= Word(1) << k;
-    }
-  });
+  tessera::parallel_for(
+      "graph::jobs::sssp::sources", tessera::RangePolicy<Exec>(0, 1), TESSERA_LAMBDA(std::int64_t) {
+        for (int k = 0; k < count; ++k) {
+          dist(src(k), col0 + k) = 0.0;
+          active(src(k)) |= Word(1) << k;
+        }
+      });
   // The listed schedule's state: each listed vertex's jobs of this round,
   // the list and its fill count.
   const bool listed = resolve_schedule<G>(opts) != edge_schedule::vertex_loop;
@@ -105,8 +136,10 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
   tessera::View<V*, SS> list;
   tessera::View<std::int64_t*, SS> list_fill;  // one counter
   if (listed) {
-    now_word = tessera::View<Word*, SS>(tessera::view_alloc("graph::jobs::sssp::now", tessera::WithoutInitializing), n);
-    list = tessera::View<V*, SS>(tessera::view_alloc("graph::jobs::sssp::list", tessera::WithoutInitializing), n);
+    now_word = tessera::View<Word*, SS>(
+        tessera::view_alloc("graph::jobs::sssp::now", tessera::WithoutInitializing), n);
+    list = tessera::View<V*, SS>(tessera::view_alloc("graph::jobs::sssp::list", tessera::WithoutInitializing),
+                                 n);
     list_fill = tessera::View<std::int64_t*, SS>("graph::jobs::sssp::list_fill", 1);
   }
   double lo = 0;
@@ -125,15 +158,8 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
         tessera::parallel_reduce(
             "graph::jobs::sssp::take", tessera::RangePolicy<Exec>(0, n),
             TESSERA_LAMBDA(std::int64_t vi, std::int64_t & cnt) {
-              const Word waiting = load_relaxed(&active(vi));
-              if (!waiting) return;
-              Word now = 0;
-              for (Word m = waiting; m; m &= m - 1) {
-                const int k = lowest_bit(m);
-                if (load_relaxed(&dist(vi, col0 + k)) < hi) now |= Word(1) << k;
-              }
+              const Word now = take_bucket_jobs(active, dist, vi, col0, hi);
               if (!now) return;
-              tessera::atomic_fetch_and(&active(vi), ~now);
               nw(vi) = now;
               li(tessera::atomic_fetch_add(&lf(0), std::int64_t(1))) = V(vi);
               ++cnt;
@@ -142,7 +168,8 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
         if (listed_count == 0) break;
         detail::fill<Exec>(lf, std::int64_t(0));
         advance_rows("graph::jobs::sssp::expand", g, frontier_rows<V, decltype(li)>{li}, listed_count,
-                     sssp_expand_edge<G, DistMatrix, WeightView, decltype(nw)>{g, dist, weights, nw, active, col0, unit},
+                     sssp_expand_edge<G, DistMatrix, WeightView, decltype(nw)>{g, dist, weights, nw, active,
+                                                                               col0, unit},
                      opts);
         continue;
       }
@@ -150,15 +177,8 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
       tessera::parallel_reduce(
           "graph::jobs::sssp::relax", make_vertex_policy(g, 64),
           TESSERA_LAMBDA(std::int64_t vi, std::int64_t & cnt) {
-            const Word waiting = load_relaxed(&active(vi));
-            if (!waiting) return;
-            Word now = 0;  // jobs whose distance at vi lies in this bucket
-            for (Word m = waiting; m; m &= m - 1) {
-              const int k = lowest_bit(m);
-              if (load_relaxed(&dist(vi, col0 + k)) < hi) now |= Word(1) << k;
-            }
+            const Word now = take_bucket_jobs(active, dist, vi, col0, hi);
             if (!now) return;
-            tessera::atomic_fetch_and(&active(vi), ~now);
             // The distances are read after the bits are cleared, and a
             // writer below lowers a distance before it sets the bit: with a
             // fence on each side, a writer whose bit this AND cleared has its
@@ -174,18 +194,8 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
             ++cnt;
             for (const auto& e : out_edges(V(vi), g)) {
               const double w = unit ? 1.0 : double(weights(get_edge_index(e, g)));
-              const V t = target(e, g);
-              Word improved = 0;
-              for (Word m = now; m; m &= m - 1) {
-                const int k = lowest_bit(m);
-                const double nd = dv[k] + w;
-                double* dt = &dist(t, col0 + k);
-                if (nd < load_relaxed(dt) && nd < tessera::atomic_fetch_min(dt, nd)) improved |= Word(1) << k;
-              }
-              if (improved) {
-                tessera::memory_fence();  // the minimum before the bit (see above)
-                tessera::atomic_fetch_or(&active(t), improved);
-              }
+              relax_jobs_across(
+                  dist, active, col0, now, [&](int k) { return dv[k]; }, w, target(e, g));
             }
           },
           relaxed);
