@@ -5,11 +5,15 @@
 #include "graph_reference.hpp"
 #include "graph_test_util.hpp"
 
+#include <tessera/core/profiling.hpp>
 #include <tessera/graph/job_file.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <set>
+#include <string>
 
 using namespace graph_test;
 
@@ -44,22 +48,32 @@ inline wadj_t weighted(const graph_ref::adj_t& a) {
 }
 
 // Personalized power iteration: r'(v) = p(v) ((1-d) + d D) + d sum r(u)/deg(u).
+// Stops after `iters` iterations, or (tolerance > 0) after the first whose
+// L1 change is below tolerance; *ran: the iterations run.
 inline std::vector<double> personalized_pagerank(const graph_ref::adj_t& out, double d, const std::vector<std::int64_t>& set,
-                                                 int iters) {
+                                                 int iters, double tolerance = 0.0, int* ran = nullptr) {
   const std::size_t n = out.size();
   std::vector<double> p(n, set.empty() ? 1.0 / double(n) : 0.0), r(n, 1.0 / double(n)), nx(n);
   std::set<std::int64_t> s(set.begin(), set.end());
   for (auto v : s) p[std::size_t(v)] = 1.0 / double(s.size());
-  for (int it = 0; it < iters; ++it) {
+  int it = 0;
+  while (it < iters) {
+    ++it;
     double dangling = 0;
     std::fill(nx.begin(), nx.end(), 0.0);
     for (std::size_t u = 0; u < n; ++u) {
       if (out[u].empty()) dangling += r[u];
       for (auto v : out[u]) nx[std::size_t(v)] += r[u] / double(out[u].size());
     }
-    for (std::size_t v = 0; v < n; ++v) nx[v] = p[v] * ((1 - d) + d * dangling) + d * nx[v];
+    double l1 = 0;
+    for (std::size_t v = 0; v < n; ++v) {
+      nx[v] = p[v] * ((1 - d) + d * dangling) + d * nx[v];
+      l1 += std::fabs(nx[v] - r[v]);
+    }
     std::swap(r, nx);
+    if (l1 < tolerance) break;
   }
+  if (ran) *ran = it;
   return r;
 }
 
@@ -230,6 +244,87 @@ TYPED_TEST(GraphJobs, PageRankLanesOnEitherPullScheduleMatchTheSerialReference) 
       for (std::int64_t v = 0; v < n; ++v)
         ASSERT_TRUE(rh(v, 0) == 0.0 && rh(v, 1) == 0.0) << "a column outside the batch was written, vertex " << v;
     }
+  }
+}
+
+// Lanes that stop at different iterations: seven jobs in eight lanes, with
+// damping from 0.3 to 0.97 (so each stops after its own count of
+// iterations, 14 to 37 here), uniform and personalized.
+// Each lane must stop where the serial power iteration with the same
+// stopping rule stops (give or take one: the L1 test is summed in another
+// order) with its ranks, on either pull schedule, while the batch narrows
+// to 4, 2 and 1 lanes as jobs finish ("graph::jobs::pagerank::narrow"
+// kernels, counted by a profiling callback).
+std::atomic<int> g_narrow_kernels{0};
+void count_narrow(tessera::profiling::Kind, const char* name, const char*, std::uint64_t) {
+  if (std::string(name).rfind("graph::jobs::pagerank::narrow", 0) == 0) ++g_narrow_kernels;
+}
+
+TYPED_TEST(GraphJobs, PageRankLanesNarrowAsJobsStop) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using SS = typename G::space_type;
+  using tg::detail::PullSchedule;
+  constexpr int W = 8;
+  constexpr int count = 7;
+  const double tolerance = 1e-10;
+  const int max_iterations = 400;
+  const auto el = tg::kronecker(9, 8, 4);
+  G g(el, tg::build_options::simple());
+  const std::int64_t n = tg::num_vertices(g);
+  const auto adj = simple_adjacency(el, true);
+  const std::vector<double> damping = {0.97, 0.3, 0.85, 0.5, 0.9, 0.6, 0.75};
+  std::vector<std::vector<std::int64_t>> sets(count);
+  sets[1] = {3, 5, n - 2};
+  sets[4] = {0};
+  sets[5] = {7, 8};
+  std::vector<int> want_its(count);
+  std::vector<std::vector<double>> want(count);
+  for (int k = 0; k < count; ++k)
+    want[std::size_t(k)] = personalized_pagerank(adj, damping[std::size_t(k)], sets[std::size_t(k)], max_iterations,
+                                                 tolerance, &want_its[std::size_t(k)]);
+  // The premise: the lanes stop at different iterations, none at the limit,
+  // and the last lane runs alone for a while (so the batch ends at width 1).
+  auto sorted = want_its;
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_LT(sorted[count - 1], max_iterations);
+  ASSERT_GE(sorted[count - 1] - sorted[count - 2], 3);
+  ASSERT_GE(sorted[count - 1] - sorted[0], 20);
+  tessera::View<double**, tessera::LayoutRight, SS> tele("tele", n, W);
+  auto th = tessera::create_mirror_view(tessera::HostSpace(), tele);
+  for (std::int64_t v = 0; v < n; ++v)
+    for (int k = 0; k < W; ++k) th(v, k) = 0.0;
+  for (int k = 0; k < count; ++k) {
+    const auto& set = sets[std::size_t(k)];
+    if (set.empty())
+      for (std::int64_t v = 0; v < n; ++v) th(v, k) = 1.0 / double(n);
+    for (auto v : set) th(v, k) = 1.0 / double(set.size());
+  }
+  tessera::deep_copy(tele, th);
+  for (PullSchedule schedule : {PullSchedule::vertex_blocks, PullSchedule::vector_lanes}) {
+    SCOPED_TRACE(schedule == PullSchedule::vertex_blocks ? "vertex_blocks" : "vector_lanes");
+    tessera::View<double**, tessera::LayoutLeft, SS> ranks("ranks", n, count + 2);  // jobs in columns 1..7
+    std::vector<int> its;
+    tessera::profiling::Callbacks cb;
+    cb.begin_kernel = &count_narrow;
+    g_narrow_kernels = 0;
+    const auto old = tessera::profiling::set_callbacks(cb);
+    if (schedule == PullSchedule::vertex_blocks)
+      tg::detail::pagerank_lanes<W, PullSchedule::vertex_blocks>(g, ranks, 1, count, damping, tele, tolerance,
+                                                                 max_iterations, its);
+    else
+      tg::detail::pagerank_lanes<W, PullSchedule::vector_lanes>(g, ranks, 1, count, damping, tele, tolerance,
+                                                                max_iterations, its);
+    tessera::profiling::set_callbacks(old);
+    EXPECT_EQ(g_narrow_kernels.load(), 3) << "8 lanes -> 4 -> 2 -> 1";
+    auto rh = tessera::create_mirror_view_and_copy(tessera::HostSpace(), ranks);
+    ASSERT_EQ(its.size(), std::size_t(count));
+    for (int k = 0; k < count; ++k) {
+      EXPECT_NEAR(its[std::size_t(k)], want_its[std::size_t(k)], 1) << "lane " << k;
+      for (std::int64_t v = 0; v < n; ++v)
+        ASSERT_NEAR(rh(v, 1 + k), want[std::size_t(k)][std::size_t(v)], 1e-9) << "lane " << k << ", vertex " << v;
+    }
+    for (std::int64_t v = 0; v < n; ++v)
+      ASSERT_TRUE(rh(v, 0) == 0.0 && rh(v, count + 1) == 0.0) << "a column outside the batch was written, vertex " << v;
   }
 }
 

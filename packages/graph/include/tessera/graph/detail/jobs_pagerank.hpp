@@ -10,8 +10,9 @@
 // cache line: the edge sweep, which bounds PageRank, is paid once per batch
 // instead of once per job. Each lane stops on its own L1 test (its ranks are
 // frozen from then on, the lane's sums still run but are not written), so a
-// job stops at the iteration it would stop at alone. Unused lanes of a batch
-// (fewer jobs than W) have zero teleport and zero rank.
+// job stops at the iteration it would stop at alone; once no more than half
+// the lanes are live, they move to a batch half as wide (pagerank_lanes_from).
+// Unused lanes of a batch (fewer jobs than W) have zero teleport and zero rank.
 //
 // The pull hands out vertices as tessera::graph::pagerank's does
 // (PullSchedule, pagerank.hpp): blocks of 1,024 vertices on host spaces, the
@@ -73,9 +74,10 @@ TESSERA_INLINE_FUNCTION void lane_sums(const R& range, const C& c, double (&s)[W
 // refuses a type local to a function in a variable its device lambdas capture.
 template <int W>
 struct pagerank_lane_consts {
-  double d[W];      // damping
-  double scale[W];  // (1 - d) + d * dangling: times p_k(v) gives the teleport term
-  int write[W];     // 1: the lane is a live job whose ranks are still updated
+  double d[W];           // damping
+  double scale[W];       // (1 - d) + d * dangling: times p_k(v) gives the teleport term
+  int write[W];          // 1: the lane is a live job whose ranks are still updated
+  std::int64_t col[W];   // the lane's column of the rank matrix (read only where write is 1)
 };
 
 // The value of each lane's teleport column away from its personalization
@@ -92,17 +94,17 @@ struct pagerank_lane_fill {
 template <int W, class Teleport, class Lanes, class RankMatrix>
 TESSERA_INLINE_FUNCTION void finish_vertex(std::int64_t v, std::int64_t out_deg, const double (&s)[W],
                                            const pagerank_lane_consts<W>& c, const Teleport& teleport,
-                                           const Lanes& contrib_next, const RankMatrix& ranks, std::int64_t col0,
-                                           double (&l1)[W], double (&dsum)[W]) {
+                                           const Lanes& contrib_next, const RankMatrix& ranks, double (&l1)[W],
+                                           double (&dsum)[W]) {
   const double inv_deg = 1.0 / double(out_deg > 0 ? out_deg : 1);
   for (int k = 0; k < W; ++k) {
     const double x = teleport(v, k) * c.scale[k] + c.d[k] * s[k];
     contrib_next(v, k) = out_deg > 0 ? x * inv_deg : 0.0;
     dsum[k] += out_deg > 0 ? 0.0 : x;
     if (c.write[k]) {
-      const double old = ranks(v, col0 + k);
+      const double old = ranks(v, c.col[k]);
       l1[k] += std::fabs(x - old);
-      ranks(v, col0 + k) = x;
+      ranks(v, c.col[k]) = x;
     }
   }
 }
@@ -186,7 +188,7 @@ struct pagerank_lanes_vector_pull {
   Lanes contrib, contrib_next;
   Teleport teleport;
   RankMatrix ranks;
-  std::int64_t col0 = 0, n = 0, stride = 0;
+  std::int64_t n = 0, stride = 0;
   pagerank_lane_consts<W> c{};
   bool have_hubs = false;
   tessera::View<std::int64_t*, SS> first_chunk;  // of the hubs (pull_hubs)
@@ -211,7 +213,7 @@ struct pagerank_lanes_vector_pull {
             tessera::Sum<job_lane_sums<W>>(sums));
       }
       tessera::single(tessera::PerThread(m), [&]() {
-        finish_vertex<W>(v, out_degree(V(v), g), sums.v, c, teleport, contrib_next, ranks, col0, l1, dsum);
+        finish_vertex<W>(v, out_degree(V(v), g), sums.v, c, teleport, contrib_next, ranks, l1, dsum);
       });
     }
     tessera::single(tessera::PerThread(m), [&]() {
@@ -223,23 +225,101 @@ struct pagerank_lanes_vector_pull {
   }
 };
 
-// One batch: jobs col0 .. col0+count-1 of the rank matrix (n x P), count <= W.
-// damping[k], teleport (n x W, column k = p_k) given per lane; returns the
-// iterations each lane ran in iterations[k]. Schedule: how the pull hands
-// out vertices (tests run the GPU's on host spaces; graphs without in-edges
-// scatter either way).
-template <int W, PullSchedule Schedule, class G, class RankMatrix, class Teleport>
-void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int count, const std::vector<double>& damping,
-                    const Teleport& teleport, double tolerance, int max_iterations, std::vector<int>& iterations) {
+// The jobs of a batch as they move to narrower widths: lane k runs job
+// job[k] of the batch (-1: an unused lane), with that job's damping and the
+// dangling mass of its current iterate.
+struct pagerank_lane_jobs {
+  std::vector<int> job;
+  std::vector<double> damping, dangling;
+};
+
+// Which lane of the wider batch each lane of a narrower one takes (-1: none),
+// captured by the kernel that moves them. At namespace scope for nvcc.
+template <int W>
+struct pagerank_lane_source {
+  int lane[W];
+};
+
+template <int W, PullSchedule Schedule, class G, class RankMatrix, class Lanes, class Teleport>
+void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0, const pagerank_lane_jobs& jobs,
+                         Lanes contrib, const Teleport& teleport, double tolerance, int max_iterations,
+                         int first_iteration, std::vector<int>& iterations);
+
+// Moves the lanes still written (lc.write) of a width-W batch, in lane order,
+// to a batch of width W / 2 and runs it from next_iteration on.
+template <int W, PullSchedule Schedule, class G, class RankMatrix, class Lanes, class Teleport>
+void pagerank_lanes_narrow(const G& g, const RankMatrix& ranks, std::int64_t col0, const pagerank_lane_jobs& jobs,
+                           const pagerank_lane_consts<W>& lc, const double (&dangling)[W], const Lanes& contrib,
+                           const Teleport& teleport, double tolerance, int max_iterations, int next_iteration,
+                           std::vector<int>& iterations) {
+  using Exec = typename G::execution_space;
+  using SS = typename G::space_type;
+  constexpr int H = W / 2;
+  const std::int64_t n = num_vertices(g);
+  pagerank_lane_jobs narrow;
+  pagerank_lane_source<H> from{};
+  for (int k = 0; k < W; ++k) {
+    if (!lc.write[k]) continue;
+    from.lane[narrow.job.size()] = k;
+    narrow.job.push_back(jobs.job[std::size_t(k)]);
+    narrow.damping.push_back(lc.d[k]);
+    narrow.dangling.push_back(dangling[k]);
+  }
+  for (int k = int(narrow.job.size()); k < H; ++k) {
+    from.lane[k] = -1;
+    narrow.job.push_back(-1);
+    narrow.damping.push_back(0.0);
+    narrow.dangling.push_back(0.0);
+  }
+  Lanes contrib_h(tessera::view_alloc("graph::jobs::pagerank::contrib", tessera::WithoutInitializing), n, H);
+  tessera::View<double**, tessera::LayoutRight, SS> teleport_h(
+      tessera::view_alloc("graph::jobs::pagerank::teleport", tessera::WithoutInitializing), n, H);
+  tessera::parallel_for(
+      "graph::jobs::pagerank::narrow", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
+        for (int k = 0; k < H; ++k) {
+          const int f = from.lane[k];
+          contrib_h(v, k) = f >= 0 ? contrib(v, f) : 0.0;
+          teleport_h(v, k) = f >= 0 ? teleport(v, f) : 0.0;
+        }
+      });
+  pagerank_lanes_from<H, Schedule>(g, ranks, col0, narrow, contrib_h, teleport_h, tolerance, max_iterations,
+                                   next_iteration, iterations);
+}
+
+// Iterations first_iteration, first_iteration + 1, ... of a batch at width W,
+// from contrib (each lane's contributions of the current iterate). A lane
+// whose L1 test passes is no longer written; once at most W / 2 lanes are
+// live, they move, in lane order, to a batch of width W / 2 (contributions,
+// teleport columns, damping and dangling mass), so that finished jobs stop
+// costing gather bandwidth. A lane's arithmetic involves no other lane, so
+// moving it changes none of its iterates. (Four jobs stopping after 13 to 31
+// iterations paid the width of four for all 31: a row of 4 contributions
+// costs twice a row of one per gathered in-edge on two host cores, Kronecker
+// 18.)
+template <int W, PullSchedule Schedule, class G, class RankMatrix, class Lanes, class Teleport>
+void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0, const pagerank_lane_jobs& jobs,
+                         Lanes contrib, const Teleport& teleport, double tolerance, int max_iterations,
+                         int first_iteration, std::vector<int>& iterations) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   using SS = typename G::space_type;
   const std::int64_t n = num_vertices(g);
-  iterations.assign(std::size_t(count), 0);
-  if (n == 0 || count == 0) return;
-  const double inv_n = 1.0 / double(n);
-  using Lanes = tessera::View<double**, tessera::LayoutRight, SS>;
-  Lanes contrib(tessera::view_alloc("graph::jobs::pagerank::contrib", tessera::WithoutInitializing), n, W);
+  pagerank_lane_consts<W> lc{};
+  double dangling[W];
+  int live = 0;
+  for (int k = 0; k < W; ++k) {
+    const int j = jobs.job[std::size_t(k)];
+    lc.d[k] = j >= 0 ? jobs.damping[std::size_t(k)] : 0.0;
+    lc.write[k] = j >= 0 ? 1 : 0;
+    lc.col[k] = j >= 0 ? col0 + j : 0;
+    dangling[k] = j >= 0 ? jobs.dangling[std::size_t(k)] : 0.0;
+    live += j >= 0 ? 1 : 0;
+  }
+  if constexpr (W > 1) {
+    if (live > 0 && live <= W / 2 && first_iteration <= max_iterations)
+      return pagerank_lanes_narrow<W, Schedule>(g, ranks, col0, jobs, lc, dangling, contrib, teleport, tolerance,
+                                                max_iterations, first_iteration, iterations);
+  }
   Lanes contrib_next(tessera::view_alloc("graph::jobs::pagerank::contrib_next", tessera::WithoutInitializing), n, W);
   // Per-block partial sums: l1 of lane k in column k, next dangling mass in W + k.
   // Host spaces: 1,024 vertices a work item (few threads, long runs). A GPU
@@ -263,28 +343,7 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
   Lanes hub_partial(tessera::view_alloc("graph::jobs::pagerank::hub_partial", tessera::WithoutInitializing),
                     hubs.chunks, W);
 
-  pagerank_lane_consts<W> lc{};
-  for (int k = 0; k < W; ++k) {
-    lc.d[k] = k < count ? damping[std::size_t(k)] : 0.0;
-    lc.write[k] = k < count ? 1 : 0;
-  }
-  // Initial ranks 1/n (unused lanes 0), as tessera::graph::pagerank starts.
-  tessera::parallel_for("graph::jobs::pagerank::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
-    const std::int64_t deg = out_degree(V(v), g);
-    for (int k = 0; k < W; ++k) {
-      const double r0 = k < count ? inv_n : 0.0;
-      if (k < count) ranks(v, col0 + k) = r0;
-      contrib(v, k) = deg > 0 ? r0 / double(deg) : 0.0;
-    }
-  });
-  std::int64_t dangling_vertices = 0;
-  reduce_vertices("graph::jobs::pagerank::dangling", g, TESSERA_LAMBDA(V v, std::int64_t & s) { s += out_degree(v, g) == 0; },
-                  dangling_vertices);
-  double dangling[W];
-  for (int k = 0; k < W; ++k) dangling[k] = k < count ? double(dangling_vertices) * inv_n : 0.0;
-
-  int live = count;
-  for (int it = 1; it <= max_iterations && live > 0; ++it) {
+  for (int it = first_iteration; it <= max_iterations && live > 0; ++it) {
     for (int k = 0; k < W; ++k) lc.scale[k] = (1.0 - lc.d[k]) + lc.d[k] * dangling[k];
     const pagerank_lane_consts<W> c = lc;
     if constexpr (vector_pull) {
@@ -305,7 +364,6 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
       pull.contrib_next = contrib_next;
       pull.teleport = teleport;
       pull.ranks = ranks;
-      pull.col0 = col0;
       pull.n = n;
       pull.stride = league * per_team;
       pull.c = c;
@@ -320,7 +378,7 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
             for (std::int64_t vi = bi * block; vi < hi; ++vi) {
               double s[W];
               lane_sums<W, graph_traits<G>::random_access_adjacency>(in_adjacent_vertices(V(vi), g), contrib, s);
-              finish_vertex<W>(vi, out_degree(V(vi), g), s, c, teleport, contrib_next, ranks, col0, l1, dsum);
+              finish_vertex<W>(vi, out_degree(V(vi), g), s, c, teleport, contrib_next, ranks, l1, dsum);
             }
             for (int k = 0; k < W; ++k) {
               partial(bi, k) = l1[k];
@@ -350,7 +408,7 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
             for (std::int64_t vi = bi * block; vi < hi; ++vi) {
               double s[W];  // the scattered sums, read before finish_vertex overwrites them
               for (int k = 0; k < W; ++k) s[k] = contrib_next(vi, k);
-              finish_vertex<W>(vi, out_degree(V(vi), g), s, c, teleport, contrib_next, ranks, col0, l1, dsum);
+              finish_vertex<W>(vi, out_degree(V(vi), g), s, c, teleport, contrib_next, ranks, l1, dsum);
             }
             for (int k = 0; k < W; ++k) {
               partial(bi, k) = l1[k];
@@ -371,13 +429,56 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
       }
       dangling[k] = dn;
       if (!lc.write[k]) continue;
-      iterations[std::size_t(k)] = it;
+      iterations[std::size_t(jobs.job[std::size_t(k)])] = it;
       if (l1 < tolerance) {
         lc.write[k] = 0;
         --live;
       }
     }
+    if constexpr (W > 1) {
+      if (live > 0 && live <= W / 2 && it < max_iterations)
+        return pagerank_lanes_narrow<W, Schedule>(g, ranks, col0, jobs, lc, dangling, contrib, teleport, tolerance,
+                                                  max_iterations, it + 1, iterations);
+    }
   }
+}
+
+// One batch: jobs col0 .. col0+count-1 of the rank matrix (n x P), count <= W.
+// damping[k], teleport (n x W, column k = p_k) given per lane; returns the
+// iterations each lane ran in iterations[k]. Schedule: how the pull hands
+// out vertices (tests run the GPU's on host spaces; graphs without in-edges
+// scatter either way).
+template <int W, PullSchedule Schedule, class G, class RankMatrix, class Teleport>
+void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int count, const std::vector<double>& damping,
+                    const Teleport& teleport, double tolerance, int max_iterations, std::vector<int>& iterations) {
+  using Exec = typename G::execution_space;
+  using V = typename graph_traits<G>::vertex_descriptor;
+  using SS = typename G::space_type;
+  const std::int64_t n = num_vertices(g);
+  iterations.assign(std::size_t(count), 0);
+  if (n == 0 || count == 0) return;
+  const double inv_n = 1.0 / double(n);
+  using Lanes = tessera::View<double**, tessera::LayoutRight, SS>;
+  Lanes contrib(tessera::view_alloc("graph::jobs::pagerank::contrib", tessera::WithoutInitializing), n, W);
+  // Initial ranks 1/n (unused lanes 0), as tessera::graph::pagerank starts.
+  tessera::parallel_for("graph::jobs::pagerank::init", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
+    const std::int64_t deg = out_degree(V(v), g);
+    for (int k = 0; k < W; ++k) {
+      const double r0 = k < count ? inv_n : 0.0;
+      if (k < count) ranks(v, col0 + k) = r0;
+      contrib(v, k) = deg > 0 ? r0 / double(deg) : 0.0;
+    }
+  });
+  std::int64_t dangling_vertices = 0;
+  reduce_vertices("graph::jobs::pagerank::dangling", g, TESSERA_LAMBDA(V v, std::int64_t & s) { s += out_degree(v, g) == 0; },
+                  dangling_vertices);
+  pagerank_lane_jobs jobs;
+  for (int k = 0; k < W; ++k) {
+    jobs.job.push_back(k < count ? k : -1);
+    jobs.damping.push_back(k < count ? damping[std::size_t(k)] : 0.0);
+    jobs.dangling.push_back(k < count ? double(dangling_vertices) * inv_n : 0.0);
+  }
+  pagerank_lanes_from<W, Schedule>(g, ranks, col0, jobs, contrib, teleport, tolerance, max_iterations, 1, iterations);
 }
 
 }  // namespace tessera::graph::detail
