@@ -30,6 +30,7 @@
 // again in a later round with the lower distance; read the other way round,
 // the improvement could be lost.
 #include <tessera/graph/advance.hpp>
+#include <tessera/graph/detail/slot_weights.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/primitives.hpp>
 
@@ -142,6 +143,11 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
                                  n);
     list_fill = tessera::View<std::int64_t*, SS>("graph::jobs::sssp::list_fill", 1);
   }
+  // The vertex loop reads the weights in slot order (detail/slot_weights.hpp).
+  constexpr bool by_slot = has_edge_slots_v<G>;
+  tessera::View<double*, SS> slot_w;
+  if constexpr (by_slot)
+    if (!listed && !unit) slot_w = weights_in_slot_order(g, weights);
   double lo = 0;
   for (;;) {
     // A bucket always moves on: a width below lo's rounding step would
@@ -192,10 +198,16 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
               dv[k] = load_relaxed(&dist(vi, col0 + k));
             }
             ++cnt;
-            for (const auto& e : out_edges(V(vi), g)) {
-              const double w = unit ? 1.0 : double(weights(get_edge_index(e, g)));
+            const auto edges = out_edges(V(vi), g);
+            for (auto it = edges.begin(); it != edges.end(); ++it) {
+              double w = 1.0;
+              if constexpr (by_slot) {
+                if (!unit) w = slot_w(it.slot());
+              } else {
+                if (!unit) w = double(weights(get_edge_index(*it, g)));
+              }
               relax_jobs_across(
-                  dist, active, col0, now, [&](int k) { return dv[k]; }, w, target(e, g));
+                  dist, active, col0, now, [&](int k) { return dv[k]; }, w, edge_target(it, g));
             }
           },
           relaxed);
