@@ -77,6 +77,26 @@ inline std::vector<double> personalized_pagerank(const graph_ref::adj_t& out, do
   return r;
 }
 
+// The teleport columns of a PageRank batch (n x W): lane k < sets.size()
+// is 1/n everywhere for an empty set, else 1/|S| on its set S; the other
+// lanes are 0 (unused).
+template <class SS>
+tessera::View<double**, tessera::LayoutRight, SS> teleport_columns(std::int64_t n, int W,
+                                                                  const std::vector<std::vector<std::int64_t>>& sets) {
+  tessera::View<double**, tessera::LayoutRight, SS> tele("tele", n, W);
+  auto th = tessera::create_mirror_view(tessera::HostSpace(), tele);
+  for (std::int64_t v = 0; v < n; ++v)
+    for (int k = 0; k < W; ++k) th(v, k) = 0.0;
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    const std::set<std::int64_t> set(sets[k].begin(), sets[k].end());
+    if (set.empty())
+      for (std::int64_t v = 0; v < n; ++v) th(v, int(k)) = 1.0 / double(n);
+    for (auto v : set) th(v, int(k)) = 1.0 / double(set.size());
+  }
+  tessera::deep_copy(tele, th);
+  return tele;
+}
+
 inline double jaccard_ref(const graph_ref::adj_t& a, std::int64_t u, std::int64_t v) {
   std::set<std::int64_t> su(a[u].begin(), a[u].end()), sv(a[v].begin(), a[v].end()), un = su;
   un.insert(sv.begin(), sv.end());
@@ -208,18 +228,7 @@ TYPED_TEST(GraphJobs, PageRankLanesOnEitherPullScheduleMatchTheSerialReference) 
     const auto adj = simple_adjacency(el, true);
     const std::vector<double> damping = {0.85, 0.6, 0.75};
     const std::vector<std::vector<std::int64_t>> sets = {{}, {1, 2, n - 1}, {0}};
-    tessera::View<double**, tessera::LayoutRight, SS> tele("tele", n, W);
-    auto th = tessera::create_mirror_view(tessera::HostSpace(), tele);
-    for (std::int64_t v = 0; v < n; ++v)
-      for (int k = 0; k < W; ++k) th(v, k) = 0.0;
-    for (int k = 0; k < 3; ++k) {
-      if (sets[std::size_t(k)].empty()) {
-        for (std::int64_t v = 0; v < n; ++v) th(v, k) = 1.0 / double(n);
-      } else {
-        for (auto v : sets[std::size_t(k)]) th(v, k) = 1.0 / double(sets[std::size_t(k)].size());
-      }
-    }
-    tessera::deep_copy(tele, th);
+    const auto tele = teleport_columns<SS>(n, W, sets);
     for (PullSchedule schedule : {PullSchedule::vertex_blocks, PullSchedule::vector_lanes}) {
       SCOPED_TRACE(std::string(schedule == PullSchedule::vertex_blocks ? "vertex_blocks" : "vector_lanes") +
                    ", n = " + std::to_string(n));
@@ -289,17 +298,7 @@ TYPED_TEST(GraphJobs, PageRankLanesNarrowAsJobsStop) {
   ASSERT_LT(sorted[count - 1], max_iterations);
   ASSERT_GE(sorted[count - 1] - sorted[count - 2], 3);
   ASSERT_GE(sorted[count - 1] - sorted[0], 20);
-  tessera::View<double**, tessera::LayoutRight, SS> tele("tele", n, W);
-  auto th = tessera::create_mirror_view(tessera::HostSpace(), tele);
-  for (std::int64_t v = 0; v < n; ++v)
-    for (int k = 0; k < W; ++k) th(v, k) = 0.0;
-  for (int k = 0; k < count; ++k) {
-    const auto& set = sets[std::size_t(k)];
-    if (set.empty())
-      for (std::int64_t v = 0; v < n; ++v) th(v, k) = 1.0 / double(n);
-    for (auto v : set) th(v, k) = 1.0 / double(set.size());
-  }
-  tessera::deep_copy(tele, th);
+  const auto tele = teleport_columns<SS>(n, W, sets);
   for (PullSchedule schedule : {PullSchedule::vertex_blocks, PullSchedule::vector_lanes}) {
     SCOPED_TRACE(schedule == PullSchedule::vertex_blocks ? "vertex_blocks" : "vector_lanes");
     tessera::View<double**, tessera::LayoutLeft, SS> ranks("ranks", n, count + 2);  // jobs in columns 1..7
