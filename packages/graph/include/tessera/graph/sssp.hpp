@@ -65,15 +65,10 @@ void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descr
   const int nw = exec.concurrency() > 0 ? exec.concurrency() : 1;
   // The weights in slot order where the graph has slots (detail/slot_weights.hpp):
   // an undirected edge's lower slot otherwise reads its weight from anywhere
-  // in the map. One gather of every edge, repaid within the first buckets
-  // (4 jobs one after another on Kronecker 18, 2 threads: 0.95-0.99 s
-  // against 1.56-1.57 s).
+  // in the map.
+  const auto weight_view = weights.view();
   tessera::View<double*, typename G::space_type> slot_w;
-  if constexpr (has_edge_slots_v<G>) slot_w = weights_in_slot_order(g, weights.view());
-  auto weight_at = [&](const auto& it) -> T {
-    if constexpr (has_edge_slots_v<G>) return T(slot_w(it.slot()));
-    else return weights[*it];
-  };
+  if constexpr (has_edge_slots_v<G>) slot_w = weights_in_slot_order(g, weight_view);
   std::vector<std::vector<std::vector<V>>> bins(static_cast<std::size_t>(nw));
   std::vector<std::vector<V>> frontier(static_cast<std::size_t>(nw));
   std::vector<std::size_t> lowest(static_cast<std::size_t>(nw));  // each worker's lowest non-empty bin
@@ -103,7 +98,7 @@ void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descr
       auto& wb = bins[std::size_t(w)];
       const auto edges = out_edges(v, g);
       for (auto it = edges.begin(); it != edges.end(); ++it) {
-        const T nd = T(dv + weight_at(it));
+        const T nd = T(dv + T(edge_weight_at(it, g, weight_view, slot_w)));
         const V t = edge_target(it, g);
         if (nd < load_relaxed(&dist[t]) && nd < tessera::atomic_fetch_min(&dist[t], nd)) {
           const std::size_t k = bucket_of(nd);

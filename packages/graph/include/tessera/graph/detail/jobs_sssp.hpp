@@ -58,20 +58,6 @@ TESSERA_INLINE_FUNCTION std::uint64_t take_bucket_jobs(const WordView& active, c
   return now;
 }
 
-// The weight of the edge at out-edge iterator it: 1 (unit), from the slot-
-// ordered copy where G has slots (the vertex loop builds it), else from the
-// map by edge index. A function, not an `if constexpr` in the kernel: nvcc
-// refuses a device lambda whose first use of a capture is in one.
-template <class It, class G, class WeightView, class SlotWeights>
-TESSERA_INLINE_FUNCTION double edge_weight_at(const It& it, const G& g, const WeightView& weights,
-                                              const SlotWeights& slot_w, bool unit) {
-  if (unit) return 1.0;
-  if constexpr (has_edge_slots_v<G>)
-    return slot_w(it.slot());
-  else
-    return double(weights(get_edge_index(*it, g)));
-}
-
 // Relaxes the jobs of `now` across one edge of weight w into t: per job an
 // atomic minimum from from_distance(k), the source's distance (the vertex
 // loop's snapshot, or the expansion's live load); the improved jobs' bits
@@ -213,7 +199,7 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
             ++cnt;
             const auto edges = out_edges(V(vi), g);
             for (auto it = edges.begin(); it != edges.end(); ++it) {
-              const double w = edge_weight_at(it, g, weights, slot_w, unit);
+              const double w = unit ? 1.0 : edge_weight_at(it, g, weights, slot_w);
               relax_jobs_across(
                   dist, active, col0, now, [&](int k) { return dv[k]; }, w, edge_target(it, g));
             }
