@@ -384,6 +384,32 @@ TYPED_TEST(GraphDeviceControl, SsspDeviceBucketsMatchDijkstra) {
   }
 }
 
+// The bucket width is the caller's to choose, and only the speed may depend
+// on it. Widths 10^15 and 10^306 times below the distances: the host bins
+// would number 10^18 and more by d / delta (they threw bad_alloc), and on the
+// device a bucket's end lowest + delta rounded back to lowest (it never
+// ended). Integer weights, so the sums are exact and both forms give
+// Dijkstra's bits.
+TYPED_TEST(GraphDeviceControl, SsspBucketWidthFarBelowTheDistances) {
+  using tg::detail::SsspControl;
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  auto el = random_edges(3000, 12000, 41);
+  for (std::int64_t i = 0; i < el.size(); ++i) el.weights.push_back(1e6 * double(1 + (i * 7919) % 97));
+  tessera::View<std::int64_t*, typename G::space_type> origin;
+  G g(el, tg::build_options::simple(), &origin);
+  tg::edge_property_map<G, double> w(g);
+  auto hw = tg::detail::to_space<double, typename G::space_type>("w", el.weights);
+  gather_weights<TypeParam>(w.size(), w.view(), hw, origin);
+  const auto want = graph_ref::dijkstra(simple_weighted_adjacency(el, true), 2);
+  for (double delta : {1e-9, 1e-300}) {
+    SCOPED_TRACE(testing::Message() << "delta " << delta);
+    ASSERT_EQ(sssp_with<SsspControl::device>(g, w, 2, delta), want);
+    if constexpr (tessera::is_host_execution_space<TypeParam>::value) {
+      ASSERT_EQ(sssp_with<SsspControl::host>(g, w, 2, delta), want);
+    }
+  }
+}
+
 // Directed edges, vertices no path reaches, a source with no out-edge, and
 // a graph without edges: unreached vertices keep max(); bad input is still
 // refused before any bucket is built.

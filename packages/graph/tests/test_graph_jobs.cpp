@@ -393,6 +393,34 @@ TYPED_TEST(GraphJobs, FusedShortestPathsWithATinyBucketWidth) {
   }
 }
 
+// Bucket widths that put the distances across thousands of buckets: the
+// host bins keep a window of 1,024 buckets and a far list beyond it, so
+// vertices wait in the far list with jobs in several far buckets at once,
+// and each job must still be relaxed from each of them. 40 jobs against
+// Dijkstra, on the automatic schedule and the vertex loop.
+TYPED_TEST(GraphJobs, FusedShortestPathsAcrossThousandsOfBuckets) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  const auto el = random_edges(2000, 6000, 29);
+  G g(el, tg::build_options::simple());
+  const wadj_t wa = weighted(simple_adjacency(el, true));
+  std::vector<tg::graph_job> jobs;
+  for (int i = 0; i < 40; ++i) jobs.push_back(tg::graph_job::sssp((i * 151 + 3) % 2000));
+  for (double delta : {0.01, 0.002}) {
+    for (auto schedule : {tg::edge_schedule::automatic, tg::edge_schedule::vertex_loop}) {
+      SCOPED_TRACE(testing::Message() << "delta " << delta << ", schedule " << int(schedule));
+      tg::job_options o;
+      o.sssp_delta = delta;
+      o.traversal.schedule = schedule;
+      const auto r = tg::run_jobs(g, jobs, weights_of(g), o);
+      for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const auto want = graph_ref::dijkstra(wa, jobs[i].source);
+        const auto got = r.distances(i);
+        for (std::size_t v = 0; v < want.size(); ++v) ASSERT_EQ(got[v], want[v]) << "job " << i << ", vertex " << v;
+      }
+    }
+  }
+}
+
 // Hubs: two joined stars of 3,000 and 700 leaves plus a ring through the
 // leaves, so that the fused sweeps' listed schedules hand the hubs' edges
 // to whole teams (by_degree at its default thresholds) or cut them among

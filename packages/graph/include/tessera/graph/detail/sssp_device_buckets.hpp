@@ -35,6 +35,7 @@
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/property_map.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -135,7 +136,11 @@ void delta_stepping_device_buckets(const G& g, typename graph_traits<G>::vertex_
         tessera::Min<double>(lowest));
     // No far vertex left (the Min identity may be max() or +infinity).
     if (!(lowest < std::numeric_limits<double>::max())) break;
-    hi = (lowest > hi ? lowest : hi) + double(delta);
+    // A width below the rounding step of the distances here would leave
+    // hi == lowest and the bucket empty, forever: it moves on by one step.
+    const double from = lowest > hi ? lowest : hi;
+    hi = from + double(delta) > from ? from + double(delta)
+                                     : std::nextafter(from, std::numeric_limits<double>::infinity());
     ++round;
     tessera::parallel_for(
         "graph::sssp::open_bucket", tessera::RangePolicy<Exec>(0, n), TESSERA_LAMBDA(std::int64_t v) {
