@@ -14,8 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto read = tessera_fuzz::read_text_both_ways(
       [](const std::string& p, const tg::read_options& o) { return tg::read_matrix_market(p, o); }, path,
       std::int64_t(1 + size % 16));
-  tessera_fuzz::check_against_reference(
-      read, tessera_fuzz::reference::matrix_market(std::string_view(reinterpret_cast<const char*>(data), size)));
+  tessera_fuzz::check_against_reference(read, tessera_fuzz::reference::matrix_market(std::string_view(
+                                                  reinterpret_cast<const char*>(data), size)));
   tessera_fuzz::read_text(
       [size](const std::string& p, tg::read_options o) {
         // Both ways of reading a rectangular matrix as square ids, by input.

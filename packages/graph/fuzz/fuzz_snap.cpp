@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tessera_fuzz::start_runtime();
   const std::string& path = tessera_fuzz::input_file::instance().hold(data, size);
   const auto read = tessera_fuzz::read_text_both_ways(
-      [](const std::string& p, const tg::read_options& o) { return tg::read_snap(p, o); }, path, std::int64_t(1 + size % 16));
+      [](const std::string& p, const tg::read_options& o) { return tg::read_snap(p, o); }, path,
+      std::int64_t(1 + size % 16));
   tessera_fuzz::check_against_reference(
       read, tessera_fuzz::reference::snap(std::string_view(reinterpret_cast<const char*>(data), size)));
   tessera_fuzz::read_text(

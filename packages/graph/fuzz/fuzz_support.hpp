@@ -166,7 +166,8 @@ inline void check_against_reference(const text_outcome& read, const reference::r
   if (!ref.ok) finding("the reader accepted a file the reference refuses (" + ref.why + ")");
   const tg::edge_list& el = read.el;
   if (el.num_vertices != ref.num_vertices)
-    finding("vertex count " + std::to_string(el.num_vertices) + ", the reference finds " + std::to_string(ref.num_vertices));
+    finding("vertex count " + std::to_string(el.num_vertices) + ", the reference finds " +
+            std::to_string(ref.num_vertices));
   if (el.src != ref.src || el.dst != ref.dst) finding("edges differ from the reference's");
   // (An empty list has no weights to hold, weighted file or not.)
   if ((!ref.src.empty() && el.has_weights() != ref.weighted) || !same_weights(el.weights, ref.weights))

@@ -35,7 +35,8 @@ const regression kCases[] = {
     {"matrix_market/real_value_with_two_signs.mtx", 197, "value '+-.2323717' is not a real number",
      "read as -0.2323717: the number parser skipped a '+' and let from_chars take the '-' after it (found by "
      "comparing with the reference reader, fuzz_reference.hpp)"},
-    {"snap/weight_with_two_signs.txt", 1, "weight '+-inf' is not a number", "read as a weight of -inf, the same defect"},
+    {"snap/weight_with_two_signs.txt", 1, "weight '+-inf' is not a number",
+     "read as a weight of -inf, the same defect"},
     {"binary_csr/negative_row_offset.tgb", 0,
      "row offset 2 (byte 56) is 30722: beyond the 5 entries of the file",
      "a row whose offsets decrease to a negative start let the CSR check read entries before the array (ASan "
