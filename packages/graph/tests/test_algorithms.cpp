@@ -288,6 +288,48 @@ TYPED_TEST(GraphAlgorithms, MultiSourceBfsEqualsSingleRuns) {
   }
 }
 
+// A high-diameter graph: a 30 x 60 grid with a 700-vertex path hanging
+// from a corner, and 4 or 64 sources. The grid's middle levels are wide
+// enough to be pulled, the path's are one vertex each, so the levels turn
+// from push to pull and back (the frontier list rebuilt from the words),
+// and the path's 700 levels each cost their few edges. Every schedule,
+// against the serial reference and on directed edges (push only).
+TYPED_TEST(GraphAlgorithms, MultiSourceBfsOnAGridWithALongTail) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
+  const std::int64_t R = 30, C = 60, tail = 700, n = R * C + tail;
+  tg::edge_list el;
+  el.num_vertices = n;
+  for (std::int64_t i = 0; i < R; ++i)
+    for (std::int64_t j = 0; j < C; ++j) {
+      if (j + 1 < C) el.add(i * C + j, i * C + j + 1);
+      if (i + 1 < R) el.add(i * C + j, (i + 1) * C + j);
+    }
+  for (std::int64_t t = 0; t < tail; ++t) el.add(t == 0 ? R * C - 1 : R * C + t - 1, R * C + t);
+  G g(el);
+  D d(el);
+  const auto au = simple_adjacency(el, true), ad = simple_adjacency(el, false);
+  for (int count : {4, 64}) {
+    std::vector<std::int64_t> src;
+    for (int i = 0; i < count; ++i) src.push_back((std::int64_t(i) * 733 + 5) % (R * C));
+    for (auto schedule : {tg::edge_schedule::automatic, tg::edge_schedule::vertex_loop, tg::edge_schedule::by_degree,
+                          tg::edge_schedule::edge_balanced}) {
+      SCOPED_TRACE(testing::Message() << count << " sources, schedule " << int(schedule));
+      const tg::traversal_options opts{.schedule = schedule, .warp_degree = 3, .block_degree = 12, .steps_per_item = 5};
+      auto lu = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(g, src, opts));
+      auto ld = tessera::create_mirror_view_and_copy(tessera::HostSpace(), tg::multi_source_bfs(d, src, opts));
+      for (std::size_t j = 0; j < src.size(); ++j) {
+        const auto wu = graph_ref::bfs_levels(au, {src[j]});
+        const auto wd = graph_ref::bfs_levels(ad, {src[j]});
+        for (std::int64_t v = 0; v < n; ++v) {
+          ASSERT_EQ(lu(v, j), wu[v]) << "query " << j << " vertex " << v;
+          ASSERT_EQ(ld(v, j), wd[v]) << "directed query " << j << " vertex " << v;
+        }
+      }
+    }
+  }
+}
+
 TYPED_TEST(GraphAlgorithms, ComponentsMatchUnionFind) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
   using D = tg::compressed_sparse_row_graph<tg::directedS, TypeParam>;
