@@ -15,6 +15,8 @@
 //
 //   bench_graph_jobs [--scale 18] [--edge-factor 16] [--jobs 4,16,64] [--repeats 5]
 //                    [--pr-tolerance 1e-6] [--pr-max-iterations 1000] [--per-kind] [--json] --tessera-num-threads=2
+//   bench_graph_jobs --grid 700 ...   a 700 x 700 grid instead (high diameter: 1,400 BFS levels,
+//                                     where a pass over every vertex per level or round shows)
 //
 // The same program on a GPU: tessera_bench_graph_jobs_cuda
 // (bench_graph_jobs_cuda.cpp defines TESSERA_BENCH_GRAPH_JOBS_CUDA), bench
@@ -112,6 +114,7 @@ int main(int argc, char* argv[]) {
                           "another.",
                           5);
   int scale = 18, ef = 16;
+  std::int64_t grid = 0;
   double pr_tol = 1e-6;
   int pr_max = 1000;
   bool per_kind = false;
@@ -125,6 +128,8 @@ int main(int argc, char* argv[]) {
       ->delimiter(',')
       ->check(tools::integer(1, 1 << 20));
   app.add_flag("--per-kind", per_kind, "also one job set per kind of job");
+  app.add_option("--grid", grid, "an N x N grid (tg::grid_2d) instead of the Kronecker graph")
+      ->check(tools::integer(2, 1 << 15));
   if (auto status = cli.parse(argc, argv)) return *status;
   tessera::initialize(cli.settings());
   const int repeats = cli.repeats;
@@ -137,7 +142,9 @@ int main(int argc, char* argv[]) {
   }
 #endif
   {
-    const G g(tg::kronecker(scale, ef, 1), tg::build_options::simple());
+    const G g(grid > 0 ? tg::grid_2d(grid, grid) : tg::kronecker(scale, ef, 1), tg::build_options::simple());
+    const std::string graph_name = grid > 0 ? "grid:" + std::to_string(grid) + "x" + std::to_string(grid)
+                                            : "kron:" + std::to_string(scale) + ":" + std::to_string(ef);
     tg::edge_property_map<G, double> w(g, 0.0, "weight");
     tg::forall_vertices(g, TESSERA_LAMBDA(V u) {
       for (const auto& e : tg::out_edges(u, g)) w[e] = weight_of(u, tg::target(e, g));
@@ -153,8 +160,8 @@ int main(int argc, char* argv[]) {
     }
     const int threads = Space().concurrency();
     if (!json)
-      std::printf("# kron:%d:%d: %lld vertices, %lld edges; %d threads; PageRank tolerance %g; %d repeats, interleaved\n", scale,
-                  ef, (long long)tg::num_vertices(g), (long long)tg::num_edges(g), threads, pr_tol, repeats);
+      std::printf("# %s: %lld vertices, %lld edges; %d threads; PageRank tolerance %g; %d repeats, interleaved\n",
+                  graph_name.c_str(), (long long)tg::num_vertices(g), (long long)tg::num_edges(g), threads, pr_tol, repeats);
     tg::job_options fused, alone;
     fused.pagerank_tolerance = alone.pagerank_tolerance = pr_tol;
     fused.pagerank_max_iterations = alone.pagerank_max_iterations = pr_max;
@@ -176,7 +183,8 @@ int main(int argc, char* argv[]) {
       // The fence: on a GPU the wall clock must cover the device's work.
       cs.push_back({"tessera, one job after another", [&] { tg::run_jobs(g, jobs, w, alone); Space().fence(); }, ran});
       cs.push_back({"tessera, fused job set", [&] { tg::run_jobs(g, jobs, w, fused); Space().fence(); }, ran, 0});
-      report.add(name, per_job_set, cs, tessera::bench::run_interleaved(cs, opt));
+      // Rows on the grid carry its name (the Kronecker rows keep theirs).
+      report.add(grid > 0 ? graph_name + ", " + name : name, per_job_set, cs, tessera::bench::run_interleaved(cs, opt));
     };
     for (int c : counts) {
       measure(std::to_string(c) + " mixed jobs", job_set(c, pool, true, true, true, true));
