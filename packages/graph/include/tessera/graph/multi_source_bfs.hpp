@@ -97,6 +97,11 @@ tessera::View<std::int32_t**, tessera::LayoutRight, typename G::space_type> mult
 
   for (std::int64_t base = 0; base < k; base += 64) {
     const int nb = int(k - base < 64 ? k - base : 64);
+    // The batch's searches: a pull stops reading a vertex's in-edges once
+    // every one of them has reached it, and skips a vertex all of them have
+    // seen; counting the 64 - nb absent searches as unseen made every pull
+    // read every unfinished vertex's whole in-adjacency.
+    const Word batch = nb == 64 ? ~Word(0) : (Word(1) << nb) - 1;
     detail::fill<Exec>(seen, Word(0));
     detail::fill<Exec>(front, Word(0));
     detail::fill<Exec>(next, Word(0));
@@ -124,7 +129,7 @@ tessera::View<std::int32_t**, tessera::LayoutRight, typename G::space_type> mult
         if (fedges * 8 > total_edges) {
           pulled = true;
           tessera::parallel_for("graph::msbfs::pull", detail::make_vertex_policy(g, 256), TESSERA_LAMBDA(std::int64_t wi) {
-            const Word unseen = ~seen(wi);
+            const Word unseen = batch & ~seen(wi);
             Word acc = 0;
             if (unseen)
               for (auto u : in_adjacent_vertices(V(wi), g)) {
