@@ -50,6 +50,21 @@ TESSERA_INLINE_FUNCTION void msbfs_push(const WordView& front, const WordView& s
     reached(tessera::atomic_fetch_add(&reached_count(0), std::int64_t(1))) = w;
 }
 
+// Records the searches that reached v at level nl (its next word, less the
+// ones it had seen): v's frontier word, seen word and levels; the next word
+// is cleared for the next level. Returns those searches (0: none new).
+template <class WordView, class Levels, class V>
+TESSERA_INLINE_FUNCTION std::uint64_t msbfs_record(const WordView& next, const WordView& seen, const WordView& front,
+                                                   const Levels& levels, std::int64_t base, std::int32_t nl,
+                                                   const V& v) {
+  const std::uint64_t add = next(v) & ~seen(v);
+  next(v) = 0;
+  front(v) = add;
+  seen(v) |= add;
+  for (std::uint64_t m = add; m; m &= m - 1) levels(v, base + lowest_bit(m)) = nl;
+  return add;
+}
+
 // The listed schedules' visit of one frontier edge (advance_rows).
 template <class G, class WordView, class ListView, class CountView>
 struct msbfs_push_edge {
@@ -148,14 +163,9 @@ tessera::View<std::int32_t**, tessera::LayoutRight, typename G::space_type> mult
         tessera::parallel_reduce(
             "graph::msbfs::advance", tessera::RangePolicy<Exec>(0, n),
             TESSERA_LAMBDA(std::int64_t v, std::int64_t & cnt, std::int64_t & out) {
-              Word add = next(v) & ~seen(v);
-              next(v) = 0;
-              front(v) = add;
-              if (!add) return;
-              seen(v) |= add;
+              if (!detail::msbfs_record(next, seen, front, levels, base, nl, V(v))) return;
               ++cnt;
               out += out_degree(V(v), g);
-              for (; add; add &= add - 1) levels(v, base + detail::lowest_bit(add)) = nl;
             },
             grew, fedges);
         frontier_listed = false;
@@ -177,15 +187,10 @@ tessera::View<std::int32_t**, tessera::LayoutRight, typename G::space_type> mult
         list_count = 0;
         for (std::int64_t i = 0; i < nr; ++i) {
           const V v = reached(i);
-          Word add = next(v) & ~seen(v);
-          next(v) = 0;
-          front(v) = add;
-          if (!add) continue;
-          seen(v) |= add;
+          if (!detail::msbfs_record(next, seen, front, levels, base, nl, v)) continue;
           ++grew;
           fedges += out_degree(v, g);
           list(list_count++) = v;
-          for (; add; add &= add - 1) levels(v, base + detail::lowest_bit(add)) = nl;
         }
       } else {
         if (!frontier_listed) {
@@ -221,15 +226,10 @@ tessera::View<std::int32_t**, tessera::LayoutRight, typename G::space_type> mult
             "graph::msbfs::advance", tessera::RangePolicy<Exec>(0, reached_count),
             TESSERA_LAMBDA(std::int64_t i, std::int64_t & cnt, std::int64_t & out) {
               const V v = reached(i);
-              Word add = next(v) & ~seen(v);
-              next(v) = 0;
-              front(v) = add;
-              if (!add) return;
-              seen(v) |= add;
+              if (!detail::msbfs_record(next, seen, front, levels, base, nl, v)) return;
               ++cnt;
               out += out_degree(v, g);
               li(tessera::atomic_fetch_add(&counter(0), std::int64_t(1))) = v;
-              for (; add; add &= add - 1) levels(v, base + detail::lowest_bit(add)) = nl;
             },
             grew, fedges);
         list_count = grew;

@@ -66,7 +66,7 @@ void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descr
   auto bucket_of = [inv_delta](T d) { return bucket_index(double(d), inv_delta); };
   // Relaxes the edges of v for bucket b, unless v settled in an earlier
   // bucket since it was queued.
-  auto relax = [&](V v, int, std::uint64_t b, bucket_bins<V>& bins) {
+  auto relax = [&](V v, std::uint64_t b, bucket_bins<V>& bins) {
     const T dv = load_relaxed(&dist[v]);
     if (bucket_of(dv) < b) return;
     const auto edges = out_edges(v, g);
@@ -76,9 +76,7 @@ void delta_stepping_frontiers(const G& g, typename graph_traits<G>::vertex_descr
       if (nd < load_relaxed(&dist[t]) && nd < tessera::atomic_fetch_min(&dist[t], nd)) bins.push(t, bucket_of(nd));
     }
   };
-  const double mean_degree = n > 0 ? double(2 * std::int64_t(num_edges(g))) / double(n) : 0.0;
-  run_bucket_rounds<Exec>(std::vector<V>{source}, mean_degree, relax,
-                          [&](V v) { return bucket_of(load_relaxed(&dist[v])); });
+  run_bucket_rounds(g, std::vector<V>{source}, relax, [&](V v) { return bucket_of(load_relaxed(&dist[v])); });
 }
 
 // delta_stepping_shortest_paths with its buckets kept as chosen by C: host

@@ -21,6 +21,7 @@
 // lower bucket, or settled): the caller skips them when it reads the
 // vertex's distance, as gapbs's sssp does.
 #include <tessera/core.hpp>
+#include <tessera/graph/graph_traits.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -109,10 +110,10 @@ class bucket_bins {
   std::uint64_t far_lowest_ = no_bucket;
 };
 
-// Delta-stepping's rounds on host workers, from the vertices of bucket 0.
-// A round relaxes the current bucket's frontier, chunks of it claimed by
-// the workers in turn; relax(v, w, b, bins) relaxes v for bucket b on
-// worker w, queueing what it improves in `bins` (worker w's), and skips a
+// Delta-stepping's rounds on host workers over g's vertices, from those of
+// bucket 0. A round relaxes the current bucket's frontier, chunks of it
+// claimed by the workers in turn; relax(v, b, bins) relaxes v for bucket b,
+// queueing what it improves in `bins` (the calling worker's), and skips a
 // repeated or stale entry. A worker then drains its own bin of the current
 // bucket while it is small, without waiting for the others (relaxations are
 // monotone atomic minima: the order does not change the distances), and
@@ -120,9 +121,9 @@ class bucket_bins {
 // become its frontier in place. When every window is empty the windows move
 // to the lowest far bucket; bucket_now(v) is v's bucket then (no_bucket:
 // nothing to relax). gapbs's sssp works the same way.
-template <class Exec, class V, class Relax, class BucketNow>
-void run_bucket_rounds(std::vector<V> bucket0, double mean_degree, const Relax& relax,
-                       const BucketNow& bucket_now) {
+template <class G, class V, class Relax, class BucketNow>
+void run_bucket_rounds(const G& g, std::vector<V> bucket0, const Relax& relax, const BucketNow& bucket_now) {
+  using Exec = typename G::execution_space;
   const Exec exec;
   const int nw = exec.concurrency() > 0 ? exec.concurrency() : 1;
   std::vector<bucket_bins<V>> bins(static_cast<std::size_t>(nw));
@@ -135,6 +136,8 @@ void run_bucket_rounds(std::vector<V> bucket0, double mean_degree, const Relax& 
   // A round whose frontier is expected to hold fewer edges than this runs on
   // the calling thread (road-like graphs have thousands of small rounds).
   constexpr double inline_edges = 1024;
+  const std::int64_t n = num_vertices(g);
+  const double mean_degree = n > 0 ? double(2 * std::int64_t(num_edges(g))) / double(n) : 0.0;
   constexpr std::int64_t chunk = 64;
   std::uint64_t b = 0;
   for (;;) {
@@ -153,14 +156,14 @@ void run_bucket_rounds(std::vector<V> bucket0, double mean_degree, const Relax& 
         const std::int64_t e = c + chunk < fsize ? c + chunk : fsize;
         for (std::int64_t i = c; i < e; ++i) {
           while (start[seg + 1] <= i) ++seg;  // chunks are claimed in increasing order
-          relax(frontier[seg][std::size_t(i - start[seg])], w, b, wb);
+          relax(frontier[seg][std::size_t(i - start[seg])], b, wb);
         }
       }
       std::vector<V> mine;
       while (wb.holds(b) && wb.bin(b).size() < drain_limit) {
         mine.clear();
         mine.swap(wb.bin(b));
-        for (const V v : mine) relax(v, w, b, wb);
+        for (const V v : mine) relax(v, b, wb);
       }
       lowest[std::size_t(w)] = wb.lowest_from(b);
     };

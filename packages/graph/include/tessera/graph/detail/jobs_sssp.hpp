@@ -139,7 +139,6 @@ template <class G, class DistMatrix, class WordView, class WeightView>
 void sssp_lanes_host_bins(const G& g, const DistMatrix& dist, const WordView& active, std::int64_t col0,
                           const std::vector<std::int64_t>& sources, const WeightView& weights, bool unit,
                           double delta) {
-  using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   using Word = std::uint64_t;
   tessera::View<double*, typename G::space_type> slot_w;  // detail/slot_weights.hpp
@@ -155,7 +154,7 @@ void sssp_lanes_host_bins(const G& g, const DistMatrix& dist, const WordView& ac
   };
   // v's jobs of bucket b relaxed along its edges; nothing when v has none
   // left there (a repeated or stale entry).
-  const auto relax = [&](V v, int, std::uint64_t b, bucket_bins<V>& bins) {
+  const auto relax = [&](V v, std::uint64_t b, bucket_bins<V>& bins) {
     const Word now = take_bucket_jobs(active, dist, std::int64_t(v), col0,
                                       [&](double d) { return bucket_index(d, inv_delta) <= b; });
     if (!now) return;
@@ -182,9 +181,7 @@ void sssp_lanes_host_bins(const G& g, const DistMatrix& dist, const WordView& ac
   };
   std::vector<V> bucket0;
   for (const auto s : sources) bucket0.push_back(V(s));
-  const std::int64_t n = num_vertices(g);
-  const double mean_degree = n > 0 ? double(2 * std::int64_t(num_edges(g))) / double(n) : 0.0;
-  run_bucket_rounds<Exec>(std::move(bucket0), mean_degree, relax, bucket_now);
+  run_bucket_rounds(g, std::move(bucket0), relax, bucket_now);
 }
 
 // Jobs col0 .. col0+count-1 (count <= 64) of the distance matrix (n x S),
