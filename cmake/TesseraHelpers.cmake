@@ -74,6 +74,8 @@ macro(tessera_declare_options)
   option(Tessera_ENABLE_WERROR "Treat compiler warnings in Tessera's own targets as errors (CI)" OFF)
   option(Tessera_ENABLE_TEST_PCH
          "Clang builds: compile GoogleTest, core and the standard headers the tests use once, as one precompiled header that every test program reuses" ON)
+  set(Tessera_TEST_WITHOUT_SERIAL_IN "" CACHE STRING
+      "Packages whose typed test suites leave Serial out when Threads is built (a sanitizer row's time; see tessera_test_spaces)")
   if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
     set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
   endif()
@@ -685,6 +687,20 @@ endfunction()
 # Every test gets the label of its package (e.g. "core"); add "concurrency" to
 # tests that exercise threads racing each other (the ThreadSanitizer CI row
 # runs exactly those), "slow" to tests excluded from quick runs.
+# tessera_test_spaces(target): the back-ends the target's typed suites run
+# on (tessera_test_spaces.hpp: every enabled one). A package named in
+# Tessera_TEST_WITHOUT_SERIAL_IN runs them on Threads and the others but not
+# Serial, when Threads is built. For the ASan row (ci/matrix.sh): the
+# algorithm packages above the runtime run the same code on one worker or
+# two, so their Serial half repeated the Threads half under the sanitizer;
+# core, mempool and tasking, whose Serial back-end or driver is code of its
+# own, keep it.
+function(tessera_test_spaces target)
+  if(Tessera_ENABLE_THREADS AND TESSERA_CURRENT_PACKAGE AND TESSERA_CURRENT_PACKAGE IN_LIST Tessera_TEST_WITHOUT_SERIAL_IN)
+    target_compile_definitions(${target} PRIVATE TESSERA_TEST_WITHOUT_SERIAL)
+  endif()
+endfunction()
+
 function(tessera_add_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   find_package(GTest REQUIRED)
@@ -696,6 +712,7 @@ function(tessera_add_test)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest)
   tessera_target_defaults(${T_NAME})
   tessera_test_optimization(${T_NAME})
+  tessera_test_spaces(${T_NAME})
   tessera_test_pch_enabled(_pch)
   if(_pch AND ("tessera_test_main" IN_LIST T_LIBS OR "Tessera::test_main" IN_LIST T_LIBS))
     target_precompile_headers(${T_NAME} REUSE_FROM tessera_test_main)
@@ -771,6 +788,7 @@ function(tessera_add_mpi_test)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest MPI::MPI_CXX)
   tessera_target_defaults(${T_NAME})
   tessera_test_optimization(${T_NAME})
+  tessera_test_spaces(${T_NAME})
   set(_labels ${T_LABELS} mpi)
   if(TESSERA_CURRENT_PACKAGE)
     list(APPEND _labels ${TESSERA_CURRENT_PACKAGE})

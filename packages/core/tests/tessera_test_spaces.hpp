@@ -11,11 +11,21 @@ namespace tessera::test {
 // enables Threads for the benchmarks' 16-core host columns, but its cases
 // run on Cuda alone, so the typed suites leave Threads out (half the host
 // code to compile and to pack).
-
-using ExecutionSpaces = ::testing::Types<tessera::Serial
+// TESSERA_TEST_WITHOUT_SERIAL (CMake's Tessera_TEST_WITHOUT_SERIAL_IN names
+// the packages; the ASan row sets it): the suites run on Threads instead of
+// Serial and Threads. Ignored when Threads is not among the spaces, so
+// every list keeps a host back-end.
 #if TESSERA_ENABLE_THREADS && !defined(TESSERA_TEST_WITHOUT_THREADS)
-                                         , tessera::Threads
+#if defined(TESSERA_TEST_WITHOUT_SERIAL)
+#define TESSERA_TEST_SERIAL_AND_THREADS tessera::Threads
+#else
+#define TESSERA_TEST_SERIAL_AND_THREADS tessera::Serial, tessera::Threads
 #endif
+#else
+#define TESSERA_TEST_SERIAL_AND_THREADS tessera::Serial
+#endif
+
+using ExecutionSpaces = ::testing::Types<TESSERA_TEST_SERIAL_AND_THREADS
 #if TESSERA_ENABLE_OPENMP
                                          , tessera::OpenMP
 #endif
@@ -27,15 +37,13 @@ using ExecutionSpaces = ::testing::Types<tessera::Serial
 // The host back-ends only, for code that runs on the host by design (the
 // dist package: each rank's local work; MPI is called from the host).
 // clang-format off
-using HostExecutionSpaces = ::testing::Types<tessera::Serial
-#if TESSERA_ENABLE_THREADS && !defined(TESSERA_TEST_WITHOUT_THREADS)
-                                             , tessera::Threads
-#endif
+using HostExecutionSpaces = ::testing::Types<TESSERA_TEST_SERIAL_AND_THREADS
 #if TESSERA_ENABLE_OPENMP
                                              , tessera::OpenMP
 #endif
                                              >;
 // clang-format on
+#undef TESSERA_TEST_SERIAL_AND_THREADS
 
 // Name printed by gtest for each typed instantiation.
 struct SpaceNames {
