@@ -13,10 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#if !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(__i386__))
-#include <x86intrin.h>
-#endif
-
 namespace tessera::detail::mempool {
 
 // ---- bit tricks -----------------------------------------------------------
@@ -209,7 +205,7 @@ TESSERA_FORCEINLINE_FUNCTION void spin_pause() {
 #if TESSERA_IMPL_ON_DEVICE
   __nanosleep(64);
 #elif defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
+  asm volatile("pause" ::: "memory");  // as host_cpu_relax: no <immintrin.h>
 #elif defined(__aarch64__)
   asm volatile("yield");
 #endif
@@ -231,9 +227,10 @@ inline std::uint32_t host_thread_id() {
 
 inline std::uint64_t host_cycle_counter() {
   // nvcc's device pass parses this host function too, with the host's
-  // architecture macros defined but without <x86intrin.h>: use the fallback there.
+  // architecture macros defined: use the fallback there. The compiler's
+  // builtin, not __rdtsc: that needs <x86intrin.h> (39,000 lines).
 #if !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(__i386__))
-  return __rdtsc();
+  return __builtin_ia32_rdtsc();
 #elif !defined(__CUDA_ARCH__) && defined(__aarch64__)
   std::uint64_t v;
   asm volatile("mrs %0, cntvct_el0" : "=r"(v));

@@ -29,9 +29,6 @@
 #include <cstdint>
 #include <new>
 #include <typeinfo>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 namespace tessera::detail::tasking::trace {
 
@@ -64,8 +61,8 @@ struct ThreadLog {
 // Whether events carry TSC ticks (set once, before the first event).
 inline bool g_use_tsc = false;
 inline std::int64_t now() noexcept {
-#if defined(__x86_64__)
-  if (g_use_tsc) return static_cast<std::int64_t>(__rdtsc());
+#if defined(__x86_64__) && !defined(__CUDA_ARCH__)  // the builtin: __rdtsc needs <x86intrin.h>
+  if (g_use_tsc) return static_cast<std::int64_t>(__builtin_ia32_rdtsc());
 #endif
   return profiling::trace_clock_ns();
 }
