@@ -682,11 +682,6 @@ function(tessera_test_optimization target)
   endif()
 endfunction()
 
-# tessera_add_test(NAME name SOURCES ... LIBS ... [LABELS ...]): one GoogleTest
-# executable registered with ctest (each test case discovered separately).
-# Every test gets the label of its package (e.g. "core"); add "concurrency" to
-# tests that exercise threads racing each other (the ThreadSanitizer CI row
-# runs exactly those), "slow" to tests excluded from quick runs.
 # tessera_test_spaces(target): the back-ends the target's typed suites run
 # on (tessera_test_spaces.hpp: every enabled one). A package named in
 # Tessera_TEST_WITHOUT_SERIAL_IN runs them on Threads and the others but not
@@ -701,6 +696,11 @@ function(tessera_test_spaces target)
   endif()
 endfunction()
 
+# tessera_add_test(NAME name SOURCES ... LIBS ... [LABELS ...]): one GoogleTest
+# executable registered with ctest (each test case discovered separately).
+# Every test gets the label of its package (e.g. "core"); add "concurrency" to
+# tests that exercise threads racing each other (the ThreadSanitizer CI row
+# runs exactly those), "slow" to tests excluded from quick runs.
 function(tessera_add_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   find_package(GTest REQUIRED)
