@@ -3,6 +3,7 @@
 #include <tessera/config.hpp>
 #if TESSERA_ENABLE_THREADS
 #include <tessera/core/backends/threads/threads.hpp>
+#include <tessera/core/detail/cpu_hints.hpp>
 #include <tessera/core/detail/running_host_space.hpp>
 #include <tessera/core/initialize.hpp>
 
@@ -23,15 +24,6 @@
 
 #if TESSERA_HAVE_HWLOC
 #include <hwloc.h>
-#endif
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TESSERA_CPU_RELAX() _mm_pause()
-#elif defined(__aarch64__)
-#define TESSERA_CPU_RELAX() asm volatile("yield" ::: "memory")
-#else
-#define TESSERA_CPU_RELAX() ((void)0)
 #endif
 
 namespace tessera::detail {
@@ -155,7 +147,7 @@ class ThreadsPool {
     int spins = 0;
     while (m_remaining.load(std::memory_order_acquire) != 0) {
       if (++spins < kSpinsBeforeYield) {
-        TESSERA_CPU_RELAX();
+        host_cpu_relax();
       } else {
         std::this_thread::yield();
       }
@@ -196,7 +188,7 @@ class ThreadsPool {
     for (int i = 0; i < kSpinsBeforeYield; ++i) {
       std::uint64_t g = m_generation.load(std::memory_order_acquire);
       if (g != seen) return g;
-      TESSERA_CPU_RELAX();
+      host_cpu_relax();
     }
     for (int i = 0; i < kYieldsBeforeSleep; ++i) {
       std::uint64_t g = m_generation.load(std::memory_order_acquire);

@@ -42,6 +42,7 @@
 // thread (per chunk and rank for Dynamic) joined in a fixed order: results
 // are bit-identical for a fixed back-end, thread count and team size.
 #include <tessera/core/atomics.hpp>
+#include <tessera/core/detail/cpu_hints.hpp>
 #include <tessera/core/detail/host_region.hpp>
 #include <tessera/core/detail/reduction_ops.hpp>
 #include <tessera/core/md_range_policy.hpp>
@@ -74,17 +75,6 @@
 #endif
 
 namespace tessera::detail {
-
-// The pause instruction by inline assembly, not _mm_pause: <immintrin.h>
-// is 39,000 lines (a third of what a TU including tessera/core.hpp
-// parsed, 0.6 of its 2.4 CPU-s with GCC 12), and every TU includes core.
-inline void host_cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("pause" ::: "memory");
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 // Thrown in the members of an aborted team; the code running the team drops it.
 struct HostTeamAborted {};

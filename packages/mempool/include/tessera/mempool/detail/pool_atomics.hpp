@@ -7,6 +7,7 @@
 // Host code uses the GCC/Clang __atomic builtins (ThreadSanitizer understands
 // them); device code uses the CUDA intrinsics, which are relaxed, with
 // __threadfence() where the protocol needs ordering.
+#include <tessera/core/detail/cpu_hints.hpp>
 #include <tessera/core/macros.hpp>
 
 #include <atomic>
@@ -204,10 +205,8 @@ TESSERA_FORCEINLINE_FUNCTION void fetch_max(std::uint64_t* p, std::uint64_t v) {
 TESSERA_FORCEINLINE_FUNCTION void spin_pause() {
 #if TESSERA_IMPL_ON_DEVICE
   __nanosleep(64);
-#elif defined(__x86_64__) || defined(__i386__)
-  asm volatile("pause" ::: "memory");  // as host_cpu_relax: no <immintrin.h>
-#elif defined(__aarch64__)
-  asm volatile("yield");
+#else
+  tessera::detail::host_cpu_relax();
 #endif
 }
 
@@ -226,19 +225,10 @@ inline std::uint32_t host_thread_id() {
 }
 
 inline std::uint64_t host_cycle_counter() {
-  // nvcc's device pass parses this host function too, with the host's
-  // architecture macros defined: use the fallback there. The compiler's
-  // builtin, not __rdtsc: that needs <x86intrin.h> (39,000 lines).
-#if !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(__i386__))
-  return __builtin_ia32_rdtsc();
-#elif !defined(__CUDA_ARCH__) && defined(__aarch64__)
-  std::uint64_t v;
-  asm volatile("mrs %0, cntvct_el0" : "=r"(v));
-  return v;
-#else
+  if constexpr (tessera::detail::host_has_cycle_counter) return tessera::detail::host_cycle_counter();
+  // No counter on this target: any value that changes between calls scatters.
   static std::atomic<std::uint64_t> ticks{0};
   return ticks.fetch_add(1, std::memory_order_relaxed);
-#endif
 }
 
 // The scatter value of one allocation. On a GPU: the SM cycle counter mixed

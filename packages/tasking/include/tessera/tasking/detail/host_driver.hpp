@@ -315,6 +315,16 @@ class TaskQueue final : public TaskQueueBase {
       execute_rare(t);
       return;
     }
+    run_single(t);
+    ++ctx.state->executed;
+    finish(t, ctx.state);
+    if (ctx.nthreads == 1) --ctx.state->own_active;
+  }
+
+  // Runs single task t's functor, and again at once while it respawns and
+  // rerun_at_once allows (each rerun counted as an execution and a respawn).
+  [[gnu::always_inline]] void run_single(TaskBase* t) {
+    WorkerContext& ctx = t_worker;
     run_functor(t, ctx.solo_member, 0);
     while (t->respawn_requested && rerun_at_once(t)) {
       ++ctx.state->executed;
@@ -325,10 +335,8 @@ class TaskQueue final : public TaskQueueBase {
       release(d);
       run_functor(t, ctx.solo_member, 0);
     }
-    ++ctx.state->executed;
-    finish(t, ctx.state);
-    if (ctx.nthreads == 1) --ctx.state->own_active;
   }
+
   // execute() of a team task, or of any task while the DAG is cancelled.
   [[gnu::noinline]] void execute_rare(TaskBase* t) {
     WorkerContext& ctx = t_worker;
@@ -364,16 +372,7 @@ class TaskQueue final : public TaskQueueBase {
       member_type member(*ws.solo_team, 0, this);
       run_functor(t, &member, 0);
     } else {
-      run_functor(t, ctx.solo_member, 0);
-      while (t->respawn_requested && rerun_at_once(t)) {
-        ++ctx.state->executed;
-        ++ctx.state->respawned;
-        t->respawn_requested = 0;
-        TaskBase* d = t->dep;
-        t->dep = nullptr;
-        release(d);
-        run_functor(t, ctx.solo_member, 0);
-      }
+      run_single(t);
     }
     ++ctx.state->executed;
     finish(t, ctx.state);

@@ -23,6 +23,7 @@
 // run reads the TSC (rdtsc) and the flush converts ticks to the trace's
 // nanoseconds from two (ticks, ns) pairs taken when the first log was made
 // and when the trace closes; elsewhere it reads profiling::trace_clock_ns().
+#include <tessera/core/detail/cpu_hints.hpp>
 #include <tessera/core/trace_sink.hpp>
 #include <tessera/tasking/detail/task_record.hpp>
 
@@ -61,9 +62,7 @@ struct ThreadLog {
 // Whether events carry TSC ticks (set once, before the first event).
 inline bool g_use_tsc = false;
 inline std::int64_t now() noexcept {
-#if defined(__x86_64__) && !defined(__CUDA_ARCH__)  // the builtin: __rdtsc needs <x86intrin.h>
-  if (g_use_tsc) return static_cast<std::int64_t>(__builtin_ia32_rdtsc());
-#endif
+  if (g_use_tsc) return static_cast<std::int64_t>(host_cycle_counter());
   return profiling::trace_clock_ns();
 }
 
