@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# Builds the graph readers' libFuzzer harnesses with Clang (ASan + UBSan +
+# Builds the file readers' libFuzzer harnesses with Clang (ASan + UBSan +
 # coverage) and runs each on its seed corpus for a bounded time.
 #
 #   bash ci/fuzz.sh [seconds per target] [target...]   (default: 20 s each; targets:
-#                                                       matrix_market snap binary_csr)
+#                                                       matrix_market snap binary_csr (graph's),
+#                                                       sparse_matrix_market sparse_gmsh (sparse's))
 #
 # Fails (exit 1) when a fuzzer reports a finding: a crash, a sanitizer
-# report, an exception other than graph::io_error, a chunk-size-dependent
-# result, an allocation above MALLOC_MB, or an input running past 10 s.
-# The failing input is saved as $FUZZ_BUILD/findings/<target>-crash-* (or
-# leak-, timeout-, oom-); keep it as a regression test under
-# packages/graph/tests/fuzz_regressions/.
+# report, an exception other than the reader's own error type (graph::io_error,
+# sparse_error) or one that does not name the file, a chunk-size-dependent
+# result, a returned matrix or mesh that breaks its invariants, an allocation
+# above MALLOC_MB, or an input running past 10 s (each harness's comment
+# lists its checks). The failing input is saved as
+# $FUZZ_BUILD/findings/<target>-crash-* (or leak-, timeout-, oom-); keep it
+# as a regression test (packages/graph/tests/fuzz_regressions/, or a case
+# of the sparse package's reader tests).
 #
 # Nothing is written into the source tree: the growing corpus lives in
 # $FUZZ_BUILD/corpus/<target> (reused by the next run); the seeds
-# (examples/data, packages/graph/fuzz/seeds/<target>, the regression inputs) are only read.
+# (examples/data, packages/graph/fuzz/seeds/<target>, the regression inputs;
+# ci/fuzz_seeds.sh) are only read.
 #
 # Environment: FUZZ_BUILD (default build-fuzz), JOBS (build jobs, default 2),
 # MAX_LEN (largest input in bytes, default 8192), MALLOC_MB (largest single
@@ -25,7 +30,7 @@ cd "$root"
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-((${#targets[@]} == 0)) && targets=(matrix_market snap binary_csr)
+((${#targets[@]} == 0)) && targets=(matrix_market snap binary_csr sparse_matrix_market sparse_gmsh)
 build="${FUZZ_BUILD:-build-fuzz}"
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
 jobs="${JOBS:-2}"
@@ -44,18 +49,19 @@ x() {
 
 # Instrument everything (core headers and the graph library too), Serial
 # back-end only: the chunked parallel pass runs the same code on one thread,
-# and the fuzzers pick chunk sizes that cut lines everywhere.
+# and the fuzzers pick chunk sizes that cut lines everywhere. Sparse is
+# enabled for its harnesses, which compile the readers' sources themselves
+# (packages/sparse/fuzz/CMakeLists.txt): the sparse library is not built.
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
 x cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_COMPILER=$cxx" \
-  -DTessera_ENABLE_WERROR=ON -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_GRAPH=ON \
+  -DTessera_ENABLE_WERROR=ON -DTessera_ENABLE_ALL_PACKAGES=OFF -DTessera_ENABLE_GRAPH=ON -DTessera_ENABLE_SPARSE=ON \
   -DTessera_ENABLE_THREADS=OFF -DTessera_ENABLE_OPENMP=OFF -DTessera_ENABLE_TESTS=OFF -DTessera_ENABLE_EXAMPLES=OFF \
   -DTessera_ENABLE_FUZZING=ON "-DCMAKE_CXX_FLAGS=$flags" || exit 1
-build_targets=()
-for t in "${targets[@]}"; do build_targets+=("graph_fuzz_$t"); done
-x cmake --build "$build" --parallel "$jobs" --target "${build_targets[@]}" || exit 1
-
 # shellcheck source=ci/fuzz_seeds.sh
-source ci/fuzz_seeds.sh  # seeds_of
+source ci/fuzz_seeds.sh  # package_of, executable_of, dictionary_of, seeds_of
+build_targets=()
+for t in "${targets[@]}"; do build_targets+=("$(basename "$(executable_of "$t")")"); done
+x cmake --build "$build" --parallel "$jobs" --target "${build_targets[@]}" || exit 1
 
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -65,12 +71,13 @@ for t in "${targets[@]}"; do
   findings="$build/findings"
   mkdir -p "$corpus" "$findings"
   dict=()
-  [[ -f "packages/graph/fuzz/$t.dict" ]] && dict=("-dict=packages/graph/fuzz/$t.dict")
+  d="$(dictionary_of "$t")"
+  [[ -n "$d" ]] && dict=("-dict=$d")
   echo
   echo "======== fuzz $t: ${seconds} s ========"
   # The first corpus folder is the only one libFuzzer writes to.
   # shellcheck disable=SC2046
-  x "$build/packages/graph/fuzz/graph_fuzz_$t" "$corpus" $(seeds_of "$t") "${dict[@]}" \
+  x "$build/$(executable_of "$t")" "$corpus" $(seeds_of "$t") "${dict[@]}" \
     -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb="$malloc_mb" \
     -artifact_prefix="$findings/$t-" -print_final_stats=1 -close_fd_mask=1
   rc=$?

@@ -22,7 +22,7 @@
 #                   installed, tests not built (the README test command runs them in the super-build)
 #   subset      (f) super-build with only core and graph (only core until graph exists), its tests
 #   clang       Clang 14, Release, -Werror, build + tests but the slow ones
-#   fuzz        the graph readers' libFuzzer harnesses (Clang 14, ASan+UBSan), FUZZ_SECONDS (default 20) per
+#   fuzz        the file readers' libFuzzer harnesses, graph's and sparse's (Clang 14, ASan+UBSan), FUZZ_SECONDS (default 20) per
 #               reader on the seed corpus (bash ci/fuzz.sh); fails on any finding; the corpus stays in the build folder
 #   format      clang-format check (reports every file; fails only for files in ci/format-enforced.txt)
 #

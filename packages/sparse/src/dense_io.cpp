@@ -8,6 +8,7 @@
 #include <fstream>
 #include <new>
 #include <sstream>
+#include <vector>
 
 namespace tessera::sparse {
 
@@ -51,22 +52,22 @@ DenseMatrix read_dense_matrix_market(const std::string& path, std::int64_t expec
     throw graph::io_error(path, lineno, "no size line after the banner");
   if (double(d.rows) * double(d.cols) > 1e10) throw err("too large for a dense block of right-hand sides");
   const std::int64_t want = array ? d.rows * d.cols : entries;
-  // An array file lists every value, so its values grow with the lines read
-  // (a size line that announces 10^9 values in a short file is an error at
-  // its end, not an allocation of 8 GB). A coordinate file lists only the
-  // nonzeros: the dense block is made at once, and a size it cannot have
-  // is an error that says how much.
-  if (array) {
-    d.values.reserve(std::size_t(std::min<std::int64_t>(want, std::int64_t(1) << 16)));
-  } else {
-    try {
-      d.values.assign(std::size_t(d.rows * d.cols), 0.0);
-    } catch (const std::bad_alloc&) {
-      throw err(std::to_string(d.rows) + " x " + std::to_string(d.cols) + " right-hand sides need " +
-                std::to_string(double(d.rows) * double(d.cols) * 8.0 / 1e9) +
-                " GB as a dense block, which could not be allocated");
-    }
-  }
+  // Memory grows with the lines read, never with a size line alone: a
+  // size line that announces 10^9 values (array) or a 4 x 10^8 block
+  // (coordinate) in a short file is an error at the file's end, not an
+  // allocation of gigabytes. An array file lists every value, in order; a
+  // coordinate file's entries are kept as read and the dense block is made
+  // once all of them are in, at the size the file declared (one that cannot
+  // be allocated is an error that says how much).
+  struct Entry {
+    std::int64_t at;  // i + j * rows
+    double value;
+    std::int64_t line;
+  };
+  std::vector<Entry> listed;
+  constexpr std::int64_t kTrustedCount = std::int64_t(1) << 16;
+  if (array) d.values.reserve(std::size_t(std::min(want, kTrustedCount)));
+  else listed.reserve(std::size_t(std::min(want, kTrustedCount)));
   std::int64_t count = 0;
   while (std::getline(in, line)) {
     ++lineno;
@@ -88,12 +89,31 @@ DenseMatrix read_dense_matrix_market(const std::string& path, std::int64_t expec
     if (e >> extra) throw err("unexpected '" + extra + "' after the entry");
     if (!std::isfinite(v)) throw err("value of entry " + std::to_string(count + 1) + " is not finite");
     if (array) d.values.push_back(v);  // column-major, in file order
-    else d.values[std::size_t(i + j * d.rows)] += v;
+    else listed.push_back({i + j * d.rows, v, lineno});
     ++count;
   }
   if (count < want)
     throw graph::io_error(path, lineno, "the file ends after " + std::to_string(count) + " of the " +
                                             std::to_string(want) + " entries declared");
+  if (!array) {
+    try {
+      d.values.assign(std::size_t(d.rows * d.cols), 0.0);
+    } catch (const std::bad_alloc&) {
+      throw graph::io_error(path, lineno,
+                            std::to_string(d.rows) + " x " + std::to_string(d.cols) + " right-hand sides need " +
+                                std::to_string(double(d.rows) * double(d.cols) * 8.0 / 1e9) +
+                                " GB as a dense block, which could not be allocated");
+    }
+    // Repeated entries add up; each is finite, a sum may not be (1e308 twice).
+    for (const Entry& e : listed) {
+      double& x = d.values[std::size_t(e.at)];
+      x += e.value;
+      if (!std::isfinite(x))
+        throw graph::io_error(path, e.line,
+                              "entry (" + std::to_string(e.at % d.rows + 1) + ", " + std::to_string(e.at / d.rows + 1) +
+                                  ") adds up, with the entries before it there, to a value that is not finite");
+    }
+  }
   return d;
 }
 

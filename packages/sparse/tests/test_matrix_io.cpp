@@ -146,4 +146,47 @@ TEST(SparseMatrixIo, DenseRightHandSides) {
   const std::string huge_msg = error_of([&] { ts::read_dense_matrix_market(huge); });
   EXPECT_NE(huge_msg.find(huge + ":4: the file ends after 2 of the 1000000000 entries declared"), std::string::npos)
       << huge_msg;
+  // A coordinate file's dense block is made once its entries are in: a size
+  // line announcing 40000 x 100000 (32 GB) in a file that stops after two of
+  // its three entries is refused where it ends (the reader used to allocate
+  // the announced block first; a fuzzer found it).
+  const std::string huge_crd = write_temp_file(
+      "bhc.mtx", "%%MatrixMarket matrix coordinate real general\n40000 100000 3\n1 1 1\n2 2 2\n");
+  const std::string huge_crd_msg = error_of([&] { ts::read_dense_matrix_market(huge_crd); });
+  EXPECT_NE(huge_crd_msg.find(huge_crd + ":4: the file ends after 2 of the 3 entries declared"), std::string::npos)
+      << huge_crd_msg;
+  // Repeated coordinates add up; column-major.
+  const std::string dup =
+      write_temp_file("bd.mtx", "%%MatrixMarket matrix coordinate real general\n3 2 3\n2 1 7\n3 2 1\n2 1 1\n");
+  EXPECT_EQ(ts::read_dense_matrix_market(dup).values, (std::vector<double>{0, 8, 0, 0, 0, 1}));
+  // Each value finite, their sum not: refused at the entry that overflows.
+  const std::string ovf =
+      write_temp_file("bo.mtx", "%%MatrixMarket matrix coordinate real general\n2 1 3\n2 1 1\n1 1 1e308\n1 1 1e308\n");
+  const std::string ovf_msg = error_of([&] { ts::read_dense_matrix_market(ovf); });
+  EXPECT_NE(ovf_msg.find(ovf + ":5: entry (1, 1) adds up"), std::string::npos) << ovf_msg;
+}
+
+// Repeated entries of a sparse file add up too (the format's rule): a sum
+// that overflows is refused with the entry, rather than read as an infinity
+// (a fuzzer found it; the solvers refused such a matrix, a user's SpMV would
+// not have).
+TEST(SparseMatrixIo, RepeatedEntriesThatOverflowAreRefused) {
+  const std::string sym = write_temp_file(
+      "ovf_sym.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 1e308\n2 1 1\n2 2 1\n1 1 1e308\n");
+  const std::string msg = error_of([&] { ts::read_matrix_market<double>(sym); });
+  EXPECT_NE(msg.find(sym + ":0: entry (1, 1): the file's repeated entries for it add up to a value that is not finite"),
+            std::string::npos)
+      << msg;
+  const std::string gen = write_temp_file(
+      "ovf_gen.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 4\n1 2 -1e308\n2 1 -1e308\n1 2 -1e308\n2 2 1\n");
+  const std::string gen_msg = error_of([&] { ts::read_matrix_market<double>(gen); });
+  EXPECT_NE(gen_msg.find(gen + ":0: entry (1, 2): the file's repeated entries"), std::string::npos) << gen_msg;
+  const std::string cplx = write_temp_file(
+      "ovf_c.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n1 1 2\n1 1 1e308 0\n1 1 1e308 0\n");
+  const std::string c_msg = error_of([&] { ts::read_matrix_market<std::complex<double>>(cplx); });
+  EXPECT_NE(c_msg.find(cplx + ":0: entry (1, 1): the file's repeated entries"), std::string::npos) << c_msg;
+  // Large sums that stay finite are read.
+  const std::string fine = write_temp_file(
+      "big_fine.mtx", "%%MatrixMarket matrix coordinate real symmetric\n1 1 2\n1 1 1e307\n1 1 1e307\n");
+  EXPECT_DOUBLE_EQ(ts::read_matrix_market<double>(fine).values()[0], 2e307);
 }

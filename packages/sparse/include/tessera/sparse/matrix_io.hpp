@@ -21,6 +21,7 @@
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/scalar.hpp>
 
+#include <cmath>
 #include <complex>
 
 #include <string>
@@ -110,10 +111,27 @@ void write_matrix_market(const std::string& path, const CrsMatrix<T>& A) {
   graph::write_matrix_market(path, el);
 }
 
+namespace detail {
+// Every value of the file is finite (the parser refuses the others), but
+// repeated entries add up, as the format says, and a sum can overflow
+// (1e308 twice): refused, or the matrix would hold an infinity its reader
+// never saw.
+template <class T>
+void refuse_overflowing_sums(const std::string& path, const CrsMatrix<T>& A) {
+  for (std::int64_t i = 0; i < A.num_rows(); ++i)
+    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k)
+      if (!std::isfinite(std::real(A.values()[k])) || !std::isfinite(std::imag(A.values()[k])))
+        throw graph::io_error(path, 0,
+                              "entry (" + std::to_string(i + 1) + ", " + std::to_string(A.col_idx()[k] + 1) +
+                                  "): the file's repeated entries for it add up to a value that is not finite");
+}
+}  // namespace detail
+
 // Reads a real, integer or pattern (and, for T = std::complex<double>,
 // complex) Matrix Market file into full symmetric (Hermitian) storage.
 // Throws graph::io_error ("<file>:<line>: ...") for a malformed file, a
-// non-square matrix, a NaN/Inf value and the refusals above, and
+// non-square matrix, a NaN/Inf value (or repeated entries adding up to one:
+// "<file>:0: entry (i, j): ...") and the refusals above, and
 // sparse_error for a skew-symmetric file or a general file whose pattern
 // is not symmetric.
 template <class T>
@@ -157,9 +175,11 @@ CrsMatrix<T> read_matrix_market(const std::string& path, const ReadOptions& opts
     if (upper && lower)
       throw graph::io_error(path, 0, "a symmetric file must store one triangle, this one has entries above and below the diagonal");
     auto A = CrsMatrix<T>::from_triplets(el.num_vertices, el.src, el.dst, vals, upper ? Storage::Upper : Storage::Lower, path);
+    detail::refuse_overflowing_sums(path, A);
     return A;
   }
   auto A = CrsMatrix<T>::from_triplets(el.num_vertices, el.src, el.dst, vals, Storage::Full, path);
+  detail::refuse_overflowing_sums(path, A);
   A.check_symmetric_pattern();
   if constexpr (detail::is_complex_v<T>) {
     // A general file holds both triangles: the solvers read one of them,
