@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -135,6 +136,11 @@ Mesh read_gmsh(const std::string& path) {
           if (c.size() < 3 || (!parametric && c.size() != 3))
             in.fail("node " + std::to_string(tags[k]) + ": expected x y z" + (parametric ? " and parameters" : "") +
                     ", found \"" + l + "\"");
+          // from_chars reads "nan" and "inf": refused here, where the line
+          // is known (an element check would call the element degenerate).
+          for (int d = 0; d < 3; ++d)
+            if (!std::isfinite(c[std::size_t(d)]))
+              in.fail("node " + std::to_string(tags[k]) + ": coordinate " + "xyz"[d] + " is not finite in \"" + l + "\"");
           xyz.insert(xyz.end(), c.begin(), c.begin() + 3);
         }
       }

@@ -142,6 +142,12 @@ TEST(FemGmsh, BadFilesNameTheLine) {
                  header + "$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n$EndNodes\n" +
                      "$Elements\n1 1 1 1\n3 1 4 1\n1 1 2 3 4\n$EndElements\n",
                  {"flat.msh", "element 0", "degenerate"});
+  expect_refused("nan_coordinate.msh",
+                 header + "$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 nan 0\n0 0 1\n$EndNodes\n",
+                 {"nan_coordinate.msh:13:", "node 3", "coordinate y is not finite"});
+  expect_refused("inf_coordinate.msh",
+                 header + "$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 -inf\n$EndNodes\n",
+                 {"inf_coordinate.msh:14:", "node 4", "coordinate z is not finite"});
   expect_refused("no_elements.msh", header + one_tet_nodes, {"no_elements.msh", "$Elements"});
   expect_refused("not_msh.msh", "hello\n", {"not_msh.msh:1:", "section"});
   // Counts are checked against what the file holds before anything is
