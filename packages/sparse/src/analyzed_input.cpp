@@ -132,4 +132,16 @@ std::optional<AnalyzedInput::Difference> AnalyzedInput::compare_zero_diagonals(
   return std::nullopt;
 }
 
+bool AnalyzedInput::needs_reanalysis(const CrsMatrix<double>& A, bool reanalyze, const char* caller,
+                                     const char* option) const {
+  const auto d = compare(A);
+  if (!d) return false;
+  if (!reanalyze)
+    throw analysis_mismatch(std::string(caller) + ": " + d->what +
+                                ": the matrix is not the analyzed one; call analyze() again, or set " +
+                                option,
+                            d->row);
+  return true;
+}
+
 }  // namespace tessera::sparse::detail

@@ -194,14 +194,8 @@ void Cholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   bool reanalyzed = false;
   if (!m_analyzed) {
     analyze(A);
-  } else if (auto d = m_input.compare(detail::moduli(A))) {
-    // Nothing has been touched yet: refused, the previous analysis and
-    // factor stay as they were.
-    if (!m_opt.reanalyze_on_change)
-      throw analysis_mismatch("factorize: " + d->what +
-                                  ": the matrix is not the analyzed one; call analyze() again, or set "
-                                  "Options::reanalyze_on_change",
-                              d->row);
+  } else if (m_input.needs_reanalysis(detail::moduli(A), m_opt.reanalyze_on_change, "factorize",
+                                      "Options::reanalyze_on_change")) {
     analyze(A);
     reanalyzed = true;
   }

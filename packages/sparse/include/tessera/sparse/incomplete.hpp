@@ -193,13 +193,8 @@ class IncompleteCholesky {
     m_reanalyzed = false;
     if (!m_analyzed) {
       analyze(A);
-    } else if (auto d = m_input.compare(A)) {
-      // Refused before anything is written: the previous factor stays valid.
-      if (!m_opt.reanalyze_on_change)
-        throw analysis_mismatch("IncompleteCholesky::factorize: " + d->what +
-                                    ": the matrix is not the analyzed one; call analyze() again, or set "
-                                    "IncompleteOptions::reanalyze_on_change",
-                                d->row);
+    } else if (m_input.needs_reanalysis(A, m_opt.reanalyze_on_change, "IncompleteCholesky::factorize",
+                                        "IncompleteOptions::reanalyze_on_change")) {
       analyze(A);
       m_reanalyzed = true;
     }

@@ -48,6 +48,15 @@ class AnalyzedInput {
   };
   std::optional<Difference> compare(const CrsMatrix<double>& A) const;
 
+  // factorize(A)'s check, shared by the solvers: false when the analysis is
+  // valid for A. Otherwise true when `reanalyze` (the solver's
+  // reanalyze_on_change: it analyzes A again), or analysis_mismatch
+  // "<caller>: <what differs>: the matrix is not the analyzed one; call
+  // analyze() again, or set <option>", thrown before anything is touched,
+  // so that the previous analysis and factor stay usable.
+  bool needs_reanalysis(const CrsMatrix<double>& A, bool reanalyze, const char* caller,
+                        const char* option) const;
+
  private:
   std::optional<Difference> compare_pattern(const CrsMatrix<double>& A) const;
   std::optional<Difference> compare_zero_diagonals(const CrsMatrix<double>& A) const;

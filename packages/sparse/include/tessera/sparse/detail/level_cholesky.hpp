@@ -145,12 +145,8 @@ void LevelCholesky<T, Space>::factorize(const CrsMatrix<T>& A) {
   bool reanalyzed = false;
   if (!m_analyzed) {
     analyze(A);
-  } else if (auto d = m_input.compare(A)) {
-    if (!m_opt.reanalyze_on_change)
-      throw analysis_mismatch("factorize: " + d->what +
-                                  ": the matrix is not the analyzed one; call analyze() again, or set "
-                                  "Options::reanalyze_on_change",
-                              d->row);
+  } else if (m_input.needs_reanalysis(A, m_opt.reanalyze_on_change, "factorize",
+                                      "Options::reanalyze_on_change")) {
     analyze(A);
     reanalyzed = true;
   }
