@@ -169,6 +169,11 @@ TYPED_TEST(GraphJobs, MixedSetMatchesSerialReferences) {
   tg::job_options o;
   o.pagerank_tolerance = 0;  // every job runs `iters` iterations, like the reference
   o.pagerank_max_iterations = iters;
+  // Every BFS set fused, whatever its size and depth, so that the fused
+  // sweep's schedules are checked below (when a set fuses by default:
+  // BfsJobsFuseWhereItPays).
+  o.fuse_bfs_from = 2;
+  o.fuse_bfs_max_levels = std::numeric_limits<int>::max();
   // Isolated (dangling) vertices, loops and repeated edges in the input.
   for (auto el : {random_edges(300, 700, 5), tg::kronecker(8, 6, 3)}) {
     const std::int64_t n = el.num_vertices;
@@ -365,6 +370,45 @@ TYPED_TEST(GraphJobs, FusedEqualsSingleJobAlgorithms) {
       for (std::int64_t v = 0; v < n; ++v) ASSERT_NEAR(got[v], want[v], 1e-9) << v;
     }
   }
+}
+
+// Which BFS jobs run fused: on host spaces the first alone, then the rest
+// fused when they are at least fuse_bfs_from (5) and the first search took
+// at most fuse_bfs_max_levels (64) levels; on a device any two or more.
+// Levels equal the single search's either way.
+TYPED_TEST(GraphJobs, BfsJobsFuseWhereItPays) {
+  using G = tg::compressed_sparse_row_graph<tg::undirectedS, TypeParam>;
+  using V = typename G::vertex_descriptor;
+  constexpr bool host = tessera::is_host_execution_space<TypeParam>::value;
+  const G kron(tg::kronecker(10, 8, 11), tg::build_options::simple());  // a few levels
+  const G grid(tg::grid_2d(40, 40), tg::build_options::simple());       // 79 levels from a corner
+  auto run = [](const G& g, int count, const tg::job_options& o) {
+    const std::int64_t n = tg::num_vertices(g);
+    std::vector<tg::graph_job> jobs;
+    for (int i = 0; i < count; ++i) jobs.push_back(tg::graph_job::bfs((i * 97) % n));
+    const auto r = tg::run_jobs(g, jobs, o);
+    tg::vertex_property_map<G, std::int32_t> lv(g);
+    for (int i = 0; i < count; ++i) {
+      tg::breadth_first_search(g, V(jobs[i].source), tg::bfs_levels_visitor<G>(lv));
+      const auto want = tg::detail::to_host_vector(lv.view());
+      const auto got = r.levels(std::size_t(i));
+      for (std::int64_t v = 0; v < n; ++v) EXPECT_EQ(got[v], want[v]) << "job " << i << ", vertex " << v;
+    }
+    return r.bfs_fused;
+  };
+  const tg::job_options by_default;
+  EXPECT_EQ(run(kron, 8, by_default), host ? 7 : 8);
+  EXPECT_EQ(run(kron, 6, by_default), host ? 5 : 6);
+  EXPECT_EQ(run(kron, 5, by_default), host ? 0 : 5);  // four after the first: fewer than five
+  EXPECT_EQ(run(kron, 1, by_default), 0);
+  // The first search from vertex 0, a corner: 79 levels, more than 64.
+  EXPECT_EQ(run(grid, 8, by_default), host ? 0 : 8);
+  tg::job_options deep = by_default;
+  deep.fuse_bfs_max_levels = 79;
+  EXPECT_EQ(run(grid, 8, deep), 7 + (host ? 0 : 1));
+  tg::job_options alone = by_default;
+  alone.fuse = false;
+  EXPECT_EQ(run(kron, 8, alone), 0);
 }
 
 // A bucket width far below the distances' rounding step (1e-300 at

@@ -339,12 +339,14 @@ int run_jobs_command(const G& g, const std::vector<double>& weights, json head, 
   if (json_output) {
     head["algorithm"] = "jobs";
     head["fused"] = !jobs_sequential;
+    head["bfs_fused"] = r.bfs_fused;  // BFS jobs the bit-parallel sweep ran (job_options::fuse_bfs_from)
     head["jobs"] = std::move(items);
     head["time_seconds"] = tessera::tools::number(seconds);
     tessera::tools::print_line(head);
   } else {
-    std::printf("algorithm: jobs (%zu, %s)\n%stime: %.6f s\n", job_set.size(), jobs_sequential ? "one after another" : "fused",
-                text.c_str(), seconds);
+    std::printf("algorithm: jobs (%zu, %s; %lld bfs fused)\n%stime: %.6f s\n", job_set.size(),
+                jobs_sequential ? "one after another" : "fused", (long long)r.bfs_fused, text.c_str(),
+                seconds);
   }
   return 0;
 }
