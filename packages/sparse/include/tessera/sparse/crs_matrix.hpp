@@ -23,6 +23,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -144,6 +145,9 @@ class CrsMatrix {
   // stored, or a non-finite value.
   void check_symmetric_pattern() const;
   void check_finite() const;
+  // The first stored entry (row, column; 0-based) whose value is not
+  // finite, or nothing.
+  std::optional<std::pair<size_type, size_type>> first_non_finite() const;
 
  private:
   void check_invariants() const;
@@ -288,12 +292,21 @@ void CrsMatrix<T>::check_symmetric_pattern() const {
 }
 
 template <class T>
-void CrsMatrix<T>::check_finite() const {
+std::optional<std::pair<typename CrsMatrix<T>::size_type, typename CrsMatrix<T>::size_type>>
+CrsMatrix<T>::first_non_finite() const {
   for (size_type i = 0; i < m_n; ++i)
     for (size_type k = m_row_map(i); k < m_row_map(i + 1); ++k)
       if (!std::isfinite(std::real(m_values(k))) || !std::isfinite(std::imag(m_values(k))))
-        throw sparse_error((m_origin.empty() ? std::string("matrix") : m_origin) + ": entry (" + std::to_string(i + 1) +
-                           ", " + std::to_string(m_col_idx(k) + 1) + ") is not finite (1-based)");
+        return std::pair<size_type, size_type>{i, m_col_idx(k)};
+  return std::nullopt;
+}
+
+template <class T>
+void CrsMatrix<T>::check_finite() const {
+  if (const auto at = first_non_finite())
+    throw sparse_error((m_origin.empty() ? std::string("matrix") : m_origin) + ": entry (" +
+                       std::to_string(at->first + 1) + ", " + std::to_string(at->second + 1) +
+                       ") is not finite (1-based)");
 }
 
 }  // namespace tessera::sparse

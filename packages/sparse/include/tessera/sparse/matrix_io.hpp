@@ -21,7 +21,6 @@
 #include <tessera/sparse/crs_matrix.hpp>
 #include <tessera/sparse/detail/scalar.hpp>
 
-#include <cmath>
 #include <complex>
 
 #include <string>
@@ -118,12 +117,10 @@ namespace detail {
 // never saw.
 template <class T>
 void refuse_overflowing_sums(const std::string& path, const CrsMatrix<T>& A) {
-  for (std::int64_t i = 0; i < A.num_rows(); ++i)
-    for (std::int64_t k = A.row_map()[i]; k < A.row_map()[i + 1]; ++k)
-      if (!std::isfinite(std::real(A.values()[k])) || !std::isfinite(std::imag(A.values()[k])))
-        throw graph::io_error(path, 0,
-                              "entry (" + std::to_string(i + 1) + ", " + std::to_string(A.col_idx()[k] + 1) +
-                                  "): the file's repeated entries for it add up to a value that is not finite");
+  if (const auto at = A.first_non_finite())
+    throw graph::io_error(path, 0,
+                          "entry (" + std::to_string(at->first + 1) + ", " + std::to_string(at->second + 1) +
+                              "): the file's repeated entries for it add up to a value that is not finite");
 }
 }  // namespace detail
 
