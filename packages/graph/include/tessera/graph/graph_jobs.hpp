@@ -318,15 +318,20 @@ job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const
   // Breadth-first search: alone, or fused (job_options::fuse_bfs_from).
   if (!bfs_jobs.empty()) {
     const std::size_t nb = bfs_jobs.size();
-    std::size_t alone = o.fuse ? 1 : nb;  // columns [0, alone) run one after another
-    if (o.fuse && !tessera::is_host_execution_space<Exec>::value && nb > 1) alone = 0;
+    std::size_t alone = 0;  // columns [0, alone) ran one after another
     vertex_property_map<G, std::int32_t> lv(g);
-    for (std::size_t c = 0; c < alone; ++c) {
+    const auto run_alone = [&](std::size_t c) {
       const bfs_result b = breadth_first_search(g, V(jobs[bfs_jobs[c]].source), bfs_levels_visitor<G>(lv));
       detail::put_column<Exec>(r.level_matrix, std::int64_t(c), lv.view());
-      // After the first search: fuse the rest, or run them alone too.
-      const bool few = nb - 1 < std::size_t(std::max(o.fuse_bfs_from, 2));
-      if (c == 0 && o.fuse && (few || b.levels > o.fuse_bfs_max_levels)) alone = nb;
+      return b;
+    };
+    if (!o.fuse || nb == 1 || tessera::is_host_execution_space<Exec>::value) {
+      // The first search alone; it says whether the rest are fused.
+      const bfs_result first = run_alone(alone++);
+      const bool fuse_rest = o.fuse && nb - 1 >= std::size_t(std::max(o.fuse_bfs_from, 2)) &&
+                             first.levels <= o.fuse_bfs_max_levels;
+      if (!fuse_rest)
+        while (alone < nb) run_alone(alone++);
     }
     if (alone < nb) {
       std::vector<std::int64_t> src;
