@@ -31,14 +31,15 @@ namespace detail {
 // triangle instead of six (the GPU's path; the host's is by marks).
 template <class Exec, class V, class E>
 struct row_degree_sums {
+  using execution_space = Exec;
   tessera::View<std::int64_t*, Exec> tv, te;
   V v = V(-1);  // the middle vertex being summed
   E uv = 0;     // and the edge index of {u, v}
   std::int64_t at_uv = 0;
   TESSERA_INLINE_FUNCTION void flush() {
     if (at_uv != 0) {
-      tessera::atomic_add(&tv(v), at_uv);
-      tessera::atomic_add(&te(uv), at_uv);
+      add_count<Exec>(&tv(v), at_uv);
+      add_count<Exec>(&te(uv), at_uv);
     }
     at_uv = 0;
   }
@@ -55,9 +56,10 @@ struct add_to_row_sums {
       sums->uv = t.e[0];
     }
     ++sums->at_uv;
-    tessera::atomic_inc(&sums->tv(t.v[2]));
-    tessera::atomic_inc(&sums->te(t.e[1]));
-    tessera::atomic_inc(&sums->te(t.e[2]));
+    using Exec = typename Sums::execution_space;
+    add_count<Exec>(&sums->tv(t.v[2]), 1);
+    add_count<Exec>(&sums->te(t.e[1]), 1);
+    add_count<Exec>(&sums->te(t.e[2]), 1);
   }
 };
 
@@ -70,7 +72,7 @@ struct direct_degrees_pass {
     Sums sums{tv, te};
     const std::int64_t found = for_each_triangle_in_row(og, u, add_to_row_sums<Sums>{&sums});
     sums.flush();
-    if (found != 0) tessera::atomic_add(&tv(u), found);
+    if (found != 0) add_count<Exec>(&tv(u), found);
     count += found;
   }
 };

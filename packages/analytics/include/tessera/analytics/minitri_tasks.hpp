@@ -255,7 +255,7 @@ struct kcount_block_task {
     const std::int64_t w = std::int64_t(Exec::impl_thread_pool_rank()) % rows;
     std::int64_t* row = &st->hist(w, 0);
     for (const auto& t : mine)
-      tessera::atomic_inc(&row[triangle_k(t, st->tv, st->te)]);  // uncontended: one row per worker
+      add_count<Exec>(&row[triangle_k(t, st->tv, st->te)], 1);  // uncontended: one row per worker
     if (st->free_triangles) {
       st->stored.fetch_sub(std::int64_t(mine.size()), std::memory_order_relaxed);
       st->meter->release(std::int64_t(mine.capacity() * sizeof(typename St::Tri)));

@@ -29,6 +29,7 @@
 // direct_lookup_for() takes the merge when the marks would outweigh the
 // orientation itself; direct_edge_counts_per_thread() shares the counts
 // when the counters would.
+#include <tessera/analytics/detail/kernels.hpp>
 #include <tessera/analytics/oriented_graph.hpp>
 #include <tessera/analytics/triangle.hpp>
 #include <tessera/core.hpp>
@@ -40,16 +41,6 @@
 #include <vector>
 
 namespace tessera::analytics::detail {
-
-// *p += x: plain where one thread runs the kernel (Serial), atomic elsewhere.
-template <class Exec>
-inline void add_count(std::int64_t* p, std::int64_t x) {
-  if constexpr (std::is_same_v<Exec, tessera::Serial>) {
-    *p += x;
-  } else {
-    tessera::atomic_add(p, x);
-  }
-}
 
 // The team scratch of both passes: marks (one 32-bit slot + 1 per vertex,
 // 0 = unmarked; an out-list is at most sqrt(2m) long) and two arrays of
