@@ -41,6 +41,8 @@
 // with PLUS_PAIR; stop when a count reaches zero.
 #include <tessera/analytics.hpp>
 
+#include "graph_spec.hpp"
+
 #include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
@@ -54,6 +56,7 @@ extern "C" {
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -202,8 +205,7 @@ template <class Space>
 void bench_graph(const tessera::bench::Report& report, bool json, const std::string& spec, int threads,
                  int repeats, const std::vector<std::int64_t>& blocks) {
   using G = tg::compressed_sparse_row_graph<tg::undirectedS, Space>;
-  const std::string path =
-      spec.rfind("kron:", 0) == 0 ? spec : std::string(TESSERA_DATA_DIR) + "/graphs/" + spec;
+  const std::string path = tessera::bench::minitri_graph_path(spec);
   const G g = ta::build_simple<G>(ta::load_edges(path));
   const std::int64_t csr = std::int64_t(sizeof(std::int64_t)) * (g.num_vertices() + 1) +
                            std::int64_t(sizeof(int) + sizeof(std::int64_t)) * g.num_stored_edges();
@@ -286,7 +288,7 @@ int main(int argc, char* argv[]) {
   auto& app = cli.app();
   // --threads 1,2 runs both counts in this process (the back-ends get the largest).
   cli.keep_thread_list();
-  app.add_option("--graphs", graphs, "graphs, comma-separated: files of examples/data/graphs or kron:SCALE:EDGEFACTOR")
+  app.add_option("--graphs", graphs, "graphs, comma-separated: files of examples/data/graphs, paths (with a /) or kron:SCALE:EDGEFACTOR")
       ->delimiter(',');
   app.add_option("--threads", threads, "thread counts, comma-separated (1: Serial, more: OpenMP)")
       ->delimiter(',')
@@ -304,13 +306,19 @@ int main(int argc, char* argv[]) {
   GB_CHECK(GrB_init(GrB_NONBLOCKING));
 #endif
   const tessera::bench::Report report("minitri", json);
-  for (const auto& spec : graphs)
-    for (const int t : threads) {
-      if (t == 1)
-        bench_graph<tessera::Serial>(report, json, spec, 1, repeats, blocks);
-      else
-        bench_graph<tessera::OpenMP>(report, json, spec, t, repeats, blocks);
-    }
+  // A graph that cannot be read (a missing file, a bad line) ends the run with
+  // the reader's message, which names the file and line.
+  try {
+    for (const auto& spec : graphs)
+      for (const int t : threads) {
+        if (t == 1)
+          bench_graph<tessera::Serial>(report, json, spec, 1, repeats, blocks);
+        else
+          bench_graph<tessera::OpenMP>(report, json, spec, t, repeats, blocks);
+      }
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
 #if TESSERA_BENCH_HAVE_GRAPHBLAS
   GrB_finalize();
 #endif

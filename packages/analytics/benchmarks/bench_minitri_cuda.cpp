@@ -16,6 +16,8 @@
 // Without a usable GPU it says why and exits 0.
 #include <tessera/analytics.hpp>
 
+#include "graph_spec.hpp"
+
 #include <tessera/bench/cli.hpp>
 #include <tessera/bench/cuda_device.hpp>
 #include <tessera/bench/interleaved.hpp>
@@ -23,6 +25,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -42,8 +45,7 @@ using Host = tessera::DefaultHostExecutionSpace;
 void bench_graph(const tessera::bench::Report& report, bool json, const std::string& spec, int repeats) {
   using HostGraph = tg::compressed_sparse_row_graph<tg::undirectedS, Host>;
   using DeviceGraph = tg::compressed_sparse_row_graph<tg::undirectedS, tessera::Cuda>;
-  const std::string path =
-      spec.rfind("kron:", 0) == 0 ? spec : std::string(TESSERA_DATA_DIR) + "/graphs/" + spec;
+  const std::string path = tessera::bench::minitri_graph_path(spec);
   const auto edges = ta::load_edges(path);
   const HostGraph hg = ta::build_simple<HostGraph>(edges);
   const DeviceGraph dg = ta::build_simple<DeviceGraph>(edges);
@@ -82,13 +84,18 @@ int main(int argc, char* argv[]) {
   tessera::bench::Cli cli("tessera_bench_minitri_cuda",
                           "miniTri's direct method on a GPU against the same method on the host's cores.", 5);
   cli.app()
-      .add_option("--graphs", graphs, "graphs, comma-separated: files of examples/data/graphs or kron:SCALE:EDGEFACTOR")
+      .add_option("--graphs", graphs, "graphs, comma-separated: files of examples/data/graphs, paths (with a /) or kron:SCALE:EDGEFACTOR")
       ->delimiter(',');
   if (auto status = cli.parse(argc, argv)) return *status;
   tessera::ScopeGuard guard(cli.settings());
   if (tessera::bench::say_no_cuda_device(kBenchName, cli.json)) return 0;
   const tessera::bench::Report report(kBenchName, cli.json);
   tessera::bench::note_cuda_device(report, cli.json, cli.repeats);
-  for (const auto& spec : graphs) bench_graph(report, cli.json, spec, cli.repeats);
+  // A graph that cannot be read ends the run with the reader's message (file and line).
+  try {
+    for (const auto& spec : graphs) bench_graph(report, cli.json, spec, cli.repeats);
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
   return 0;
 }
