@@ -1,14 +1,17 @@
 // View: extents (runtime and compile-time, rank 0 to 8, extents 0 and 1),
 // queries, const conversion, shared ownership, unmanaged memory,
-// view_alloc properties and the error paths of construction.
+// view_alloc properties, the error paths of construction, and where a host
+// View is first touched (small ones on the calling thread).
 #include "tessera_test_layouts.hpp"
 #include "tessera_test_spaces.hpp"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -369,4 +372,54 @@ TEST(ViewUnmanaged, AssigningManagedToUnmanagedTakesNoReference) {
   EXPECT_EQ(u.data(), m.data());
   u(3) = 4;
   EXPECT_EQ(m(3), 4);
+}
+
+// Which thread value-initialized each element, and with what it started.
+struct ConstructedBy {
+  std::thread::id thread = std::this_thread::get_id();
+  double value = 0.5;
+};
+
+template <class Space>
+class ViewHostInitTest : public SpaceTest<Space> {};
+TYPED_TEST_SUITE(ViewHostInitTest, tessera::test::HostExecutionSpaces, tessera::test::SpaceNames);
+
+// A host View of at most host_inline_init_bytes is initialized on the calling
+// thread (no parallel region for a handful of elements); a larger one is
+// first touched by the space's threads, every one of them taking a part.
+TYPED_TEST(ViewHostInitTest, SmallViewsOnTheCallingThreadLargeOnesOnThePool) {
+  constexpr std::size_t limit = tessera::detail::host_inline_init_bytes;
+  const std::size_t at_limit = limit / sizeof(ConstructedBy);
+  const auto me = std::this_thread::get_id();
+  for (const std::size_t n : {std::size_t(1), std::size_t(100), at_limit}) {
+    tessera::View<ConstructedBy*, TypeParam> v("small", n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(v(i).value, 0.5) << "element " << i << " of " << n;
+      ASSERT_EQ(v(i).thread, me) << "element " << i << " of " << n << " built on another thread";
+    }
+  }
+  const std::size_t large = 8 * at_limit + 3;
+  tessera::View<ConstructedBy*, TypeParam> v("large", large);
+  std::set<std::thread::id> threads;
+  for (std::size_t i = 0; i < large; ++i) {
+    ASSERT_EQ(v(i).value, 0.5) << "element " << i;
+    threads.insert(v(i).thread);
+  }
+  const int pool = TypeParam().concurrency();
+  if (tessera::detail::single_thread_v<TypeParam> || pool == 1)
+    EXPECT_EQ(threads.size(), 1u);
+  else
+    EXPECT_EQ(threads.size(), std::size_t(pool)) << "first touch by every thread of the space";
+}
+
+// Fills and value-initialized Views on both sides of that limit hold the value everywhere.
+TYPED_TEST(ViewHostInitTest, FillsAndZerosAcrossTheInlineLimit) {
+  const std::size_t at_limit = tessera::detail::host_inline_init_bytes / sizeof(double);
+  for (const std::size_t n : {at_limit - 1, at_limit, at_limit + 1, 3 * at_limit}) {
+    tessera::View<double*, TypeParam> v(tessera::view_alloc("v", tessera::WithoutInitializing), n);
+    tessera::deep_copy(v, 2.5);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(v(i), 2.5) << "element " << i << " of " << n;
+    tessera::View<double*, TypeParam> z("z", n);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(z(i), 0.0) << "element " << i << " of " << n;
+  }
 }

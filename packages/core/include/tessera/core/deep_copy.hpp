@@ -53,6 +53,15 @@ void elementwise_fill(const Exec& exec, const DV& dst, const typename DV::non_co
   const std::size_t n = dst.size();
   if (dst.span_is_contiguous()) {
     auto* p = dst.data();
+    if constexpr (is_host_execution_space<Exec>::value) {
+      // A small host fill on the calling thread (see host_inline_init_bytes).
+      if (dst.span() * sizeof(*p) <= host_inline_init_bytes) {
+        host_inline_kernel<Exec>([] { return std::string("tessera::deep_copy (fill)"); }, [&] {
+          for (std::size_t k = 0; k < dst.span(); ++k) p[k] = value;
+        });
+        return;
+      }
+    }
     parallel_for("tessera::deep_copy (fill)", RangePolicy<Exec>(exec, 0, dst.span()),
                  TESSERA_LAMBDA(std::size_t k) { p[k] = value; });
     return;

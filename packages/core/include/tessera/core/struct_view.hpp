@@ -34,9 +34,18 @@ namespace tessera {
 
 namespace detail {
 // Value-initializes elements [0, count) of v on exec (a free function: nvcc
-// rejects extended lambdas in private member functions).
+// rejects extended lambdas in private member functions); a small host View
+// on the calling thread, as allocate_record does (view.hpp).
 template <class Exec, class V>
 void struct_view_initialize(const std::string& label, const Exec& exec, const V& v, std::size_t count) {
+  if constexpr (is_host_execution_space<Exec>::value) {
+    if (count * sizeof(typename V::value_type) <= host_inline_init_bytes) {
+      host_inline_kernel<Exec>([&] { return label; }, [&] {
+        for (std::size_t k = 0; k < count; ++k) v.impl_element(k).set(typename V::value_type());
+      });
+      return;
+    }
+  }
   parallel_for(label, RangePolicy<Exec>(exec, 0, count),
                TESSERA_LAMBDA(std::size_t k) { v.impl_element(k).set(typename V::value_type()); });
   exec.fence();

@@ -175,10 +175,32 @@ void destroy_record(SharedAllocationRecord* rec) {
   delete rec;
 }
 
+// Below this many bytes a host View's elements are initialized on the
+// calling thread. A parallel region wakes the pool's threads: microseconds on
+// an idle machine, and milliseconds on a VM whose idle virtual CPUs halt
+// (miniTri's tasks method on Serial, oregon1, 1 thread: a one-row histogram
+// View spent 2.5 ms of a 8 ms run in OpenMP's region start, and the woken
+// thread then spun beside the run). Writing 64 KiB takes a few microseconds,
+// and first-touch placement matters only for pages other threads will use.
+inline constexpr std::size_t host_inline_init_bytes = std::size_t(64) << 10;
+
+// Runs body() on the calling thread in place of a parallel_for on host space
+// Exec; a profiling tool sees the kernel make_label() on Exec all the same.
+template <class Exec, class MakeLabel, class Body>
+void host_inline_kernel(const MakeLabel& make_label, const Body& body) {
+  if (profiling::active()) {
+    profiling::KernelScope scope(profiling::Kind::parallel_for, make_label(), Exec::name());
+    body();
+  } else {
+    body();
+  }
+}
+
 // Allocates `n` elements of T in MemSpace behind a label header. The
 // elements are value-initialized in parallel on `exec` (first touch: each
-// page is first written by the thread that will use it) unless `initialize`
-// is false; types with a non-trivial default constructor are constructed
+// page is first written by the thread that will use it; on the calling
+// thread alone for a small host allocation, above) unless `initialize` is
+// false; types with a non-trivial default constructor are constructed
 // (default-initialized) even then, since a View never holds unconstructed objects.
 template <class MemSpace, class Exec, class T>
 SharedAllocationRecord* allocate_record(const std::string& label, std::size_t n, bool initialize, const Exec& exec) {
@@ -213,14 +235,30 @@ SharedAllocationRecord* allocate_record(const std::string& label, std::size_t n,
   if (initialize || !std::is_trivially_default_constructible_v<T>) {
     T* data = static_cast<T*>(rec->data);
     try {
-      if (initialize) {
-        parallel_for("tessera::View::initialization [" + label + "]", RangePolicy<Exec>(exec, 0, n),
-                     TESSERA_LAMBDA(std::size_t i) { new (data + i) T(); });
-      } else {
-        parallel_for("tessera::View::construction [" + label + "]", RangePolicy<Exec>(exec, 0, n),
-                     TESSERA_LAMBDA(std::size_t i) { new (data + i) T; });
+      bool done = false;
+      if constexpr (is_host_execution_space<Exec>::value) {
+        if (rec->bytes <= host_inline_init_bytes) {
+          host_inline_kernel<Exec>(
+              [&] { return (initialize ? "tessera::View::initialization [" : "tessera::View::construction [") + label + "]"; },
+              [&] {
+                if (initialize)
+                  for (std::size_t i = 0; i < n; ++i) new (data + i) T();
+                else
+                  for (std::size_t i = 0; i < n; ++i) new (data + i) T;
+              });
+          done = true;
+        }
       }
-      exec.fence();
+      if (!done) {
+        if (initialize) {
+          parallel_for("tessera::View::initialization [" + label + "]", RangePolicy<Exec>(exec, 0, n),
+                       TESSERA_LAMBDA(std::size_t i) { new (data + i) T(); });
+        } else {
+          parallel_for("tessera::View::construction [" + label + "]", RangePolicy<Exec>(exec, 0, n),
+                       TESSERA_LAMBDA(std::size_t i) { new (data + i) T; });
+        }
+        exec.fence();
+      }
     } catch (...) {
       space_deallocate<MemSpace>(rec->label.c_str(), rec->base, rec->bytes + label_header_bytes, rec->bytes);
       delete rec;
