@@ -650,14 +650,24 @@ class CudaTaskQueue {
       std::this_thread::sleep_for(nap);
       if (nap < std::chrono::microseconds(100)) nap *= 2;
     }
+    // The kernel's time is for the wait profile only: a failure to read it
+    // leaves 0 there rather than skip the staging cleanup below.
     float kernel_ms = 0;
-    cuda_check(cudaEventElapsedTime(&kernel_ms, m_kernel_events[0], m_kernel_events[1]),
-               "tessera::wait (Cuda): timing the task driver");
-    cuda_check(cudaMemcpy(&m_state, m_dev, sizeof m_state, cudaMemcpyDeviceToHost), "tessera::wait (Cuda): state");
+    if (cudaEventElapsedTime(&kernel_ms, m_kernel_events[0], m_kernel_events[1]) != cudaSuccess) {
+      kernel_ms = 0;
+      (void)cudaGetLastError();
+    }
+    // Without the control block and the counters nothing below can be known:
+    // the scheduler is unusable then.
+    const auto read_back = [&](void* to, const void* from, std::size_t bytes, const char* what) {
+      const cudaError_t e = cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost);
+      if (e != cudaSuccess) m_broken = true;
+      cuda_check(e, what);
+    };
+    read_back(&m_state, m_dev, sizeof m_state, "tessera::wait (Cuda): state");
     std::vector<CudaWarpCounters> counters(static_cast<std::size_t>(m_nwarps));
-    cuda_check(cudaMemcpy(counters.data(), m_counters, counters.size() * sizeof(CudaWarpCounters),
-                          cudaMemcpyDeviceToHost),
-               "tessera::wait (Cuda): counters");
+    read_back(counters.data(), m_counters, counters.size() * sizeof(CudaWarpCounters),
+              "tessera::wait (Cuda): counters");
 
     // The host copies of what ran are no longer needed; the arena restarts
     // once none of its records is referenced.
@@ -695,7 +705,7 @@ class CudaTaskQueue {
       p.batches = batches;
       p.lanes_used = lanes;
       p.idle_steps = idle_steps;
-      p.warps = m_nwarps;
+      p.warps = m_state.nwarps;  // those launched (a scratch request may launch fewer than the arrays hold)
     }
     const std::uint64_t incomplete = spawned > completed ? spawned - completed : 0;
     if (m_state.error_state != 0) {
