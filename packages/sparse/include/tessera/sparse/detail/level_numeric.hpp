@@ -194,11 +194,22 @@ class LevelNumeric {
   void level_dense_work(const std::vector<std::int64_t>& fronts, const Teams& teams, const PerFront& per_front) {
     const int streams = m_ldlt ? 1 : int(std::min<std::size_t>(std::size_t(m_dense_streams), fronts.size()));
     m_dense.fork(streams);
-    teams();
-    order_dense_calls();
-    for (std::size_t k = 0; k < fronts.size(); ++k) {
-      if (streams > 1) m_dense.use_stream(int(k % std::size_t(streams)));
-      per_front(fronts[k]);
+    try {
+      teams();
+      order_dense_calls();
+      for (std::size_t k = 0; k < fronts.size(); ++k) {
+        if (streams > 1) m_dense.use_stream(int(k % std::size_t(streams)));
+        per_front(fronts[k]);
+      }
+    } catch (...) {
+      // A library call that failed leaves the others queued on their
+      // streams: later work (the next factorization, freeing the fronts)
+      // must still come after them, and on the first stream again.
+      try {
+        m_dense.join(streams);
+      } catch (...) {
+      }
+      throw;
     }
     m_dense.join(streams);
   }
