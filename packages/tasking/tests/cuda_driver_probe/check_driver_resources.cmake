@@ -14,7 +14,14 @@
 # such a function saves the callee-saved registers it uses on its stack, and
 # ptxas counts those saves as "spill stores" (128 bytes for the probe's Fib).
 # They depend on the user's functor, not on the driver.
-foreach(v NVCC ARCH SRC INCLUDES OUT MAX_REGISTERS)
+#  * the deepest stack of the library's own tasks must fit the per-thread
+#    stack the driver asks for (kCudaTaskStackBytes, read from
+#    cuda_driver.hpp): the driver's frame + the frame of a host_spawn_for
+#    tree node of the widest body Cuda accepts (it copies the body into every
+#    child) + when_all_tree's + cuda_allocate_record's (the calls a node
+#    makes; counted as if nested, an upper bound). An overflow would not be
+#    seen at compile time otherwise, and on the GPU it is an illegal address.
+foreach(v NVCC ARCH SRC INCLUDES OUT MAX_REGISTERS DRIVER_HEADER)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "check_driver_resources.cmake: -D${v}=... is missing")
   endif()
@@ -68,6 +75,17 @@ foreach(line IN LISTS _lines)
       if(_st GREATER 0 OR _ld GREATER 0)
         string(APPEND _fail "the task driver kernel spills (${_st} bytes stored, ${_ld} loaded; stack frame ${_stack} bytes)\n")
       endif()
+    elseif(_props_for MATCHES "SpawnForNode.*3run")
+      message(STATUS "spawn_for tree node (widest body) ${_props_for}: ${_stack}-byte stack frame")
+      if(NOT DEFINED _node_stack OR _stack GREATER _node_stack)
+        set(_node_stack "${_stack}")
+      endif()
+    elseif(_props_for MATCHES "cuda_allocate_record")
+      set(_allocate_stack "${_stack}")
+    elseif(_props_for MATCHES "when_all_tree")
+      if(NOT DEFINED _when_all_stack OR _stack GREATER _when_all_stack)
+        set(_when_all_stack "${_stack}")
+      endif()
     elseif(_props_for MATCHES "CudaTask.*3run")
       message(STATUS "task entry ${_props_for}: ${_stack}-byte stack frame, ${_st}/${_ld} bytes spill stores/loads (ABI saves; reported only)")
     endif()
@@ -89,6 +107,25 @@ endif()
 if(NOT DEFINED _regs OR NOT DEFINED _driver_stack)
   message(FATAL_ERROR "could not read the driver kernel's registers or stack frame from ptxas's report "
                       "(${OUT}/ptxas.txt): the report's format changed?")
+endif()
+file(STRINGS "${DRIVER_HEADER}" _limit_line REGEX "kCudaTaskStackBytes = [0-9]+")
+if(NOT _limit_line MATCHES "kCudaTaskStackBytes = ([0-9]+)")
+  message(FATAL_ERROR "no 'kCudaTaskStackBytes = N' in ${DRIVER_HEADER}: the check no longer finds the stack limit")
+endif()
+set(_stack_limit "${CMAKE_MATCH_1}")
+foreach(v _node_stack _allocate_stack _when_all_stack)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "ptxas reported no stack frame for ${v} (see ${OUT}/ptxas.txt): a function was renamed or "
+                        "inlined, and the stack-depth check no longer sees it")
+  endif()
+endforeach()
+math(EXPR _deepest "${_driver_stack} + ${_node_stack} + ${_when_all_stack} + ${_allocate_stack}")
+message(STATUS "deepest library task stack: driver ${_driver_stack} + spawn_for node ${_node_stack} + when_all_tree "
+               "${_when_all_stack} + cuda_allocate_record ${_allocate_stack} = ${_deepest} bytes (limit ${_stack_limit})")
+if(_deepest GREATER _stack_limit)
+  string(APPEND _fail "a host_spawn_for tree node of the widest body Cuda accepts may need ${_deepest} bytes of stack, "
+                      "more than the ${_stack_limit} the driver asks for (kCudaTaskStackBytes in ${DRIVER_HEADER}): "
+                      "lower kSpawnForCudaMaxBodyBytes (spawn_for.hpp) or raise the limit\n")
 endif()
 if(_fail)
   message(FATAL_ERROR "${_fail}(full report: ${OUT}/ptxas.txt)")

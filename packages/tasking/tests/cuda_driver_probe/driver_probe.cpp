@@ -2,7 +2,9 @@
 // check_driver_resources.cmake beside it), never linked: a translation unit
 // that instantiates the CUDA task driver kernel with one ordinary task type
 // (a non-template Fibonacci by spawn + when_all + respawn), so that ptxas
-// reports the kernel's registers, stack frame and spills.
+// reports the kernel's registers, stack frame and spills, and an index set
+// (host_spawn_for) of the widest body Cuda accepts, whose tree nodes have
+// the deepest stack a task of the library's own makes.
 #include <tessera/tasking.hpp>
 
 #if defined(__NVCC__)
@@ -45,6 +47,23 @@ long long fib(int n) {
   auto f = tessera::host_spawn(tessera::TaskSingle(sched), Fib(sched, n));
   tessera::wait(sched);
   return f.get();
+}
+
+// A spawn_for body of the largest size Cuda accepts: the nodes of its tree
+// copy it into each child they spawn.
+struct WideBody {
+  long long* out;
+  char pad[tessera::detail::tasking::kSpawnForCudaMaxBodyBytes - sizeof(long long*)];
+  TESSERA_FUNCTION void operator()(int i) const { out[i] += pad[i % sizeof(pad)]; }
+};
+static_assert(sizeof(WideBody) == tessera::detail::tasking::kSpawnForCudaMaxBodyBytes);
+
+void wide(long long* out, int n) {
+  Sched sched(Sched::memory_space(), std::size_t(16) << 20);
+  const WideBody body{out, {}};
+  tessera::host_spawn_for(tessera::TaskSingle(sched), n, body, 0);
+  tessera::host_spawn_for(tessera::TaskTeam(sched), n, body, 0);
+  tessera::wait(sched);
 }
 
 }  // namespace tessera_driver_probe
