@@ -648,7 +648,7 @@ class CudaTaskQueue {
         }
       }
       std::this_thread::sleep_for(nap);
-      if (nap < std::chrono::microseconds(100)) nap *= 2;
+      nap = std::min(nap * 2, std::chrono::microseconds(100));
     }
     // The kernel's time is for the wait profile only: a failure to read it
     // leaves 0 there rather than skip the staging cleanup below.
