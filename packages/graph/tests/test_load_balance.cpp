@@ -134,8 +134,24 @@ void check_reduce_edges(const G& g, const host_csr& h) {
   EXPECT_EQ(count, want_count);
 }
 
+// An advance functor that reads only the edges' ends and says so: it counts
+// each edge's target, edges whose source is not the entry (bad), and edges
+// handed with an index (indexed: advance should build and search for none).
+template <class G, class View>
+struct count_targets {
+  static constexpr bool reads_edge_index = false;
+  G g;
+  View hits, bad, indexed;
+  TESSERA_FUNCTION void operator()(typename G::vertex_descriptor u, const typename G::edge_descriptor& e) const {
+    if (tg::source(e, g) != u) tessera::atomic_inc(&bad(0));
+    tessera::atomic_inc(&hits(std::int64_t(tg::target(e, g))));
+    if (tg::get_edge_index(e, g) >= 0) tessera::atomic_inc(&indexed(0));
+  }
+};
+
 // advance under every schedule: every out-edge of every frontier entry, as
-// often as the entry is listed, with the entry as its source.
+// often as the entry is listed, with the entry as its source; a functor
+// that reads no edge index gets the same edges, each without one.
 template <class G>
 void check_advance(const G& g, const host_csr& h, const std::vector<std::int64_t>& frontier) {
   using Space = typename G::space_type;
@@ -167,6 +183,19 @@ void check_advance(const G& g, const host_csr& h, const std::vector<std::int64_t
     ASSERT_EQ(tg::detail::read_one(bad, 0), 0);
     const auto got = tg::detail::to_host_vector(hits);
     for (std::int64_t k = 0; k < keys; ++k) ASSERT_EQ(got[k], want[k]) << "key " << k;
+  }
+  std::vector<std::int64_t> want_targets(std::size_t(h.n), 0);
+  for (auto u : frontier)
+    for (std::int64_t j = h.row_map[u]; j < h.row_map[u + 1]; ++j) ++want_targets[std::size_t(h.entries[j])];
+  using Counts = tessera::View<std::int64_t*, Space>;
+  for (const auto& [name, opts] : schedules()) {
+    SCOPED_TRACE(name + ", no edge index read");
+    Counts hits("hits", std::size_t(h.n)), bad("bad", 1), indexed("indexed", 1);
+    tg::advance(g, fr, count_targets<G, Counts>{g, hits, bad, indexed}, opts);
+    EXPECT_EQ(tg::detail::read_one(bad, 0), 0) << "edges not from their frontier entry";
+    EXPECT_EQ(tg::detail::read_one(indexed, 0), 0) << "edges handed with an index the functor does not read";
+    const auto got = tg::detail::to_host_vector(hits);
+    for (std::int64_t v = 0; v < h.n; ++v) ASSERT_EQ(got[v], want_targets[v]) << "target " << v;
   }
 }
 

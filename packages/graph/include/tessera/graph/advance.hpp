@@ -8,7 +8,11 @@
 // f(u, e) runs once for every out-edge e of every entry u of the frontier
 // (e's source is u; an undirected edge is seen from the frontier's side; a
 // vertex listed twice is expanded twice), in no particular order and
-// concurrently: write results with atomics or to disjoint places.
+// concurrently: write results with atomics or to disjoint places. An f that
+// reads only the edge's ends may say so with `static constexpr bool
+// reads_edge_index = false;` (as a BFS visitor may): its edges then come with
+// index -1, and an undirected graph without stored edge ids builds none for
+// it and searches for none (a lower slot's index is a binary search).
 //
 // Schedules (traversal_options.hpp): host spaces keep the vertex loop (the
 // frontier's entries in dynamic chunks); device spaces, on graphs with
@@ -26,12 +30,13 @@
 namespace tessera::graph {
 
 namespace detail {
+// f(u, e) for the edge at it (without its index where f reads none: graph_traits.hpp).
 template <class F>
 struct advance_sink {
   F f;
   template <class V, class It>
   TESSERA_INLINE_FUNCTION void operator()(const V& u, const It& it) const {
-    f(u, *it);
+    f(u, visitor_edge<F>(it));
   }
 };
 
@@ -43,7 +48,8 @@ struct advance_vertex_loop {
   F f;
   TESSERA_INLINE_FUNCTION void operator()(std::int64_t i) const {
     const auto u = rows(i);
-    for (const auto& e : out_edges(u, g)) f(u, e);
+    const auto edges = out_edges(u, g);
+    for (auto it = edges.begin(); it != edges.end(); ++it) f(u, visitor_edge<F>(it));
   }
 };
 
@@ -83,8 +89,13 @@ void advance(const std::string& label, const G& graph, const FV& frontier, const
   using V = typename graph_traits<G>::vertex_descriptor;
   const std::int64_t count = std::int64_t(frontier.extent(0));
   if (count == 0) return;
-  const G g = detail::with_stored_edge_indices(graph);  // f reads edges' indices in O(1)
-  detail::advance_rows(label, g, detail::frontier_rows<V, FV>{frontier}, count, f, opts);
+  const auto rows = detail::frontier_rows<V, FV>{frontier};
+  if constexpr (detail::visitor_reads_edge_index_v<F>) {
+    const G g = detail::with_stored_edge_indices(graph);  // f reads edges' indices in O(1)
+    detail::advance_rows(label, g, rows, count, f, opts);
+  } else {
+    detail::advance_rows(label, graph, rows, count, f, opts);
+  }
 }
 template <class G, class FV, class F>
   requires(!std::is_convertible_v<G, std::string>)

@@ -68,6 +68,7 @@ TESSERA_INLINE_FUNCTION std::uint64_t msbfs_record(const WordView& next, const W
 // The listed schedules' visit of one frontier edge (advance_rows).
 template <class G, class WordView, class ListView, class CountView>
 struct msbfs_push_edge {
+  static constexpr bool reads_edge_index = false;  // the target alone (advance.hpp)
   G g;
   WordView front, seen, next;
   ListView reached;
