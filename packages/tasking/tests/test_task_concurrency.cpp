@@ -249,6 +249,35 @@ TYPED_TEST(TaskConcurrency, ManyShortWaitsReuseWorkers) {
   }
 }
 
+// Team leaves back to back on every worker: each leaf of a host_spawn_for
+// of team tasks is a rendezvous (its lead waits for members to join, then to
+// leave, on its doorbell), and one index per leaf keeps every worker leading
+// or joining. An index run other than once shows in the counts; a lost
+// wake-up, as a hang. Teams of 2, 3 and every thread.
+struct CountIndex {
+  std::atomic<int>* counts;
+  void operator()(long long i) const { counts[i].fetch_add(1, std::memory_order_relaxed); }
+};
+
+TYPED_TEST(TaskConcurrency, TeamLeavesBackToBackOnEveryWorker) {
+  using Sched = tessera::TaskScheduler<TypeParam>;
+  tessera::test::Watchdog dog("TeamLeavesBackToBackOnEveryWorker", 120);
+  Sched sched(typename Sched::memory_space(), std::size_t(32) << 20);
+  const int threads = TypeParam().concurrency();
+  constexpr long long n = 10000;
+  for (int team : {2, 3, threads}) {
+    std::vector<std::atomic<int>> counts(n);
+    auto policy = tessera::TaskTeam(sched);
+    policy.set_team_size(team);
+    auto f = tessera::host_spawn_for(policy, n, CountIndex{counts.data()}, 1ll);
+    tessera::wait(sched);
+    f.get();
+    long long wrong = 0;
+    for (const auto& c : counts) wrong += c.load() != 1;
+    EXPECT_EQ(wrong, 0) << "team " << team << ": indices not run exactly once";
+  }
+}
+
 // ---- issue 15: a team task spawned from the host as the wait ends ----------------
 //
 // The wait is over once no worker is busy and no host task is pending. If
@@ -471,7 +500,80 @@ TEST(TaskConcurrencyQueues, WaitingOnAHeldQueueGivesUpTheCore) {
     EXPECT_GE(switches, 3) << (pop ? "pop" : "push") << " spun on the held queue without giving up its core";
   }
 }
+// ---- the lead of a host team task sleeps while it waits for its members ----------
+//
+// LeadDoorbell (lead_doorbell.hpp) is the lead's wait for members to join
+// and to leave. A member that is not running must not cost the lead its
+// core: the lead spins a few microseconds, then sleeps until the member
+// rings. Here the member sleeps 300 ms before it changes the condition; the
+// lead must sleep (voluntary context switches) and burn well under the
+// 300 ms of CPU that a spin or a sched_yield loop would.
+namespace {
+double cpu_seconds_of_this_thread() {
+  rusage r{};
+  getrusage(RUSAGE_THREAD, &r);
+  return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + 1e-6 * double(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+}
+}  // namespace
+
+TEST(TaskConcurrencyLeadDoorbell, LeadSleepsWhileItsMemberIsNotRunning) {
+  tessera::test::Watchdog dog("LeadSleepsWhileItsMemberIsNotRunning", 20);
+  tessera::detail::tasking::LeadDoorbell bell;
+  std::atomic<int> out{1};
+  std::thread member([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    out.store(0, std::memory_order_release);
+    bell.ring();
+  });
+  const long switches_before = voluntary_switches_of_this_thread();
+  const double cpu_before = cpu_seconds_of_this_thread();
+  bell.wait_until([&] { return out.load(std::memory_order_acquire) == 0; });
+  const double cpu = cpu_seconds_of_this_thread() - cpu_before;
+  const long switches = voluntary_switches_of_this_thread() - switches_before;
+  member.join();
+  EXPECT_EQ(out.load(), 0);
+  EXPECT_GE(switches, 1) << "the lead never slept while its member was away";
+  EXPECT_LT(cpu, 0.1) << "the lead used " << cpu << " s of CPU waiting 300 ms for its member";
+}
 #endif
+
+// Many rounds of a lead and its members, as a team task's join and leave:
+// each member changes the condition and rings, some at once and some after a
+// pause long enough for the lead to have gone to sleep. Members ring the
+// lead's doorbell late too, after it has moved on to the next round (the
+// host driver's last ring after members_out falls to 0). A lost wake-up
+// hangs the lead, which the watchdog turns into a failure.
+TEST(TaskConcurrencyLeadDoorbell, NoWakeUpIsLostOverManyRounds) {
+  tessera::test::Watchdog dog("NoWakeUpIsLostOverManyRounds", 120);
+  tessera::detail::tasking::LeadDoorbell bell;
+  constexpr int kMembers = 3;
+  constexpr int kRounds = 1000;
+  std::atomic<int> round{-1}, left{0};
+  std::vector<std::thread> members;
+  for (int m = 0; m < kMembers; ++m)
+    members.emplace_back([&, m] {
+      for (int r = 0; r < kRounds; ++r) {
+        for (int now = round.load(std::memory_order_acquire); now < r; now = round.load(std::memory_order_acquire))
+          round.wait(now, std::memory_order_acquire);
+        const std::uint64_t h = mix(std::uint64_t(r) * kMembers + std::uint64_t(m));
+        if (h % 16 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200 + h % 300));
+        else if (h % 4 == 0) std::this_thread::yield();
+        left.fetch_sub(1, std::memory_order_release);
+        bell.ring();
+      }
+    });
+  long rounds_done = 0;
+  for (int r = 0; r < kRounds; ++r) {
+    left.store(kMembers, std::memory_order_relaxed);
+    round.store(r, std::memory_order_release);
+    round.notify_all();
+    bell.wait_until([&] { return left.load(std::memory_order_acquire) == 0; });
+    ++rounds_done;
+  }
+  for (auto& t : members) t.join();
+  EXPECT_EQ(rounds_done, kRounds);
+  EXPECT_EQ(left.load(), 0);
+}
 
 // ---- issue 15: records caught in a dependence cycle are reclaimed ------------------
 //

@@ -436,10 +436,12 @@ class TaskQueue final : public TaskQueueBase {
     ws.members_out.store(team - 1, std::memory_order_relaxed);
     const std::uint64_t gen = (m_forming.load(std::memory_order_relaxed) >> 48) + 1;
     m_forming.store(pack(gen & 0xffff, std::uint64_t(me), std::uint64_t(team), 1), std::memory_order_release);
-    for (unsigned spin = 0; joined_of(m_forming.load(std::memory_order_acquire)) < team; ++spin) backoff(spin);
+    ws.doorbell.wait_until([&] { return joined_of(m_forming.load(std::memory_order_acquire)) >= team; });
     m_forming_owner.store(-1, std::memory_order_release);
     run_team_member(t, *ws.team, 0);
-    for (unsigned spin = 0; ws.members_out.load(std::memory_order_acquire) != 0; ++spin) backoff(spin);
+    // The task is complete once every member has returned from it (there is
+    // no closing team barrier: the members need not wait for the lead).
+    ws.doorbell.wait_until([&] { return ws.members_out.load(std::memory_order_acquire) == 0; });
     if (ws.team->aborted()) ws.team->reset_barrier();
     return true;
   }
@@ -456,8 +458,14 @@ class TaskQueue final : public TaskQueueBase {
           busy = true;
         }
         WorkerState& lead = *m_workers[std::size_t(lead_of(w))];
+        lead.doorbell.ring();
         run_team_member(lead.team_task, *lead.team, joined_of(w));
+        // The lead may complete the task and lead another team as soon as it
+        // sees members_out fall to 0; this ring may then wake it early from
+        // its next wait, which checks again (the doorbell lives as long as
+        // the queue).
         lead.members_out.fetch_sub(1, std::memory_order_release);
+        lead.doorbell.ring();
         return true;
       }
     }
@@ -476,7 +484,6 @@ class TaskQueue final : public TaskQueueBase {
         trace::run(t, rank, team.team_size(), [&] { t->vt->run(t, &member); });
       else
         t->vt->run(t, &member);
-      team.barrier();  // the lead completes the task only after every member is done
     } catch (const HostTeamAborted&) {
       // Another member threw first; its exception is the one reported.
     } catch (...) {

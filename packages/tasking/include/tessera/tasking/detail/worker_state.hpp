@@ -5,6 +5,7 @@
 // test_points.hpp).
 #include <tessera/core.hpp>
 #include <tessera/core/detail/host_team.hpp>
+#include <tessera/tasking/detail/lead_doorbell.hpp>
 #include <tessera/tasking/detail/task_record.hpp>
 #include <tessera/tasking/detail/test_points.hpp>
 #include <tessera/tasking/detail/work_deque.hpp>
@@ -125,7 +126,10 @@ struct alignas(64) WorkerState {
   }
   std::unique_ptr<char[]> scratch_store;
   std::size_t scratch_bytes = 0;
+  // Members of the team this worker leads that have not yet returned from
+  // the task; each rings the doorbell as it joins and as it leaves.
   alignas(64) std::atomic<int> members_out{0};
+  LeadDoorbell doorbell;
 };
 
 }  // namespace detail::tasking
