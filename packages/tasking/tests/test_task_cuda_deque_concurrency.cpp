@@ -401,6 +401,82 @@ TEST(CudaDequeConcurrency, StressOverflowStackKeepsEveryRecordThroughReuse) {
   EXPECT_EQ(wrong, 0u) << "records lost or duplicated through the stack";
 }
 
+TEST(CudaDequeConcurrency, StressOverflowStackKeepsEveryRecordThroughChainPushes) {
+  // As the driver shares team tasks (cuda_drain_inbox): a thread links the
+  // records it holds into a chain through `next` (each link an atomic store,
+  // since a pop that saw a record in an earlier life may still read its
+  // `next`) and pushes the whole chain with one CAS (push_list), while the
+  // others pop records one at a time. A chain must enter the stack whole:
+  // at the end every record is held by one thread or in the stack, exactly
+  // once, and the stack holds no cycle.
+  tessera::test::Watchdog dog("StressOverflowStackKeepsEveryRecordThroughChainPushes", 120);
+  const int nthreads = 8;
+  const std::size_t per_thread = 4;
+  const std::size_t n = nthreads * per_thread;
+  const auto run_for = std::chrono::milliseconds(200);
+  std::vector<Record> records(n);
+  Overflow stack{0};
+  for (std::size_t i = 0; i < n; ++i) {
+    records[i].id = std::uint32_t(i);
+    if (i >= n / 2) stack.push(&records[i]);
+  }
+  std::vector<std::vector<Record*>> held(nthreads);
+  for (std::size_t i = 0; i < n / 2; ++i) held[i % nthreads].push_back(&records[i]);
+  std::atomic<int> started{0};
+  std::atomic<bool> stop{false};
+  std::atomic<std::size_t> chains{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < nthreads; ++k)
+    threads.emplace_back([&, k] {
+      started.fetch_add(1);
+      while (started.load() < nthreads) std::this_thread::yield();
+      std::vector<Record*>& mine = held[std::size_t(k)];
+      std::uint64_t seed = 7 + std::uint64_t(k);
+      std::size_t mine_chains = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        for (int r = 0; r < 256; ++r) {
+          if (!mine.empty() && next_random(seed) % 3 == 0) {
+            // A chain of 1 to all of the held records, newest first.
+            const std::size_t len = 1 + next_random(seed) % mine.size();
+            Record* first = nullptr;
+            Record* last = nullptr;
+            for (std::size_t c = 0; c < len; ++c) {
+              Record* rec = mine.back();
+              mine.pop_back();
+              tessera::detail::tasking::cuda_device_ref<Record*>(rec->next).store(first,
+                                                                                 ::cuda::std::memory_order_relaxed);
+              if (last == nullptr) last = rec;
+              first = rec;
+            }
+            stack.push_list(first, last);
+            ++mine_chains;
+          }
+          if (Record* got = stack.pop(4)) {
+            EXPECT_EQ(got, &records[got->id]) << "a popped record's fields are not what its pusher wrote";
+            mine.push_back(got);
+          }
+        }
+      }
+      chains.fetch_add(mine_chains);
+    });
+  std::this_thread::sleep_for(run_for);
+  stop.store(true);
+  for (auto& t : threads) t.join();
+  RecordProperty("chains", int(chains.load()));
+  EXPECT_GT(chains.load(), 0u);
+  std::vector<int> seen(n, 0);
+  for (const auto& mine : held)
+    for (Record* r : mine) ++seen[r->id];
+  std::size_t in_stack = 0;
+  while (Record* r = stack.pop(1)) {
+    ASSERT_LE(++in_stack, n) << "the stack holds a cycle";
+    ++seen[r->id];
+  }
+  std::size_t wrong = 0;
+  for (int s : seen) wrong += s != 1;
+  EXPECT_EQ(wrong, 0u) << "records lost or duplicated through chain pushes";
+}
+
 #else
 
 TEST(CudaDequeConcurrency, NeedsLibcudacxx) {
