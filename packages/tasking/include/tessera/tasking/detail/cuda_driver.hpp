@@ -369,6 +369,8 @@ class CudaTaskQueue {
                "tessera::TaskScheduler<Cuda>: a stream for host reads");
     cuda_check(cudaMallocHost(reinterpret_cast<void**>(&m_progress_host), sizeof(unsigned long long)),
                "tessera::TaskScheduler<Cuda>: pinned memory for the driver's progress");
+    cuda_check(cudaMallocHost(reinterpret_cast<void**>(&m_read_bounce), kReadBounceBytes),
+               "tessera::TaskScheduler<Cuda>: pinned memory for host reads of task records");
   }
 
   CudaTaskQueue(const CudaTaskQueue&) = delete;
@@ -379,6 +381,7 @@ class CudaTaskQueue {
     if (m_broken) return;  // a kernel may still run on this memory: leave it
     if (m_poll_stream) cudaStreamDestroy(m_poll_stream);
     if (m_progress_host) cudaFreeHost(m_progress_host);
+    if (m_read_bounce) cudaFreeHost(m_read_bounce);
     for (cudaEvent_t e : m_kernel_events)
       if (e) cudaEventDestroy(e);
     CudaSpace space;
@@ -483,8 +486,20 @@ class CudaTaskQueue {
   // non-blocking stream: a record the device holds is one an earlier wait
   // ran (the current wait's are read from the mirror, see read_record), so
   // the read need not, and does not, wait for a running driver (a cudaMemcpy
-  // on the legacy stream would, until the whole wait ended).
+  // on the legacy stream would, until the whole wait ended). Reads of up to
+  // kReadBounceBytes (a record's fields, most results) go through a pinned
+  // buffer: a copy into pinned memory is a plain DMA on the copy engine,
+  // where one into pageable memory is staged by the CUDA driver, which does
+  // not promise to run it beside a kernel that holds every SM.
   void read(void* dst, const void* src, std::size_t n) const {
+    if (n <= kReadBounceBytes) {
+      std::lock_guard<std::mutex> lock(m_read_mutex);
+      cuda_check(cudaMemcpyAsync(m_read_bounce, src, n, cudaMemcpyDeviceToHost, m_poll_stream),
+                 "tessera::Future<Cuda>: reading a task record");
+      cuda_check(cudaStreamSynchronize(m_poll_stream), "tessera::Future<Cuda>: reading a task record");
+      std::memcpy(dst, m_read_bounce, n);
+      return;
+    }
     cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, m_poll_stream),
                "tessera::Future<Cuda>: reading a task record");
     cuda_check(cudaStreamSynchronize(m_poll_stream), "tessera::Future<Cuda>: reading a task record");
@@ -781,6 +796,10 @@ class CudaTaskQueue {
   bool m_broken = false;
   cudaStream_t m_poll_stream = nullptr;
   unsigned long long* m_progress_host = nullptr;
+  // Pinned memory for read(), one reader at a time.
+  static constexpr std::size_t kReadBounceBytes = 256;
+  char* m_read_bounce = nullptr;
+  mutable std::mutex m_read_mutex;
   TaskStatistics m_stats;
   TaskWaitProfile m_last_profile;
   cudaEvent_t m_kernel_events[2] = {nullptr, nullptr};  // around the driver's launch (made at the first wait)
