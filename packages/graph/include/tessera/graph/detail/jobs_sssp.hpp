@@ -113,12 +113,28 @@ struct sssp_expand_edge {
   WeightView weights;
   WordView now_word, active;
   std::int64_t col0;
-  bool unit;
   template <class V, class E>
   TESSERA_INLINE_FUNCTION void operator()(const V& u, const E& e) const {
-    const double w = unit ? 1.0 : double(weights(get_edge_index(e, g)));
     relax_jobs_across(
-        dist, active, col0, now_word(u), [&](int k) { return load_relaxed(&dist(u, col0 + k)); }, w,
+        dist, active, col0, now_word(u), [&](int k) { return load_relaxed(&dist(u, col0 + k)); },
+        double(weights(get_edge_index(e, g))), target(e, g));
+  }
+};
+// The same with every weight 1 (run_jobs without a weight map): it reads no
+// edge index, so advance hands it edges without one (graph_traits.hpp) and an
+// undirected CSR's lower slots cost no binary search for an index no one
+// reads.
+template <class G, class DistMatrix, class WordView>
+struct sssp_expand_edge_unit {
+  static constexpr bool reads_edge_index = false;
+  G g;
+  DistMatrix dist;
+  WordView now_word, active;
+  std::int64_t col0;
+  template <class V, class E>
+  TESSERA_INLINE_FUNCTION void operator()(const V& u, const E& e) const {
+    relax_jobs_across(
+        dist, active, col0, now_word(u), [&](int k) { return load_relaxed(&dist(u, col0 + k)); }, 1.0,
         target(e, g));
   }
 };
@@ -257,10 +273,14 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
             listed_count);
         if (listed_count == 0) break;
         detail::fill<Exec>(lf, std::int64_t(0));
-        advance_rows("graph::jobs::sssp::expand", g, frontier_rows<V, decltype(li)>{li}, listed_count,
-                     sssp_expand_edge<G, DistMatrix, WeightView, decltype(nw)>{g, dist, weights, nw, active,
-                                                                               col0, unit},
-                     opts);
+        const frontier_rows<V, decltype(li)> rows{li};
+        if (unit)
+          advance_rows("graph::jobs::sssp::expand", g, rows, listed_count,
+                       sssp_expand_edge_unit<G, DistMatrix, decltype(nw)>{g, dist, nw, active, col0}, opts);
+        else
+          advance_rows("graph::jobs::sssp::expand", g, rows, listed_count,
+                       sssp_expand_edge<G, DistMatrix, WeightView, decltype(nw)>{g, dist, weights, nw, active, col0},
+                       opts);
         continue;
       }
       std::int64_t relaxed = 0;
