@@ -376,7 +376,8 @@ std::size_t race_through_one_stack(int nthreads, std::size_t per_thread, const S
           const std::size_t before = mine.size();
           mine_operations += step(stack, mine, seed);
           for (std::size_t i = before; i < mine.size(); ++i)
-            EXPECT_EQ(mine[i], &records[mine[i]->id]) << "a popped record's fields are not what its pusher wrote";
+            EXPECT_EQ(mine[i], &records[mine[i]->id])
+                << "a popped record's fields are not what its pusher wrote";
         }
       operations.fetch_add(mine_operations);
     });
@@ -442,8 +443,8 @@ TEST(CudaDequeConcurrency, StressOverflowStackKeepsEveryRecordThroughChainPushes
           for (std::size_t c = 0; c < len; ++c) {
             Record* rec = mine.back();
             mine.pop_back();
-            tessera::detail::tasking::cuda_device_ref<Record*>(rec->next).store(first,
-                                                                               ::cuda::std::memory_order_relaxed);
+            tessera::detail::tasking::cuda_device_ref<Record*>(rec->next).store(
+                first, ::cuda::std::memory_order_relaxed);
             if (last == nullptr) last = rec;
             first = rec;
           }

@@ -278,9 +278,10 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
           advance_rows("graph::jobs::sssp::expand", g, rows, listed_count,
                        sssp_expand_edge_unit<G, DistMatrix, decltype(nw)>{g, dist, nw, active, col0}, opts);
         else
-          advance_rows("graph::jobs::sssp::expand", g, rows, listed_count,
-                       sssp_expand_edge<G, DistMatrix, WeightView, decltype(nw)>{g, dist, weights, nw, active, col0},
-                       opts);
+          advance_rows(
+              "graph::jobs::sssp::expand", g, rows, listed_count,
+              sssp_expand_edge<G, DistMatrix, WeightView, decltype(nw)>{g, dist, weights, nw, active, col0},
+              opts);
         continue;
       }
       std::int64_t relaxed = 0;
