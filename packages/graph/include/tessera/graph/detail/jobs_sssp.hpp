@@ -106,8 +106,13 @@ TESSERA_INLINE_FUNCTION std::uint64_t relax_jobs_across(const DistMatrix& dist, 
 // (the kernel boundary orders the two); a distance lowered since then has
 // set u's bit again, so reading the lower value now is a head start on a
 // relaxation that will happen anyway.
-template <class G, class DistMatrix, class WeightView, class WordView>
+// Unit: every weight is 1 (run_jobs without a weight map). Such an
+// expansion reads no edge index, so advance hands it edges without one
+// (graph_traits.hpp) and an undirected CSR's lower slots cost no binary
+// search for an index no one reads.
+template <bool Unit, class G, class DistMatrix, class WeightView, class WordView>
 struct sssp_expand_edge {
+  static constexpr bool reads_edge_index = !Unit;
   G g;
   DistMatrix dist;
   WeightView weights;
@@ -115,26 +120,10 @@ struct sssp_expand_edge {
   std::int64_t col0;
   template <class V, class E>
   TESSERA_INLINE_FUNCTION void operator()(const V& u, const E& e) const {
+    double w = 1.0;
+    if constexpr (!Unit) w = double(weights(get_edge_index(e, g)));
     relax_jobs_across(
-        dist, active, col0, now_word(u), [&](int k) { return load_relaxed(&dist(u, col0 + k)); },
-        double(weights(get_edge_index(e, g))), target(e, g));
-  }
-};
-// The same with every weight 1 (run_jobs without a weight map): it reads no
-// edge index, so advance hands it edges without one (graph_traits.hpp) and an
-// undirected CSR's lower slots cost no binary search for an index no one
-// reads.
-template <class G, class DistMatrix, class WordView>
-struct sssp_expand_edge_unit {
-  static constexpr bool reads_edge_index = false;
-  G g;
-  DistMatrix dist;
-  WordView now_word, active;
-  std::int64_t col0;
-  template <class V, class E>
-  TESSERA_INLINE_FUNCTION void operator()(const V& u, const E& e) const {
-    relax_jobs_across(
-        dist, active, col0, now_word(u), [&](int k) { return load_relaxed(&dist(u, col0 + k)); }, 1.0,
+        dist, active, col0, now_word(u), [&](int k) { return load_relaxed(&dist(u, col0 + k)); }, w,
         target(e, g));
   }
 };
@@ -274,13 +263,16 @@ void sssp_lanes(const G& g, const DistMatrix& dist, std::int64_t col0, int count
         if (listed_count == 0) break;
         detail::fill<Exec>(lf, std::int64_t(0));
         const frontier_rows<V, decltype(li)> rows{li};
+        using NW = decltype(nw);
         if (unit)
-          advance_rows("graph::jobs::sssp::expand", g, rows, listed_count,
-                       sssp_expand_edge_unit<G, DistMatrix, decltype(nw)>{g, dist, nw, active, col0}, opts);
+          advance_rows(
+              "graph::jobs::sssp::expand", g, rows, listed_count,
+              sssp_expand_edge<true, G, DistMatrix, WeightView, NW>{g, dist, weights, nw, active, col0},
+              opts);
         else
           advance_rows(
               "graph::jobs::sssp::expand", g, rows, listed_count,
-              sssp_expand_edge<G, DistMatrix, WeightView, decltype(nw)>{g, dist, weights, nw, active, col0},
+              sssp_expand_edge<false, G, DistMatrix, WeightView, NW>{g, dist, weights, nw, active, col0},
               opts);
         continue;
       }

@@ -492,17 +492,13 @@ class CudaTaskQueue {
   // where one into pageable memory is staged by the CUDA driver, which does
   // not promise to run it beside a kernel that holds every SM.
   void read(void* dst, const void* src, std::size_t n) const {
-    if (n <= kReadBounceBytes) {
-      std::lock_guard<std::mutex> lock(m_read_mutex);
-      cuda_check(cudaMemcpyAsync(m_read_bounce, src, n, cudaMemcpyDeviceToHost, m_poll_stream),
-                 "tessera::Future<Cuda>: reading a task record");
-      cuda_check(cudaStreamSynchronize(m_poll_stream), "tessera::Future<Cuda>: reading a task record");
-      std::memcpy(dst, m_read_bounce, n);
-      return;
-    }
-    cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, m_poll_stream),
+    const bool bounce = n <= kReadBounceBytes;
+    std::unique_lock<std::mutex> lock(m_read_mutex, std::defer_lock);
+    if (bounce) lock.lock();
+    cuda_check(cudaMemcpyAsync(bounce ? m_read_bounce : dst, src, n, cudaMemcpyDeviceToHost, m_poll_stream),
                "tessera::Future<Cuda>: reading a task record");
     cuda_check(cudaStreamSynchronize(m_poll_stream), "tessera::Future<Cuda>: reading a task record");
+    if (bounce) std::memcpy(dst, m_read_bounce, n);
   }
   // A record's state as the host sees it between waits: staged records not
   // yet uploaded are read from the mirror.
