@@ -23,7 +23,16 @@
 #                                # summary last, every log in gpu-logs.tar.gz ($OUT/ when OUT is set)
 #
 # Environment of `pack`: BUILD_DIR, PACKAGES (default "core mempool tasking graph analytics sparse kokkos_compat"),
-# CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building).
+# CUDA_ARCHS (default 90: H100 and H200), JOBS (default 2), NVCC, BUILD=0 (pack without building),
+# TARGETS (build and pack only these programs: target names, or the groups below, which name
+# each issue's programs; the whole build takes about 70 minutes of 2 cores, a group much less,
+# so a session lent a GPU can run one group while it builds the next):
+#   core     core's and mempool's test programs, kokkos_compat's, tessera_bench_cuda
+#   tasking  tasking's test programs and tessera_bench_task_cuda (gpu-tasking)
+#   graph    graph's and analytics' test programs, the graph, graph-jobs and miniTri GPU
+#            benchmarks, the finite-element assembly's test and GPU benchmark (gpu-graph)
+#   sparse   sparse's test programs, bench_cholesky and tessera-solve (gpu-sparse)
+# e.g. TARGETS=tasking bash ci/gpu.sh pack; then TARGETS="tasking graph" packs both groups.
 # Environment of `run.sh`: BUDGET (seconds for the whole run, default 540: a lent GPU gives a
 # session about 15 minutes, its start included), TESTS_SECONDS (the cases' share, default 240),
 # JOBS (default: three in four CPUs, at most 12), BENCH (1), BENCH_ARGS,
@@ -60,8 +69,41 @@ if [ "${BUILD:-1}" != 0 ]; then
     -DCMAKE_CXX_FLAGS=-DTESSERA_TEST_WITHOUT_THREADS -DCMAKE_CUDA_FLAGS=-DTESSERA_TEST_WITHOUT_THREADS \
     "${flags[@]}" >/dev/null
 fi
+# TARGETS: the build-relative paths of the programs asked for (a group is a
+# pattern over the build's executables), built alone; the pack then takes only
+# those, so that no program left from an older build of this directory rides
+# along under this commit's name.
+group_pattern() {
+  case "$1" in
+    core) echo '^packages/(core/tests/core_test_|mempool/tests/mempool_test_|kokkos_compat/tests/kokkos_compat_test_|core/benchmarks/tessera_bench_cuda$)' ;;
+    tasking) echo '^packages/(tasking/tests/tasking_test_|tasking/benchmarks/tessera_bench_task_cuda$)' ;;
+    graph) echo '^packages/(graph/tests/graph_test_|analytics/tests/analytics_test_|graph/benchmarks/tessera_bench_graph(_jobs)?_cuda$|analytics/benchmarks/tessera_bench_minitri_cuda$|sparse/tests/sparse_test_fem_assembly$|sparse/benchmarks/bench_fem_assembly_cuda$)' ;;
+    sparse) echo '^packages/(sparse/tests/sparse_test_|sparse/benchmarks/bench_cholesky$|sparse/tools/tessera-solve/tessera-solve$)' ;;
+    *) echo "/$1\$" ;;
+  esac
+}
+wanted=
+if [ -n "${TARGETS:-}" ]; then
+  all=$(ninja -C "$B" -t targets all | grep -E ': (CUDA|CXX)_EXECUTABLE_LINKER' | cut -d: -f1 | grep -vF '[')
+  for t in $TARGETS; do
+    hits=$(grep -E "$(group_pattern "$t")" <<<"$all" || true)
+    [ -n "$hits" ] || { echo "TARGETS: '$t' names no program of $B (groups: core tasking graph sparse)" >&2; exit 2; }
+    wanted+="$hits"$'\n'
+  done
+  wanted=$(sort -u <<<"$wanted" | sed '/^$/d')
+  echo "TARGETS: $(wc -l <<<"$wanted") programs"
+fi
 # BUILD=0 packs what was built last (e.g. after rebuilding a few programs by hand).
-[ "${BUILD:-1}" = 0 ] || cmake --build "$B" --parallel "${JOBS:-2}"
+if [ "${BUILD:-1}" != 0 ]; then
+  if [ -n "$wanted" ]; then
+    # shellcheck disable=SC2046
+    cmake --build "$B" --parallel "${JOBS:-2}" --target $(xargs -n1 basename <<<"$wanted")
+  else
+    cmake --build "$B" --parallel "${JOBS:-2}"
+  fi
+fi
+# packed FILE: whether the pack takes this built program (all of them without TARGETS).
+packed() { [ -z "$wanted" ] || grep -qxF "${1#"$B"/}" <<<"$wanted"; }
 
 # In a git worktree .git is a file: ask git where the exclude file is.
 exclude=$(git rev-parse --git-path info/exclude 2>/dev/null || echo .git/info/exclude)
@@ -70,15 +112,15 @@ grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/tree"
-find "$B/packages" -path '*tests/*' -name '*_test_*' -type f -executable -exec cp {} "$stage/bin/" \;
-find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable -exec cp {} "$stage/" \;
+while read -r f; do if packed "$f"; then cp "$f" "$stage/bin/"; fi; done < <(find "$B/packages" -path '*tests/*' -name '*_test_*' -type f -executable)
+while read -r f; do if packed "$f"; then cp "$f" "$stage/"; fi; done < <(find "$B/packages" -path '*tools/*' -name 'tessera-*' -type f -executable)
 # The CUDA benchmarks: core's, the task driver's (about 1.5 MiB of the
 # archive), the graph algorithms' and sparse Cholesky's (bench_cholesky --gpu;
 # it brings CHOLMOD, MUMPS and Tacho's libraries along).
 for b in core/benchmarks/tessera_bench_cuda tasking/benchmarks/tessera_bench_task_cuda \
   graph/benchmarks/tessera_bench_graph_cuda graph/benchmarks/tessera_bench_graph_jobs_cuda sparse/benchmarks/bench_cholesky \
   sparse/benchmarks/bench_fem_assembly_cuda analytics/benchmarks/tessera_bench_minitri_cuda; do
-  [ -x "$B/packages/$b" ] && cp "$B/packages/$b" "$stage/"
+  if [ -x "$B/packages/$b" ] && packed "$B/packages/$b"; then cp "$B/packages/$b" "$stage/"; fi
 done
 strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true
 # The shared libraries the programs load, but the C runtime and the driver
@@ -89,7 +131,7 @@ strip "$stage"/bin/* "$stage"/tessera* 2>/dev/null || true
 # tessera_bench_graph_cuda's PageRank peer uses. cuSOLVER (140 MiB; it loads
 # cuBLAS, cuBLASLt, cuSPARSE and nvJitLink) stays behind too: the sparse
 # programs link it for Cholesky on Cuda, and run.sh finds it the same way.
-for f in "$stage"/bin/* "$stage"/tessera*; do ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u |
+for f in "$stage"/bin/* "$stage"/tessera*; do if [ -e "$f" ]; then { ldd "$f" 2>/dev/null || true; } | awk '/=> \//{print $3}'; fi; done | sort -u |
   grep -vE '/(ld-linux|libc|libm|libdl|libpthread|librt|libcuda|libnvidia|libcublas|libcublasLt|libcusparse|libcusolver|libnvJitLink)[.-]' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 # What the tests read from the source tree, recreated at the same absolute path there.
