@@ -414,8 +414,8 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk, i
     host_profile = sched.last_wait_profile();
     stage_s.push_back(std::chrono::duration<double>(t1 - t0).count());
     wait_s.push_back(seconds_since(t1));
-    host_ok = host_ok && all_once();
   };
+  host.check = [&] { host_ok = host_ok && all_once(); };
   bench::Contender spawner;
   spawner.name = "one spawner task";
   spawner.prepare = [&] { hits.clear(); };
@@ -423,8 +423,8 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk, i
     tessera::host_spawn(tessera::TaskSingle(sched), Spawner{sched, hits.ptr, n, chunk});
     tessera::wait(sched);
     spawner_profile = sched.last_wait_profile();
-    spawner_ok = spawner_ok && all_once();
   };
+  spawner.check = [&] { spawner_ok = spawner_ok && all_once(); };
   bench::Contender tree;
   tree.name = "tree of spawners (32-way)";
   tree.prepare = [&] { hits.clear(); };
@@ -432,8 +432,8 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk, i
     tessera::host_spawn(tessera::TaskSingle(sched), TreeNode{sched, hits.ptr, 0, n});
     tessera::wait(sched);
     tree_profile = sched.last_wait_profile();
-    tree_ok = tree_ok && all_once();
   };
+  tree.check = [&] { tree_ok = tree_ok && all_once(); };
   bench::Contender bulk;
   bulk.name = "host_spawn_for, single leaves";
   bulk.prepare = [&] { hits.clear(); };
@@ -441,15 +441,14 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk, i
     tessera::host_spawn_for(tessera::TaskSingle(sched), n, MarkIndex{hits.ptr}, bulk_grain);
     tessera::wait(sched);
     bulk_profile = sched.last_wait_profile();
-    bulk_ok = bulk_ok && all_once();
   };
+  bulk.check = [&] { bulk_ok = bulk_ok && all_once(); };
   bench::Contender bulk_team = bulk;
   bulk_team.name = "host_spawn_for, warp-team leaves";
   bulk_team.run = [&] {
     tessera::host_spawn_for(tessera::TaskTeam(sched), n, MarkIndex{hits.ptr}, bulk_grain);
     tessera::wait(sched);
     bulk_team_profile = sched.last_wait_profile();
-    bulk_ok = bulk_ok && all_once();
   };
   // The host scheduler's column: the host-spawned, tree and bulk fan-outs
   // (the same tasks, on host memory), each the reference of its GPU row.
@@ -467,15 +466,14 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk, i
     hh.run = [&] {
       for (int i = 0; i < n; ++i) tessera::host_spawn(tessera::TaskSingle(*hsched), MarkOn<HostSched>{host_hits.data(), i});
       tessera::wait(*hsched);
-      host_column_ok = host_column_ok && host_all_once();
     };
+    hh.check = [&] { host_column_ok = host_column_ok && host_all_once(); };
     hh.threads_ran = [] { return Host().concurrency(); };
     bench::Contender ht = hh;
     ht.name = who + "tree of spawners (32-way)";
     ht.run = [&] {
       tessera::host_spawn(tessera::TaskSingle(*hsched), TreeNodeOn<HostSched>{*hsched, host_hits.data(), 0, n});
       tessera::wait(*hsched);
-      host_column_ok = host_column_ok && host_all_once();
     };
     bench::Contender hb = hh;
     hb.name = who + "host_spawn_for";
@@ -483,7 +481,6 @@ void row_fanout(const Setup& S, const bench::Report& report, int n, int chunk, i
       tessera::host_spawn_for(tessera::TaskSingle(*hsched), n,
                               [h = host_hits.data()](int i) { h[i] += 1; }, bulk_grain);
       tessera::wait(*hsched);
-      host_column_ok = host_column_ok && host_all_once();
     };
     cs = {hh, ht, hb};
     host.reference = 0;

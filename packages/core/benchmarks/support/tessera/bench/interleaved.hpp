@@ -35,6 +35,10 @@ struct Contender {
   // run's host time would count launch and synchronization, not the work).
   // Unset (the default): the run is timed with the host clock around run().
   std::function<double()> measured_seconds{};
+  // Untimed work after each run (warm-up and timed), e.g. checking the
+  // answer it left (copying a result back from a GPU takes time the run's
+  // work did not).
+  std::function<void()> check = [] {};
 };
 
 struct Result {
@@ -58,6 +62,7 @@ inline std::vector<Result> run_interleaved(const std::vector<Contender>& contend
     for (const auto& c : contenders) {
       c.prepare();
       c.run();
+      c.check();
     }
   std::vector<Result> out(contenders.size());
   for (int r = 0; r < opt.repeats; ++r) {
@@ -68,6 +73,7 @@ inline std::vector<Result> run_interleaved(const std::vector<Contender>& contend
       contenders[i].run();
       const double host_seconds = std::chrono::duration<double>(clock::now() - t0).count();
       out[i].seconds.push_back(contenders[i].measured_seconds ? contenders[i].measured_seconds() : host_seconds);
+      contenders[i].check();
     }
   }
   for (std::size_t i = 0; i < contenders.size(); ++i) {
