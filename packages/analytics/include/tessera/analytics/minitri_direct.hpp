@@ -29,17 +29,21 @@ namespace detail {
 // so the counts of v and {u, v} are summed and added once per v, and u's
 // once per row; w, {u, w} and {v, w} take an atomic each: three per
 // triangle instead of six (the GPU's path; the host's is by marks).
+// Pointers, not Views: one is made per row, and a View copied on a host
+// space changes its allocation's shared reference count (two atomics on
+// one cache line per View, for every row, from every thread).
 template <class Exec, class V, class E>
 struct row_degree_sums {
   using execution_space = Exec;
-  tessera::View<std::int64_t*, Exec> tv, te;
+  std::int64_t* tv;
+  std::int64_t* te;
   V v = V(-1);  // the middle vertex being summed
   E uv = 0;     // and the edge index of {u, v}
   std::int64_t at_uv = 0;
   TESSERA_INLINE_FUNCTION void flush() {
     if (at_uv != 0) {
-      add_count<Exec>(&tv(v), at_uv);
-      add_count<Exec>(&te(uv), at_uv);
+      add_count<Exec>(&tv[v], at_uv);
+      add_count<Exec>(&te[uv], at_uv);
     }
     at_uv = 0;
   }
@@ -57,9 +61,9 @@ struct add_to_row_sums {
     }
     ++sums->at_uv;
     using Exec = typename Sums::execution_space;
-    add_count<Exec>(&sums->tv(t.v[2]), 1);
-    add_count<Exec>(&sums->te(t.e[1]), 1);
-    add_count<Exec>(&sums->te(t.e[2]), 1);
+    add_count<Exec>(&sums->tv[t.v[2]], 1);
+    add_count<Exec>(&sums->te[t.e[1]], 1);
+    add_count<Exec>(&sums->te[t.e[2]], 1);
   }
 };
 
@@ -69,7 +73,7 @@ struct direct_degrees_pass {
   OG og;
   tessera::View<std::int64_t*, Exec> tv, te;
   TESSERA_INLINE_FUNCTION void operator()(std::int64_t u, std::int64_t& count) const {
-    Sums sums{tv, te};
+    Sums sums{tv.data(), te.data()};
     const std::int64_t found = for_each_triangle_in_row(og, u, add_to_row_sums<Sums>{&sums});
     sums.flush();
     if (found != 0) add_count<Exec>(&tv(u), found);
