@@ -548,6 +548,21 @@ class CudaTaskQueue {
     // own TU, and the scheduler stays usable.
     Staging::Batch batch = m_staging->take(module);
     const std::vector<CudaTaskRecord*>& staged = batch.records;
+    // From here until the driver is launched, a failure (an upload, a
+    // device allocation, the launch) leaves the taken tasks where none will
+    // run and their futures never complete, and the arena's count of live
+    // records without them: the scheduler is unusable then, and the batch's
+    // host copies are destroyed.
+    struct AbandonUnlessLaunched {
+      CudaTaskQueue& q;
+      Staging::Batch& batch;
+      bool launched = false;
+      ~AbandonUnlessLaunched() {
+        if (launched) return;
+        q.m_broken = true;
+        Staging::abandon(batch);
+      }
+    } until_launched{*this, batch};
     // Uploads: the staged records, their list, the merged deltas.
     if (batch.upload_end > batch.upload_begin)
       cuda_check(cudaMemcpy(m_arena + batch.upload_begin, m_mirror + batch.upload_begin,
@@ -619,14 +634,10 @@ class CudaTaskQueue {
                                              dim3(unsigned(m_launch_blocks)), dim3(kCudaDriverBlock), args,
                                              std::size_t(m_state.team_scratch_bytes) * kCudaWarpsPerBlock, nullptr);
     if (launched == cudaSuccess) launched = cudaEventRecord(m_kernel_events[1], nullptr);
-    if (launched != cudaSuccess) {
-      // The staged tasks were taken from the host and will never run:
-      // their futures could never complete.
-      m_broken = true;
-      Staging::abandon(batch);
-      cuda_check(launched, "tessera::wait (Cuda): launching the task driver (the host-spawned tasks of this wait "
-                           "will not run; this scheduler is unusable)");
-    }
+    // On failure until_launched abandons the batch (its futures could never complete).
+    cuda_check(launched, "tessera::wait (Cuda): launching the task driver (the host-spawned tasks of this wait "
+                         "will not run; this scheduler is unusable)");
+    until_launched.launched = true;
     // The host gives up only when no task has completed for twice the
     // device watchdog's time plus 10 s (the device's own watchdog ends a
     // stalled DAG sooner; this catches a task that never returns, which
@@ -647,7 +658,13 @@ class CudaTaskQueue {
       }
       const auto now = std::chrono::steady_clock::now();
       if (std::chrono::duration<double>(now - last_progress).count() > limit) {
-        const unsigned long long p = read_progress();
+        unsigned long long p = 0;
+        try {
+          p = read_progress();
+        } catch (...) {
+          m_broken = true;  // the kernel may still run on this memory: nothing may free it
+          throw;
+        }
         if (p != progress_seen) {
           progress_seen = p;
           last_progress = now;
