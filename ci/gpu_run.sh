@@ -124,8 +124,8 @@ bench() {
   # The task driver's benchmark has its own time limit (TASK_BENCH_SECONDS),
   # so that a stalled DAG cannot eat the run. On the H200 (2026-11-30) the
   # rows up to the empty Cholesky DAG took 100 s with 7 repeats, 60 of them
-  # the one-spawner fan-out; the real-body Cholesky and the host columns come
-  # after.
+  # the one-spawner fan-out; the program now runs the fan-out last, so a run
+  # cut at the limit still has fib and both Cholesky DAGs.
   if [ "${TASK_BENCH:-1}" != 0 ] && [ -x ./tessera_bench_task_cuda ]; then
     # shellcheck disable=SC2086
     run_bench bench_task_cuda.txt task_cuda.jsonl "${TASK_BENCH_SECONDS:-200}" ./tessera_bench_task_cuda ${TASK_BENCH_ARGS:-}
