@@ -63,11 +63,15 @@ class HostSpace {
   void* impl_allocate(const char* label, std::size_t total_bytes, std::size_t logical_bytes) const;
   void impl_deallocate(const char* label, void* ptr, std::size_t total_bytes, std::size_t logical_bytes) const;
 
-  // In allocations of at least this size, the whole 2 MiB pieces are, on
-  // Linux, advised as transparent huge pages (madvise MADV_HUGEPAGE; the
-  // block keeps malloc's placement, so a partial piece at each end stays in
-  // 4 KiB pages: host_space.cpp says why), unless initialize() was told
-  // otherwise (--tessera-disable-huge-pages, TESSERA_HUGE_PAGES=0). Why:
+  // Allocations of at least this size are, on Linux, mappings of their own
+  // that start on a 2 MiB boundary, with their whole 2 MiB pieces advised as
+  // transparent huge pages (madvise MADV_HUGEPAGE; a partial last piece
+  // stays in 4 KiB pages), kept when freed for the next request of the same
+  // size (at most 1 GiB, or 1/16 of the memory, of them: host_space.cpp
+  // says why), unless initialize() was told otherwise
+  // (--tessera-disable-huge-pages, TESSERA_HUGE_PAGES=0: malloc's blocks,
+  // not advised). Under AddressSanitizer they are malloc's blocks, their
+  // whole pieces advised. Why huge pages:
   // arrays read at random (a graph's PageRank contributions, a BFS bitmap,
   // a hash table) miss the TLB on most reads with 4 KiB pages once they
   // outgrow what its entries cover (a few MiB), and first touch takes one
