@@ -193,7 +193,7 @@ void* HostSpace::impl_allocate(const char* label, std::size_t bytes, std::size_t
   return ptr;
 }
 
-void HostSpace::impl_deallocate(const char* label, void* ptr, std::size_t total_bytes,
+void HostSpace::impl_deallocate(const char* label, void* ptr, [[maybe_unused]] std::size_t total_bytes,
                                 std::size_t logical_bytes) const {
   if (!ptr) return;
   if (profiling::active()) profiling::detail::on_deallocate(name(), label, ptr, logical_bytes);
