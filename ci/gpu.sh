@@ -37,9 +37,10 @@
 # session about 15 minutes, its start included), TESTS_SECONDS (the cases' share, default 240),
 # JOBS (default: three in four CPUs, at most 12), BENCH (1), BENCH_ARGS,
 # CUDA_BENCH=0 / TASK_BENCH=0 / GRAPH_BENCH=0 / SOLVE=0 (leave out one benchmark, or tessera-solve
-# factoring lap3d:100 on Cuda (the defaults, the solves' teams at 128 rows, the factorization's at 512,
+# factoring lap3d:100 on Cuda (the defaults, the solves' teams at 128 rows, the factorization's at 128 (the default before 2026-12-04),
 # 4 library streams) and stokes:30 by LDL^T), SPARSE_BENCH=1 (add bench_cholesky --gpu: minutes),
-# TASK_BENCH_ARGS, GRAPH_BENCH_ARGS, SPARSE_BENCH_ARGS (e.g. --quick).
+# TASK_BENCH_ARGS, GRAPH_BENCH_ARGS, SPARSE_BENCH_ARGS (e.g. --quick), SOLVE_ARGS (tessera-solve argument sets
+# separated by "|", instead of the five above).
 # The sparse benchmark alone: SPARSE_BENCH=1 CUDA_BENCH=0 TASK_BENCH=0 GRAPH_BENCH=0 SOLVE=0 BENCH=first bash .gpu/run.sh '^$'
 
 # The graph benchmark alone, before any test: CUDA_BENCH=0 BENCH=first bash .gpu/run.sh '^$' 

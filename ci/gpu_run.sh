@@ -168,17 +168,20 @@ bench() {
   # teams at the factorization's 128 rows (what solving mid-sized fronts by
   # teams saves: compare solve_seconds; every front through the library was
   # measured on 2026-11-30: 6.65 s factorize, 7.49 s solve), the factorization's
-  # teams up to 512 rows (fronts of 129 to 512 rows are 7,439 of lap3d:100's
-  # fronts, about 22,000 library calls, for 0.2% of its flops: compare
-  # factorize_seconds), the library fronts over 4 streams (Options::
-  # dense_streams: compare factorize_seconds and solve_seconds), and LDL^T's
-  # inertia.
+  # teams up to 128 rows, the default until 2026-12-04 (512 since: the fronts
+  # of 129 to 512 rows are 7,439 of lap3d:100's fronts, about 22,000 library
+  # calls, for 0.2% of its flops; 0.730 s against 0.479 s on an H200), the
+  # library fronts over 4 streams (Options::dense_streams: compare
+  # factorize_seconds and solve_seconds), and LDL^T's inertia.
   if [ "${SOLVE:-1}" != 0 ] && [ -x ./tessera-solve ]; then
     # --repeat 3: the median factorization leaves out first-use costs (the
     # library streams' handles and workspaces are made by the first one).
-    for args in "lap3d:100 --space cuda --repeat 3 --json" "lap3d:100 --space cuda --solve-small-front-rows 128 --repeat 3 --json" \
-      "lap3d:100 --space cuda --small-front-rows 512 --repeat 3 --json" \
-      "lap3d:100 --space cuda --dense-streams 4 --repeat 3 --json" "stokes:30:1e-12 --space cuda --factor ldlt --json"; do
+    # SOLVE_ARGS: other argument sets, separated by '|', instead of these.
+    local solves=("lap3d:100 --space cuda --repeat 3 --json" "lap3d:100 --space cuda --solve-small-front-rows 128 --repeat 3 --json"
+      "lap3d:100 --space cuda --small-front-rows 128 --repeat 3 --json"
+      "lap3d:100 --space cuda --dense-streams 4 --repeat 3 --json" "stokes:30:1e-12 --space cuda --factor ldlt --json")
+    [ -n "${SOLVE_ARGS:-}" ] && IFS='|' read -r -a solves <<<"$SOLVE_ARGS"
+    for args in "${solves[@]}"; do
       local secs
       secs=$(cap 120)
       if [ "$secs" = 0 ]; then

@@ -12,18 +12,19 @@
 //        threshold), ranks summing to 1. A third row times the library with
 //        its sums read on the host after every iteration (PullSums::host),
 //        a fourth its setup alone (a call with 0 iterations: work arrays,
-//        first contributions, hub chunks), divided by the same iteration
-//        count: the setup's share of the library's per-iteration figure,
-//        which the peer's does not carry (its descriptor, buffer and int32
-//        offsets are made once, untimed). Two more rows attribute the rest,
-//        each run as many times as the library's iterations: the pull pass
-//        alone (pull_iteration: the hubs' chunk pass, then the pull kernel
-//        with its two sums reduced into device scalars) and the hubs' chunk
-//        pass alone. What is left of the library's per-iteration time is the
-//        one-thread step kernel and the loop (the state read every 8). And
-//        the library with PullSchedule::merge_path (equal shares of rows and
-//        edges per thread: detail/pagerank_merge_path.hpp), checked against
-//        the default's ranks: the candidate for the GPU's default pull.
+//        first contributions, the merge path's offsets), divided by the same
+//        iteration count: the setup's share of the library's per-iteration
+//        figure, which the peer's does not carry (its descriptor, buffer and
+//        int32 offsets are made once, untimed). One more row attributes the
+//        rest, run as many times as the library's iterations: the pull pass
+//        alone (pull_iteration: the merge-path walk and its carries, then the
+//        finishing kernel with its two sums reduced into device scalars).
+//        What is left of the library's per-iteration time is the one-thread
+//        step kernel and the loop (the state read every 8). And the library
+//        with PullSchedule::vector_lanes (a team member per vertex, its lanes
+//        splitting the in-edges, hubs in chunks: the GPU's default until the
+//        merge path measured 3.2x faster on Kronecker 21 on an H200,
+//        2026-12-04), checked against the default's ranks.
 //   bfs  breadth_first_search with bfs_levels_visitor vs a CUB-based
 //        direction-optimizing BFS (cuda_peers/bfs_cub.cuh), from the vertex
 //        of largest degree. Checked: depths equal everywhere, and valid on
@@ -252,26 +253,26 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   tg::vertex_property_map<G, double> ranks(in.g, "bench::ranks"), ranks_host_sums(in.g, "bench::ranks_host_sums"),
       ranks_setup(in.g, "bench::ranks_setup");
   CusparsePagerank peer(in.csr, S.stream);
-  int it_tessera = 0, it_peer = 0, it_host_sums = 0, it_setup = -1, it_merge = 0;
-  tg::vertex_property_map<G, double> ranks_merge(in.g, "bench::ranks_merge");
+  int it_tessera = 0, it_peer = 0, it_host_sums = 0, it_setup = -1, it_lanes = 0;
+  tg::vertex_property_map<G, double> ranks_lanes(in.g, "bench::ranks_lanes");
   using tg::detail::PullSchedule;
   using tg::detail::PullSums;
   using SS = G::space_type;
   constexpr PullSchedule Schedule = tg::detail::pull_schedule_for<G>;
-  // The attribution rows' inputs, made once: any ranks and contributions do
-  // (the pass's work does not depend on their values), and the hub chunks.
+  // The attribution row's inputs, made once: any ranks and contributions do
+  // (the pass's work does not depend on their values), and the schedule's
+  // work arrays.
   struct Attribution {
     tessera::View<double*, SS> r, contrib, contrib_next;
     tessera::View<double, SS> diff{"bench::pr_diff"}, dangling{"bench::pr_dangling"};
     tg::detail::pull_base_value base{0.15};
-    tg::detail::pull_hubs<SS> hubs;
+    decltype(tg::detail::make_pull_work<Schedule, Cuda, SS>(std::declval<const G&>(), 0)) work;
   } attribution;
   attribution.r = tessera::View<double*, SS>("bench::pr_r", in.csr.n);
   attribution.contrib = tessera::View<double*, SS>("bench::pr_contrib", in.csr.n);
   attribution.contrib_next = tessera::View<double*, SS>("bench::pr_contrib_next", in.csr.n);
   tessera::deep_copy(attribution.contrib, 1.0 / double(in.csr.n));
-  if constexpr (Schedule == PullSchedule::vector_lanes)
-    attribution.hubs = tg::detail::make_pull_hubs<Cuda, SS>(in.g, in.csr.n);
+  attribution.work = tg::detail::make_pull_work<Schedule, Cuda, SS>(in.g, in.csr.n);
   tessera::fence("bench_graph_cuda::pagerank attribution inputs");
   // The third row is the library's pull with its sums read on the host after
   // every iteration (what pagerank did before its sums stayed on the device):
@@ -286,10 +287,10 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
                       in.g, ranks_host_sums, damping, S.pr_tolerance, S.pr_max_iterations);
                 },
                 0),
-      contender(S, "tessera pagerank, merge-path pull",
+      contender(S, "tessera pagerank, vector-lane pull",
                 [&] {
-                  it_merge = tg::detail::pagerank_with<PullSchedule::merge_path, PullSums::device>(
-                      in.g, ranks_merge, damping, S.pr_tolerance, S.pr_max_iterations);
+                  it_lanes = tg::detail::pagerank_with<PullSchedule::vector_lanes, PullSums::device>(
+                      in.g, ranks_lanes, damping, S.pr_tolerance, S.pr_max_iterations);
                 },
                 0),
       contender(S, "tessera, its setup alone (0 iterations)",
@@ -301,12 +302,8 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
                                                                attribution.contrib_next, attribution.base, damping,
                                                                in.csr.n, tessera::Sum<double, SS>(attribution.diff),
                                                                tessera::Sum<double, SS>(attribution.dangling),
-                                                               attribution.hubs);
-                }),
-      contender(S, "tessera, its hub chunk passes alone", [&] {
-        for (int k = 0; k < it_tessera; ++k)
-          tg::detail::pull_hub_chunks<Cuda>(in.g, attribution.contrib, attribution.base, attribution.hubs);
-      })};
+                                                               attribution.work);
+                })};
   const double round = check_round(cs);
   verify(S, it_setup == 0, name + ": a call with 0 iterations runs none (" + std::to_string(it_setup) + ")");
   const auto a = to_host(ranks.view().data(), std::size_t(in.csr.n));
@@ -318,13 +315,13 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
          name + ": sums on the device and on the host give the same " + std::to_string(it_tessera) +
              " iterations (host " + std::to_string(it_host_sums) + ") and ranks (L1 " + std::to_string(l1_sums) + ")");
   {
-    const auto m = to_host(ranks_merge.view().data(), std::size_t(in.csr.n));
-    double l1_merge = 0;
-    for (std::size_t v = 0; v < a.size(); ++v) l1_merge += std::fabs(a[v] - m[v]);
-    const double merge_limit = it_merge == it_tessera ? 1e-9 : 2 * S.pr_tolerance;
-    verify(S, std::abs(it_merge - it_tessera) <= 1 && l1_merge <= merge_limit,
-           name + ": the merge-path pull gives " + std::to_string(it_merge) + " iterations (default " +
-               std::to_string(it_tessera) + ") and ranks within " + std::to_string(l1_merge) + " in L1");
+    const auto m = to_host(ranks_lanes.view().data(), std::size_t(in.csr.n));
+    double l1_lanes = 0;
+    for (std::size_t v = 0; v < a.size(); ++v) l1_lanes += std::fabs(a[v] - m[v]);
+    const double lanes_limit = it_lanes == it_tessera ? 1e-9 : 2 * S.pr_tolerance;
+    verify(S, std::abs(it_lanes - it_tessera) <= 1 && l1_lanes <= lanes_limit,
+           name + ": the vector-lane pull gives " + std::to_string(it_lanes) + " iterations (default " +
+               std::to_string(it_tessera) + ") and ranks within " + std::to_string(l1_lanes) + " in L1");
   }
   const bool same_count = it_tessera == it_peer;
   const double limit = same_count ? 1e-9 : 2 * S.pr_tolerance;
@@ -337,7 +334,7 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   const auto rs = timed(S, cs, round);
   report.add(name + " (per iteration)", ms_per(it_tessera), cs, rs);
   note(S, report, name, {{"iterations", it_tessera}, {"l1_difference", tessera::tools::rounded(l1, 3)},
-                         {"hub_chunks", attribution.hubs.chunks}});
+                         {"merge_path_items", attribution.work.items}});
 }
 
 // ---- BFS ----------------------------------------------------------------------------

@@ -357,8 +357,9 @@ TEST(CudaTerminationInterleavings, RejoinThatLosesToTheCloseLeaves) {
   // Idle warp 0 has seen warp 1's last task and is about to count itself
   // busy again; meanwhile warp 1 takes the task, runs it (it makes nothing
   // ready), finds nothing more, leaves the count and closes it. Warp 0's
-  // increment must fail on the closed count, and warp 0 leave without
-  // being counted busy: nothing is left to run.
+  // increment must count for nothing on the closed count (taken back, the
+  // count ends closed), and warp 0 leave without being counted busy:
+  // nothing is left to run.
   Driver d(2, 8);
   State* s = &d.state;
   Record r;

@@ -100,7 +100,7 @@ void declare(tessera::tools::Command& cmd, Args& a) {
   app.add_option("--block", a.block, "largest 2D block of a front (default 256)")->check(tt::integer(8, 1 << 20));
   app.add_option("--small-front-rows", a.small_front_rows,
                  "on Cuda: fronts of at most N rows are factored by a team of threads each, larger ones by "
-                 "cuSOLVER and cuBLAS (default 128; 0: every front by the library)")
+                 "cuSOLVER and cuBLAS (default 512; 0: every front by the library)")
       ->check(tt::integer(0, 1 << 30));
   app.add_option("--solve-small-front-rows", a.solve_small_front_rows,
                  "on Cuda: in the solves, fronts of at most N rows are solved by a team of threads each, larger "
