@@ -156,11 +156,11 @@ bench() {
   fi
   # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
   # machine's cores (gpu-sparse part 6): opt-in (SPARSE_BENCH=1), as it takes
-  # minutes (lap3d:100 has a million unknowns); SPARSE_BENCH_ARGS=--quick for a
-  # short first try.
+  # minutes (lap3d:100 has a million unknowns; its time limit SPARSE_BENCH_SECONDS,
+  # default 300); SPARSE_BENCH_ARGS=--quick for a short first try.
   if [ "${SPARSE_BENCH:-0}" != 0 ] && [ -x ./bench_cholesky ]; then
     # shellcheck disable=SC2086
-    run_bench bench_sparse_cuda.txt sparse_cholesky_gpu.jsonl 300 ./bench_cholesky --gpu --threads "$(nproc)" \
+    run_bench bench_sparse_cuda.txt sparse_cholesky_gpu.jsonl "${SPARSE_BENCH_SECONDS:-300}" ./bench_cholesky --gpu --threads "$(nproc)" \
       --repeats 3 ${SPARSE_BENCH_ARGS:-}
   fi
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
