@@ -103,13 +103,11 @@ template <class G>
 inline constexpr PullSchedule pull_schedule_for =
     graph_traits<G>::random_access_adjacency ? default_pull_schedule<typename G::execution_space>
                                              : PullSchedule::vertex_blocks;
-// The pull of a set of PageRank jobs (graph_jobs.hpp): a GPU's lanes split
-// each vertex's in-edges, as the single-job pull did before merge_path.
+// The pull of a set of PageRank jobs (graph_jobs.hpp): the single job's,
+// but vector_lanes where that is merge_path, which has no multi-job form.
 template <class G>
 inline constexpr PullSchedule jobs_pull_schedule_for =
-    graph_traits<G>::random_access_adjacency && !is_host_execution_space<typename G::execution_space>::value
-        ? PullSchedule::vector_lanes
-        : PullSchedule::vertex_blocks;
+    pull_schedule_for<G> == PullSchedule::merge_path ? PullSchedule::vector_lanes : pull_schedule_for<G>;
 
 // Where the pull's per-iteration sums (sum |r' - r|, the next dangling mass)
 // live. host: reduced into host doubles and tested on the host after every
