@@ -154,14 +154,18 @@ bench() {
     # shellcheck disable=SC2086
     run_bench bench_minitri_cuda.txt minitri_cuda.jsonl 90 ./tessera_bench_minitri_cuda --repeats 5 ${MINITRI_BENCH_ARGS:-}
   fi
-  # Sparse Cholesky on the GPU against cuSOLVER's csrchol and CHOLMOD on this
-  # machine's cores (gpu-sparse part 6): opt-in (SPARSE_BENCH=1), as it takes
-  # minutes (lap3d:100 has a million unknowns; its time limit SPARSE_BENCH_SECONDS,
-  # default 300); SPARSE_BENCH_ARGS=--quick for a short first try.
+  # Sparse Cholesky on the GPU against Tessera, CHOLMOD on this machine's
+  # cores and cuSOLVER's csrchol (gpu-sparse part 6): opt-in (SPARSE_BENCH=1),
+  # as it takes minutes (lap3d:100 has a million unknowns; its time limit
+  # SPARSE_BENCH_SECONDS, default 300); SPARSE_BENCH_ARGS=--quick for a short
+  # first try, --ablations for the rows that attribute Tessera's time.
+  # --warmup 0: each contender's warm-up is the factorization that checks
+  # its residual, before the repeats; a second one would add a minute to
+  # CHOLMOD's lap3d:100 on these cores.
   if [ "${SPARSE_BENCH:-0}" != 0 ] && [ -x ./bench_cholesky ]; then
     # shellcheck disable=SC2086
     run_bench bench_sparse_cuda.txt sparse_cholesky_gpu.jsonl "${SPARSE_BENCH_SECONDS:-300}" ./bench_cholesky --gpu --threads "$(nproc)" \
-      --repeats 3 ${SPARSE_BENCH_ARGS:-}
+      --repeats 3 --warmup 0 ${SPARSE_BENCH_ARGS:-}
   fi
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
   # on Cuda, backward error <= 1e-12 in the JSON), the same with the solves'

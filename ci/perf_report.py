@@ -230,6 +230,8 @@ def note_text(note):
             continue
         if k == "iterations" and isinstance(v, dict):
             parts.append("iterations " + ", ".join(f"{c} {n}" for c, n in v.items()))
+        elif k == "rows" and isinstance(v, dict):
+            parts.extend(row_note_text(c, f) for c, f in v.items())
         elif k == "setup_solve_seconds" and isinstance(v, dict):
             parts.append("setup / solve s (slowest rank) "
                          + ", ".join(f"{c} {fmt(s[0])} / {fmt(s[1])}" for c, s in v.items()))
@@ -240,6 +242,29 @@ def note_text(note):
         elif isinstance(v, str):
             parts.append(f"{k}: {v}")
     return "; ".join(parts)
+
+
+def row_note_text(contender, f):
+    """One contender's untimed figures in a sparse benchmark's case note
+    (bench_cholesky: analysis, warm-up factorization, one solve, memory)."""
+    if "failed" in f:
+        return f"{contender}: failed: {f['failed']}"
+    words = [f"analyze {fmt(f['analyze_s'])} s"] if "analyze_s" in f else []
+    if "warm_factorize_s" in f:
+        words.append(f"warm-up factorization {fmt(f['warm_factorize_s'])} s")
+    if "solve_s" in f:
+        ratio = f.get("solve_over_factorize")
+        words.append(f"one solve {fmt(f['solve_s'])} s" + (f" ({fmt(ratio)} of it)" if ratio is not None else ""))
+    if "gflop" in f:
+        words.append(f"{fmt(f['gflop'])} GFLOP")
+    if "backward_error" in f:
+        words.append(f"backward error {f['backward_error']:.1e}")
+    if "device_mib" in f:
+        words.append(f"device {fmt(f['device_mib'])} MiB")
+    for why in ("slow", "skipped"):
+        if why in f:
+            words.append(f"{why}: {f[why]}")
+    return f"{contender}: " + ", ".join(words)
 
 
 def note_run(bench, note):

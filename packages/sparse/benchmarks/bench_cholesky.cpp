@@ -4,7 +4,7 @@
 //
 //   bench_cholesky [--threads N] [--repeats R] [--warmup W] [--quick]
 //                  [--matrix SPEC]... [--dgemm-n N] [--pause-ms MS] [--json]
-//                  [--indefinite] [--gpu] [--slow-seconds S]
+//                  [--indefinite] [--gpu] [--ablations] [--slow-seconds S]
 //
 // SPEC is what tessera::sparse::make_matrix accepts: lap2d:N, lap3d:N,
 // stokes:N[:delta], kkt:N:M, indef3d:N or a .mtx path. Default set:
@@ -26,31 +26,45 @@
 // --gpu (CUDA builds, on a machine with a GPU): the GPU rows. Contenders:
 // Tessera's Cholesky on Cuda (METIS, the host's symbolic analysis, the
 // numeric factorization level by level on the device; the ratios'
-// reference), the same with every front through cuSOLVER and cuBLAS
+// reference), the same with each level's library fronts over 4 streams
+// (dense_streams 4: what overlapping the library calls gains), Tessera's
+// task-DAG Cholesky on --threads host workers (the GPU machine's cores),
+// CHOLMOD on --threads OpenBLAS threads and cuSOLVER's sparse Cholesky (the
+// toolkit's csrchol, given the same METIS_NodeND order as the peers, the
+// matrix permuted untimed; last, as its time on the large cases is the
+// least known). --ablations adds two rows that attribute Tessera's time
+// rather than contend: every front through cuSOLVER and cuBLAS
 // (small_front_rows and solve_small_front_rows 0: what the team kernels
-// save), the default with the solves' teams at 128 rows (what solving the
-// mid-sized fronts by teams saves over two cuBLAS calls each), the
-// default with each level's library fronts over 4 streams (dense_streams 4:
-// what overlapping the library calls gains), cuSOLVER's
-// sparse Cholesky (the toolkit's csrchol, given the
-// same METIS_NodeND order as the peers, the matrix permuted untimed) and
-// CHOLMOD on --threads OpenBLAS threads (the GPU machine's cores); cuBLAS
-// dgemm of order --dgemm-n (8192 by default here) is the device's ceiling,
-// OpenBLAS's at --threads the host's. Default set: lap2d:1000, lap3d:60,
-// lap3d:80, lap3d:100 (a million unknowns), bcsstk13.mtx; --quick: lap2d:200,
-// lap3d:20, bcsstk13.mtx. Each row also gives the time of one solve (goal
-// for Tessera on Cuda: at most a tenth of its factorization) and, for the
-// device rows, device memory (Tessera: factor panels and update matrices at
-// their peak; cuSOLVER: the internal data and workspace it reports). The
+// save) and the solves' teams at 128 rows (what solving the mid-sized
+// fronts by teams saves over two cuBLAS calls each); each holds its own
+// factor in device memory, and on lap3d:100 the first takes seconds per
+// factorization. cuBLAS dgemm of order --device-dgemm-n (8192; 2048 with
+// --quick) is the device's ceiling, OpenBLAS's at --threads the host's.
+// Default set: lap3d:60, lap3d:80, lap3d:100 (a million unknowns),
+// lap2d:1000, bcsstk13.mtx: the 3-D cases grow in turn, so each
+// contender's rate on one predicts its time on the next (below), and the
+// goal case comes before the others; --quick: lap2d:200, lap3d:20,
+// bcsstk13.mtx. Each row also gives the time of one solve (goal for
+// Tessera on Cuda: at most a tenth of its factorization) and, for the
+// device rows, device memory (Tessera: factor panels and update matrices
+// at their peak; cuSOLVER: the internal data and workspace it reports). The
 // device rows are timed on the host around the call, which returns once the
 // device is done (a factorization is host orchestration and many kernels,
 // not one stream interval). Without a usable GPU it prints "no CUDA device:
 // <reason>" and exits 0, as the other GPU benchmarks do.
 //
-// --slow-seconds S (default 120): a contender whose warm-up factorization took
-// longer is timed by that one run alone and left out of the repeats (it is
-// printed, not put in the JSON), so that a peer far behind cannot use up a
-// GPU machine's time.
+// --slow-seconds S (default 120), so that a peer far behind cannot use up a
+// GPU machine's time: a contender whose warm-up factorization took longer
+// is timed by that one run alone and left out of the repeats; one whose
+// GFLOP/s on an earlier matrix of the run predict a warm-up longer than S
+// on this one (its flops counted from its analysis) is not factorized at
+// all. Both are printed and named in the case's JSON note.
+//
+// With --json each matrix also gets a case note, "rows": per contender its
+// analysis, warm-up factorization and one solve in seconds, the solve over
+// the factorization, GFLOP (the one formula below), the solve's backward
+// error, device memory in MiB (device rows), and "slow" or "skipped" with
+// the reason; the repeated factorizations are the case's rows.
 //
 // Every matrix is built once by Tessera's generator or reader; the peers get
 // copies converted to their own formats (CHOLMOD: lower triangle CSC,
@@ -110,6 +124,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -250,6 +265,8 @@ struct Solver {
   // Symmetric indefinite factorizations: negative pivots (the inertia's
   // negative count) and delayed pivots of the last factorization; -1: none.
   std::int64_t negative = -1, delayed = -1;
+  // Device rows: the device memory they hold (NaN on the host).
+  double device_bytes = std::numeric_limits<double>::quiet_NaN();
   std::string note;
 };
 
@@ -505,6 +522,7 @@ class TesseraCudaSolver final : public Solver {
     chol_.factorize();
     own_nnz_l = chol_.nnz_l();
     own_flops = chol_.flops();
+    device_bytes = double(chol_.device_peak_bytes());
     note = "device peak " + std::to_string(chol_.device_peak_bytes() >> 20) + " MiB";
   }
   void solve(const std::vector<double>& b, std::vector<double>& x) override { chol_.solve(b.data(), x.data()); }
@@ -519,6 +537,7 @@ class CusolverSolver final : public Solver {
   explicit CusolverSolver(const Matrix& A) : chol_(A, metis_ordering(A)) {}
   void analyze() override {
     chol_.analyze();
+    device_bytes = double(chol_.device_bytes());
     note = "csrchol, METIS_NodeND order given; device " + std::to_string(chol_.device_bytes() >> 20) + " MiB";
   }
   void factorize() override { chol_.factorize(); }
@@ -549,14 +568,23 @@ struct Row {
   int threads = 0;  // workers (Tessera), OpenBLAS threads (peers, asked after each run) or SMs (device)
   bool failed = false;
   bool slow = false;  // warm-up past --slow-seconds: not repeated
+  std::string skipped;  // why it was not factorized (a predicted time past --slow-seconds)
   std::string error;
 };
+
+// A contender's rate on the last matrix it factorized in this run: what
+// predicts its time on the next (--slow-seconds).
+struct Rate {
+  double gflops = 0;
+  std::string matrix;
+};
+using Rates = std::map<std::string, Rate>;
 
 struct Args {
   int threads = 2, repeats = 5, warmup = 1, pause_ms = 250, dgemm_n = 4000;
   int device_dgemm_n = 8192;
   double slow_seconds = 120;
-  bool quick = false, json = false, indefinite = false, gpu = false;
+  bool quick = false, json = false, indefinite = false, gpu = false, ablations = false;
   std::vector<std::string> matrices;
 };
 
@@ -608,7 +636,7 @@ void device_dgemm_ceiling(const tessera::bench::Report& report, int n, int repea
 #endif
 
 int bench_matrix(const tessera::bench::Report& report, const Args& args, const std::string& spec,
-                 int tessera_threads, int blas_threads) {
+                 int tessera_threads, int blas_threads, Rates& rates) {
   const std::string name = short_name(spec);
   const Matrix A = tessera::sparse::make_matrix<double>(spec);
   const std::int64_t n = A.num_rows();
@@ -638,21 +666,30 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
 #if TESSERA_BENCH_HAVE_CUDA
     const int sms = tessera::bench::gpu::multiprocessors();
     add("tessera Cuda", sms, [&] { return std::make_unique<TesseraCudaSolver>(A); }, RowKind::device);
-    // Every front through cuSOLVER and cuBLAS: what the small fronts' team
-    // kernels (Options::small_front_rows) save.
-    add("tessera Cuda, library fronts", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, 0, 1, 0); },
-        RowKind::device);
-    // The solves' teams at the factorization's 128 rows (before 2026-12-02:
-    // one split for both): what solving mid-sized fronts by teams saves.
-    add("tessera Cuda, solves at 128-row teams", sms,
-        [&] { return std::make_unique<TesseraCudaSolver>(A, -1, 1, 128); }, RowKind::device);
     // Each level's library fronts over 4 streams (Options::dense_streams).
     add("tessera Cuda, 4 library streams", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, -1, 4); },
         RowKind::device);
-    add("cuSOLVER csrchol", sms, [&] { return std::make_unique<CusolverSolver>(A); }, RowKind::device);
+    if (args.ablations) {
+      // Every front through cuSOLVER and cuBLAS: what the small fronts' team
+      // kernels (Options::small_front_rows) save.
+      add("tessera Cuda, library fronts", sms, [&] { return std::make_unique<TesseraCudaSolver>(A, 0, 1, 0); },
+          RowKind::device);
+      // The solves' teams at the factorization's 128 rows (before 2026-12-02:
+      // one split for both): what solving mid-sized fronts by teams saves.
+      add("tessera Cuda, solves at 128-row teams", sms,
+          [&] { return std::make_unique<TesseraCudaSolver>(A, -1, 1, 128); }, RowKind::device);
+    }
 #endif
+    // Tessera on the host's cores: what the device gains over the same
+    // library without it.
+    add("tessera tasks (host)", tessera_threads,
+        [&] { return std::make_unique<TesseraSolver>(A, tessera::sparse::Scheduler::Tasks); },
+        RowKind::tessera_host);
 #if TESSERA_BENCH_HAVE_CHOLMOD
     add("CHOLMOD supernodal", blas_threads, [&] { return std::make_unique<CholmodSolver>(A, args.threads); });
+#endif
+#if TESSERA_BENCH_HAVE_CUDA
+    add("cuSOLVER csrchol", sms, [&] { return std::make_unique<CusolverSolver>(A); }, RowKind::device);
 #endif
   } else if (args.indefinite) {
     for (bool pairing : {false, true}) {
@@ -688,24 +725,37 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
   for (std::int64_t i = 0; i < n; ++i) x0[i] = 1.0 + double(i % 7) / 7.0;
   spmv(A, x0.data(), b.data());
 
-  // Analysis, one warm-up factorization, the residual check, the flop count.
+  // Analysis, the flop count, one warm-up factorization, the residual check.
   for (Row& r : rows) {
     if (r.failed) continue;
     try {
       const double t0 = now();
       r.solver->analyze();
       r.analyze_s = now() - t0;
+      r.size = count_factor(A, r.solver->permutation());
+      if (const auto was = rates.find(r.name); was != rates.end() && was->second.gflops > 0) {
+        const double predicted = r.size.flops * 1e-9 / was->second.gflops;
+        if (predicted > args.slow_seconds) {
+          char why[160];
+          std::snprintf(why, sizeof why, "predicted %.3g s from its %.3g GFLOP/s on %s, over --slow-seconds %g",
+                        predicted, was->second.gflops, was->second.matrix.c_str(), args.slow_seconds);
+          r.skipped = why;
+          std::fprintf(text, "  %-22s analyzed in %7.3f s, not factorized: %s\n", r.name.c_str(), r.analyze_s, why);
+          std::fflush(text);
+          continue;
+        }
+      }
       const double t1 = now();
       r.solver->factorize();
       r.warm_factorize_s = now() - t1;
       r.slow = r.warm_factorize_s > args.slow_seconds;
+      rates[r.name] = Rate{r.size.flops * 1e-9 / r.warm_factorize_s, name};
       std::fill(x.begin(), x.end(), 0.0);
       const double t2 = now();
       r.solver->solve(b, x);
       r.solve_s = now() - t2;
       r.residual = relative_residual(A, x, b);
       r.backward_error = normwise_backward_error(A, x, b);
-      r.size = count_factor(A, r.solver->permutation());
       if (!(r.residual <= kResidualLimit)) {
         r.failed = true;
         r.error = "residual " + std::to_string(r.residual) + " above 1e-8";
@@ -731,7 +781,7 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
   std::vector<std::size_t> who;
   int tessera_index = -1;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].failed || rows[i].slow) continue;
+    if (rows[i].failed || rows[i].slow || !rows[i].skipped.empty()) continue;
     if (i == 0) tessera_index = static_cast<int>(cs.size());
     Solver* s = rows[i].solver.get();
     int* ran = &rows[i].threads;
@@ -757,6 +807,35 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
   opt.pause_ms = args.pause_ms;
   const auto res = tessera::bench::run_interleaved(cs, opt);
   report.add(name, tessera::bench::Measure{"ms", 1, 1e3, true, true}, cs, res);
+  // The repeats' median predicts the next matrix better than the warm-up,
+  // which pays first-use costs (a device's handles and workspaces).
+  for (std::size_t k = 0; k < cs.size(); ++k)
+    if (!res[k].seconds.empty())
+      rates[rows[who[k]].name] =
+          Rate{rows[who[k]].size.flops * 1e-9 / tessera::bench::summarize(res[k].seconds).median, name};
+  // What the repeats do not time, per contender (the case note: see the top).
+  tessera::tools::json per_row = tessera::tools::json::object();
+  for (const Row& r : rows) {
+    tessera::tools::json f = tessera::tools::json::object();
+    if (r.failed) {
+      f["failed"] = r.error;
+    } else {
+      f["analyze_s"] = r.analyze_s;
+      f["gflop"] = r.size.flops * 1e-9;
+      if (!r.skipped.empty()) {
+        f["skipped"] = r.skipped;
+      } else {
+        f["warm_factorize_s"] = r.warm_factorize_s;
+        f["solve_s"] = r.solve_s;
+        if (r.warm_factorize_s > 0) f["solve_over_factorize"] = r.solve_s / r.warm_factorize_s;
+        f["backward_error"] = r.backward_error;
+        if (r.slow) f["slow"] = "warm-up past --slow-seconds: timed by it alone, not repeated";
+      }
+      if (r.solver && std::isfinite(r.solver->device_bytes)) f["device_mib"] = r.solver->device_bytes / (1 << 20);
+    }
+    per_row[r.name] = std::move(f);
+  }
+  report.note(name, {{"rows", std::move(per_row)}});
 
   // The work each contender did, by one formula over its own ordering, and its answer's residual.
   std::fprintf(text, "%-22s %10s %10s %9s %9s %9s %8s\n", "contender", "nnz(L)", "GFLOP", "GFLOP/s", "min",
@@ -773,7 +852,7 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
                    r.size.flops * 1e-9, r.size.flops * 1e-9 / r.warm_factorize_s, r.warm_factorize_s);
   std::fprintf(text, "own figures:");
   for (const Row& r : rows) {
-    if (r.failed) continue;
+    if (r.failed || !r.skipped.empty()) continue;
     std::fprintf(text, "  %s nnz(L) %.4g flops %.4g%s%s;", r.name.c_str(), r.solver->own_nnz_l,
                  r.solver->own_flops, r.solver->note.empty() ? "" : ", ", r.solver->note.c_str());
   }
@@ -810,8 +889,8 @@ void settle(Args& a) {
   if (a.matrices.empty() && a.gpu) {
     if (a.quick)
       a.matrices = {"lap2d:200", "lap3d:20", data_file("bcsstk13.mtx")};
-    else
-      a.matrices = {"lap2d:1000", "lap3d:60", "lap3d:80", "lap3d:100", data_file("bcsstk13.mtx")};
+    else  // growing 3-D cases first: see --slow-seconds at the top
+      a.matrices = {"lap3d:60", "lap3d:80", "lap3d:100", "lap2d:1000", data_file("bcsstk13.mtx")};
   }
   if (a.matrices.empty() && a.indefinite) {
     if (a.quick)
@@ -849,6 +928,9 @@ int main(int argc, char* argv[]) {
   cli.app().add_flag("--quick", args.quick, "small matrices (lap2d:200, lap3d:20, bcsstk13) and dgemm 1000");
   cli.app().add_flag("--indefinite", args.indefinite,
                      "symmetric indefinite matrices: Tessera's LDL^T against MUMPS (SYM = 2), inertia checked");
+  cli.app().add_flag("--ablations", args.ablations,
+                     "with --gpu: also the rows that attribute Tessera's time (every front through the library; the "
+                     "solves' teams at 128 rows)");
   cli.app().add_flag("--gpu", args.gpu,
                      "the GPU rows (CUDA builds): Tessera on Cuda against cuSOLVER's sparse Cholesky and CHOLMOD on "
                      "--threads, cuBLAS dgemm as the device's ceiling");
@@ -862,6 +944,10 @@ int main(int argc, char* argv[]) {
   args.json = cli.json;
   if (args.gpu && args.indefinite) {
     std::fprintf(stderr, "bench_cholesky: --gpu times Cholesky; --indefinite (LDL^T against MUMPS) runs on the host\n");
+    return 2;
+  }
+  if (args.ablations && !args.gpu) {
+    std::fprintf(stderr, "bench_cholesky: --ablations adds rows to the GPU set: give --gpu too\n");
     return 2;
   }
 #if !TESSERA_BENCH_HAVE_CUDA
@@ -913,9 +999,10 @@ int main(int argc, char* argv[]) {
 #endif
 
   int status = 0;
+  Rates rates;
   for (const std::string& spec : args.matrices) {
     try {
-      status = std::max(status, bench_matrix(report, args, spec, tessera_threads, blas_threads));
+      status = std::max(status, bench_matrix(report, args, spec, tessera_threads, blas_threads, rates));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "bench_cholesky: %s: %s\n", spec.c_str(), e.what());
       status = std::max(status, 2);
