@@ -31,6 +31,18 @@ namespace tessera {
 namespace {
 std::atomic<bool> g_huge_pages{true};
 
+// bytes rounded up to a multiple of unit; wraps past SIZE_MAX (callers that
+// can be asked for that much compare the result with bytes).
+constexpr std::size_t round_up_to(std::size_t bytes, std::size_t unit) { return (bytes + unit - 1) / unit * unit; }
+
+// What impl_allocate asks aligned_alloc (or the large blocks) for: a
+// multiple of the alignment, and at least one, so that zero bytes still
+// gets a unique pointer; impl_deallocate recomputes it from the same bytes.
+constexpr std::size_t block_bytes(std::size_t bytes) {
+  const std::size_t rounded = round_up_to(bytes, HostSpace::alignment);
+  return bytes == 0 ? HostSpace::alignment : rounded;
+}
+
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(TESSERA_IMPL_HOST_ASAN)
 #define TESSERA_IMPL_LARGE_BLOCKS 1
 // Large blocks (2 MiB and more, huge pages on): mappings of their own that
@@ -123,10 +135,7 @@ class LargeBlocks {
     const std::size_t physical = pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : 0;
     m_limit = physical ? std::min(kCacheBytes, physical / 16) : kCacheBytes / 4;
   }
-  static std::size_t round_up(std::size_t bytes) {
-    constexpr std::size_t h = HostSpace::huge_page_bytes;
-    return (bytes + h - 1) / h * h;
-  }
+  static std::size_t round_up(std::size_t bytes) { return round_up_to(bytes, HostSpace::huge_page_bytes); }
   // A mapping of `mapped` bytes starting on a 2 MiB boundary: map 2 MiB more,
   // then unmap the slack before and after.
   static void* map_aligned(std::size_t mapped) {
@@ -135,7 +144,7 @@ class LargeBlocks {
     void* raw = ::mmap(nullptr, mapped + h, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return nullptr;
     const auto first = reinterpret_cast<std::uintptr_t>(raw);
-    const auto aligned = (first + h - 1) / h * h;
+    const auto aligned = round_up_to(first, h);
     if (aligned > first) (void)::munmap(raw, aligned - first);
     const std::size_t tail = first + mapped + h - (aligned + mapped);
     if (tail > 0) (void)::munmap(reinterpret_cast<void*>(aligned + mapped), tail);
@@ -154,11 +163,18 @@ class LargeBlocks {
 void HostSpace::impl_set_huge_pages(bool on) { g_huge_pages.store(on, std::memory_order_relaxed); }
 bool HostSpace::impl_huge_pages() { return g_huge_pages.load(std::memory_order_relaxed); }
 
+bool HostSpace::impl_large_blocks_are_mappings() {
+#if defined(TESSERA_IMPL_LARGE_BLOCKS)
+  return true;
+#else
+  return false;
+#endif
+}
+
 void* HostSpace::impl_allocate(const char* label, std::size_t bytes, std::size_t logical_bytes) const {
   // aligned_alloc wants a multiple of the alignment; zero bytes still gets a
   // unique pointer so that empty views have distinct, freeable storage.
-  std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  if (rounded == 0) rounded = alignment;
+  const std::size_t rounded = block_bytes(bytes);
   if (rounded < bytes) {  // overflow in the rounding
     throw allocation_error("tessera::HostSpace: cannot allocate " + std::to_string(logical_bytes) +
                            " bytes for '" + label + "': size overflows");
@@ -184,7 +200,7 @@ void* HostSpace::impl_allocate(const char* label, std::size_t bytes, std::size_t
   // EINVAL) leaves ordinary pages.
   if (rounded >= huge_page_bytes && impl_huge_pages()) {
     const auto first = reinterpret_cast<std::uintptr_t>(ptr);
-    const auto begin = (first + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+    const auto begin = round_up_to(first, huge_page_bytes);
     const auto end = (first + rounded) / huge_page_bytes * huge_page_bytes;
     if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
   }
@@ -200,9 +216,7 @@ void HostSpace::impl_deallocate(const char* label, void* ptr, [[maybe_unused]] s
 #if defined(TESSERA_IMPL_LARGE_BLOCKS)
   // Only a block of 2 MiB or more can be a mapping (whatever the huge-page
   // setting is now: it may have changed since the allocation).
-  // (Rounded as impl_allocate rounds.)
-  const std::size_t rounded = (total_bytes + alignment - 1) / alignment * alignment;
-  if (rounded >= huge_page_bytes && LargeBlocks::instance().give_back(ptr)) return;
+  if (block_bytes(total_bytes) >= huge_page_bytes && LargeBlocks::instance().give_back(ptr)) return;
 #endif
   std::free(ptr);
 }

@@ -82,6 +82,10 @@ class HostSpace {
   static constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
   static void impl_set_huge_pages(bool on);
   static bool impl_huge_pages();
+  // Whether this build makes large blocks mappings of their own when huge
+  // pages are on (Linux, not under AddressSanitizer), so that a test need
+  // not repeat the conditions.
+  static bool impl_large_blocks_are_mappings();
 };
 
 }  // namespace tessera
