@@ -16,11 +16,17 @@
 //        iteration count: the setup's share of the library's per-iteration
 //        figure, which the peer's does not carry (its descriptor, buffer and
 //        int32 offsets are made once, untimed). One more row attributes the
-//        rest, run as many times as the library's iterations: the pull pass
-//        alone (pull_iteration: the merge-path walk and its carries, then the
-//        finishing kernel with its two sums reduced into device scalars).
-//        What is left of the library's per-iteration time is the one-thread
-//        step kernel and the loop (the state read every 8). And the library
+//        rest: the library's own iteration loop (pagerank_device_sums: each
+//        iteration the pull pass, the merge-path walk and its carries then
+//        the finishing kernel with its two sums reduced into device scalars,
+//        and the one-thread step kernel; the state read every 8) on work
+//        arrays made once, run for exactly the library's iteration count
+//        (tolerance 0: no passes launched past convergence, which the
+//        library's last batch of 8 may have). The setup row and this one
+//        should add up to the library's. (Until 2026-12-05 this row called
+//        the pull pass by itself, with a base given by value and reducers
+//        of its own, and on the H200 it took longer than the whole loop,
+//        1.00 against 0.87 ms on Kronecker 21: it did not attribute.) And the library
 //        with PullSchedule::vector_lanes (a team member per vertex, its lanes
 //        splitting the in-edges, hubs in chunks: the GPU's default until the
 //        merge path measured 3.2x faster on Kronecker 21 on an H200,
@@ -260,12 +266,10 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   using SS = G::space_type;
   constexpr PullSchedule Schedule = tg::detail::pull_schedule_for<G>;
   // The attribution row's inputs, made once: any ranks and contributions do
-  // (the pass's work does not depend on their values), and the schedule's
-  // work arrays.
+  // (the loop's work does not depend on their values, and with tolerance 0
+  // it runs every iteration it is given), and the schedule's work arrays.
   struct Attribution {
     tessera::View<double*, SS> r, contrib, contrib_next;
-    tessera::View<double, SS> diff{"bench::pr_diff"}, dangling{"bench::pr_dangling"};
-    tg::detail::pull_base_value base{0.15};
     decltype(tg::detail::make_pull_work<Schedule, Cuda, SS>(std::declval<const G&>(), 0)) work;
   } attribution;
   attribution.r = tessera::View<double*, SS>("bench::pr_r", in.csr.n);
@@ -274,6 +278,7 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
   tessera::deep_copy(attribution.contrib, 1.0 / double(in.csr.n));
   attribution.work = tg::detail::make_pull_work<Schedule, Cuda, SS>(in.g, in.csr.n);
   tessera::fence("bench_graph_cuda::pagerank attribution inputs");
+  int it_loop = -1;
   // The third row is the library's pull with its sums read on the host after
   // every iteration (what pagerank did before its sums stayed on the device):
   // the gain of keeping them there, on this card.
@@ -295,17 +300,18 @@ void case_pagerank(const Setup& S, const bench::Report& report, const Input& in)
                 0),
       contender(S, "tessera, its setup alone (0 iterations)",
                 [&] { it_setup = tg::pagerank(in.g, ranks_setup, damping, S.pr_tolerance, 0); }),
-      contender(S, "tessera, its pull passes alone",
+      contender(S, "tessera, its iteration loop alone",
                 [&] {
-                  for (int k = 0; k < it_tessera; ++k)
-                    tg::detail::pull_iteration<Schedule, Cuda>(in.g, attribution.r, attribution.contrib,
-                                                               attribution.contrib_next, attribution.base, damping,
-                                                               in.csr.n, tessera::Sum<double, SS>(attribution.diff),
-                                                               tessera::Sum<double, SS>(attribution.dangling),
-                                                               attribution.work);
+                  const double inv_n = 1.0 / double(in.csr.n);
+                  it_loop = tg::detail::pagerank_device_sums<Schedule, Cuda, SS>(
+                      in.g, attribution.r, attribution.contrib, attribution.contrib_next,
+                      (1.0 - damping) * inv_n, 0.0, damping, 0.0, it_tessera, in.csr.n, attribution.work);
                 })};
   const double round = check_round(cs);
   verify(S, it_setup == 0, name + ": a call with 0 iterations runs none (" + std::to_string(it_setup) + ")");
+  verify(S, it_loop == it_tessera,
+         name + ": the loop alone runs the library's " + std::to_string(it_tessera) + " iterations (" +
+             std::to_string(it_loop) + ")");
   const auto a = to_host(ranks.view().data(), std::size_t(in.csr.n));
   const auto b = to_host(peer.ranks(), std::size_t(in.csr.n));
   const auto c = to_host(ranks_host_sums.view().data(), std::size_t(in.csr.n));
