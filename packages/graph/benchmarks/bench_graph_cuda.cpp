@@ -23,7 +23,7 @@
 //        arrays made once, run for exactly the library's iteration count
 //        (tolerance 0: no passes launched past convergence, which the
 //        library's last batch of 8 may have). The setup row and this one
-//        should add up to the library's. (Until 2026-12-05 this row called
+//        should add up to the library's. (Until 2026-12-04, a later commit, this row called
 //        the pull pass by itself, with a base given by value and reducers
 //        of its own, and on the H200 it took longer than the whole loop,
 //        1.00 against 0.87 ms on Kronecker 21: it did not attribute.) And the library
