@@ -23,10 +23,11 @@
 //        arrays made once, run for exactly the library's iteration count
 //        (tolerance 0: no passes launched past convergence, which the
 //        library's last batch of 8 may have). The setup row and this one
-//        should add up to the library's. (Until 2026-12-04, a later commit, this row called
-//        the pull pass by itself, with a base given by value and reducers
-//        of its own, and on the H200 it took longer than the whole loop,
-//        1.00 against 0.87 ms on Kronecker 21: it did not attribute.) And the library
+//        should add up to the library's. (In the H200 run of 2026-12-04
+//        this row called the pull pass by itself, with a base given by
+//        value and reducers of its own, and took longer than the whole
+//        loop, 1.00 against 0.87 ms on Kronecker 21: it did not
+//        attribute.) And the library
 //        with PullSchedule::vector_lanes (a team member per vertex, its lanes
 //        splitting the in-edges, hubs in chunks: the GPU's default until the
 //        merge path measured 3.2x faster on Kronecker 21 on an H200,
