@@ -174,13 +174,34 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTessera_ENABLE_
   -DTessera_ENABLE_TESTS=OFF -DTessera_ENABLE_EXAMPLES=OFF "${extra[@]}" >/dev/null
 # A peer the configure step did not find drops its rows and leaves its goal
 # rows "not measured"; the configure output above is silenced, so say so here.
+# peer_library <bench> <cache variable> <peer> <Debian package>: warns when
+# the variable's library was not found.
+peer_library() {
+  if grep -qE "^$2:FILEPATH=.*NOTFOUND" "$BUILD_DIR/CMakeCache.txt"; then
+    echo "bench.sh: warning: $3 not found (apt-get install $4, or bash ci/quickstart.sh deps benchmarks," \
+      "as root): $1 runs without that peer" >&2
+  fi
+}
+# peer_tree <bench> <variable> <peer>: warns when the variable naming its source tree is unset.
+peer_tree() {
+  if [[ -z "${!2:-}" ]]; then
+    echo "bench.sh: warning: $2 is not set: $1 runs without $3 (a tree built outside the repository)" >&2
+  fi
+}
 for b in "${benches[@]}"; do
   case "$b" in
-    graph | minitri)
-      if grep -qE '^(GRAPHBLAS_LIBRARY|TESSERA_GRAPHBLAS_LIB):FILEPATH=.*NOTFOUND' "$BUILD_DIR/CMakeCache.txt"; then
-        echo "bench.sh: warning: SuiteSparse:GraphBLAS not found (apt-get install libgraphblas-dev, or" \
-          "bash ci/quickstart.sh deps benchmarks, as root): $b runs without that peer" >&2
-      fi ;;
+    graph) peer_library "$b" GRAPHBLAS_LIBRARY SuiteSparse:GraphBLAS libgraphblas-dev
+      peer_tree "$b" GAPBS_DIR gapbs ;;
+    minitri) peer_library "$b" TESSERA_GRAPHBLAS_LIB SuiteSparse:GraphBLAS libgraphblas-dev ;;
+    mempool) peer_library "$b" TESSERA_MIMALLOC_LIB mimalloc libmimalloc-dev
+      peer_library "$b" TESSERA_JEMALLOC_LIB jemalloc libjemalloc-dev
+      peer_library "$b" TESSERA_TBBMALLOC_LIB "TBB's scalable_malloc" libtbb-dev ;;
+    task_overhead | tiled_cholesky) peer_tree "$b" TASKFLOW_DIR Taskflow ;;
+    sparse_cholesky) peer_library "$b" TESSERA_BENCH_CHOLMOD_LIB CHOLMOD libsuitesparse-dev
+      peer_library "$b" TESSERA_BENCH_TACHO_LIB Tacho libtrilinos-shylu-dev
+      peer_library "$b" TESSERA_BENCH_DMUMPS_SEQ_LIB MUMPS libmumps-seq-dev ;;
+    sparse_ldlt) peer_library "$b" TESSERA_BENCH_DMUMPS_SEQ_LIB MUMPS libmumps-seq-dev ;;
+    dist_solve) peer_library "$b" TESSERA_HYPRE_LIBRARY hypre libhypre-dev ;;
   esac
 done
 targets=()
