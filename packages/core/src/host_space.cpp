@@ -127,6 +127,25 @@ class LargeBlocks {
     return true;
   }
 
+  std::size_t cached() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_cached;
+  }
+
+  // Unmaps every kept block; returns their bytes.
+  std::size_t release_all() {
+    std::vector<std::pair<std::size_t, void*>> kept;
+    std::size_t bytes = 0;
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      kept.swap(m_free);
+      bytes = m_cached;
+      m_cached = 0;
+    }
+    for (const auto& [n, q] : kept) (void)::munmap(q, n);
+    return bytes;
+  }
+
  private:
   static constexpr std::size_t kCacheBytes = std::size_t(1) << 30;
 
@@ -168,6 +187,22 @@ bool HostSpace::impl_large_blocks_are_mappings() {
   return true;
 #else
   return false;
+#endif
+}
+
+std::size_t HostSpace::impl_cached_block_bytes() {
+#if defined(TESSERA_IMPL_LARGE_BLOCKS)
+  return LargeBlocks::instance().cached();
+#else
+  return 0;
+#endif
+}
+
+std::size_t HostSpace::impl_release_cached_blocks() {
+#if defined(TESSERA_IMPL_LARGE_BLOCKS)
+  return LargeBlocks::instance().release_all();
+#else
+  return 0;
 #endif
 }
 

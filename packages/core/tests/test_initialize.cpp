@@ -240,6 +240,9 @@ void child_huge_pages(bool expect_advised, std::initializer_list<std::string> fl
     static_cast<char*>(again)[3 * h] = 2;
     tessera::HostSpace().deallocate("other", other, 5 * h);
     tessera::HostSpace().deallocate("odd again", again, 3 * h + 1);
+    // Both are kept (5 and 4 pieces), at most 1 GiB in all.
+    CHILD_CHECK(tessera::HostSpace::impl_cached_block_bytes() >= 9 * h);
+    CHILD_CHECK(tessera::HostSpace::impl_cached_block_bytes() <= (std::size_t(1) << 30));
   }
   // Small blocks are not realigned: 64 bytes, as always.
   void* small = tessera::HostSpace().allocate("small", 1000);
@@ -249,8 +252,15 @@ void child_huge_pages(bool expect_advised, std::initializer_list<std::string> fl
   std::ostringstream out;
   tessera::print_configuration(out);
   CHILD_CHECK(out.str().find(expect_advised ? "huge pages advised" : "huge pages not advised") != std::string::npos);
+  const void* v_data = v.data();
   v = {};
+  const bool kept = tessera::HostSpace::impl_cached_block_bytes() > 0;
+  CHILD_CHECK(kept == (expect_advised && tessera::HostSpace::impl_large_blocks_are_mappings()));
   tessera::finalize();
+  // finalize() gave the kept blocks back: none left, and the last one freed
+  // (the View's, 64 MiB and its header) is no longer mapped.
+  CHILD_CHECK(tessera::HostSpace::impl_cached_block_bytes() == 0);
+  if (kept) CHILD_CHECK(vm_flags_of(v_data).empty());
   std::exit(0);
 }
 

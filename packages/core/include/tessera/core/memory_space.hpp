@@ -68,7 +68,7 @@ class HostSpace {
   // transparent huge pages (madvise MADV_HUGEPAGE; a partial last piece
   // stays in 4 KiB pages), kept when freed for the next request of the same
   // size (at most 1 GiB, or 1/16 of the memory, of them: host_space.cpp
-  // says why), unless initialize() was told otherwise
+  // says why; finalize() gives them back to the system), unless initialize() was told otherwise
   // (--tessera-disable-huge-pages, TESSERA_HUGE_PAGES=0: malloc's blocks,
   // not advised). Under AddressSanitizer they are malloc's blocks, their
   // whole pieces advised. Why huge pages:
@@ -86,6 +86,11 @@ class HostSpace {
   // pages are on (Linux, not under AddressSanitizer), so that a test need
   // not repeat the conditions.
   static bool impl_large_blocks_are_mappings();
+  // The freed large blocks kept for reuse: their bytes, and giving them back
+  // to the system (finalize() does; a program may between phases). Returns
+  // the bytes given back. Blocks still in use are not touched.
+  static std::size_t impl_cached_block_bytes();
+  static std::size_t impl_release_cached_blocks();
 };
 
 }  // namespace tessera
