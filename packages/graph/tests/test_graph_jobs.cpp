@@ -207,11 +207,38 @@ TYPED_TEST(GraphJobs, MixedSetMatchesSerialReferences) {
   }
 }
 
-TYPED_TEST(GraphJobs, PageRankLanesOnEitherPullScheduleMatchTheSerialReference) {
+namespace {
+// The name of a pull schedule, for the traces.
+const char* schedule_name(tg::detail::PullSchedule s) {
+  using tg::detail::PullSchedule;
+  return s == PullSchedule::vertex_blocks ? "vertex_blocks" : s == PullSchedule::vector_lanes ? "vector_lanes" : "merge_path";
+}
+
+// pagerank_lanes with the pull schedule chosen at run time; the merge path
+// with shares of 5 steps, so that rows cross many items and blocks of
+// items (a hub's carries over several blocks).
+template <int W, class G, class M, class T>
+void pagerank_lanes_on(tg::detail::PullSchedule s, const G& g, const M& ranks, std::int64_t col0, int count,
+                       const std::vector<double>& damping, const T& tele, double tolerance, int iters,
+                       std::vector<int>& its) {
+  using tg::detail::PullSchedule;
+  if (s == PullSchedule::vertex_blocks)
+    tg::detail::pagerank_lanes<W, PullSchedule::vertex_blocks>(g, ranks, col0, count, damping, tele, tolerance, iters, its);
+  else if (s == PullSchedule::vector_lanes)
+    tg::detail::pagerank_lanes<W, PullSchedule::vector_lanes>(g, ranks, col0, count, damping, tele, tolerance, iters, its);
+  else
+    tg::detail::pagerank_lanes<W, PullSchedule::merge_path>(g, ranks, col0, count, damping, tele, tolerance, iters, its,
+                                                            5);
+}
+}  // namespace
+
+TYPED_TEST(GraphJobs, PageRankLanesOnEveryPullScheduleMatchTheSerialReference) {
   // The fused PageRank sweep with each way of handing out vertices: blocks
-  // of vertices (host spaces' default) and a team member per vertex with
+  // of vertices (host spaces' default), a team member per vertex with
   // vector lanes over its in-edges and the sweep's sums as one array
-  // reduction (a GPU's default, run here on every space). Three jobs in
+  // reduction (a GPU's default, run here on every space), and equal shares
+  // of the merge path of rows and edges (jobs_pagerank_merge_path.hpp,
+  // on request). Three jobs in
   // four lanes (one unused), two of them personalized, against the serial
   // power iteration after 25 iterations. The third graph, two joined stars
   // of 9,000 and 5,000 leaves, has two hubs (at least kPullHubDegree
@@ -234,15 +261,11 @@ TYPED_TEST(GraphJobs, PageRankLanesOnEitherPullScheduleMatchTheSerialReference) 
     const std::vector<double> damping = {0.85, 0.6, 0.75};
     const std::vector<std::vector<std::int64_t>> sets = {{}, {1, 2, n - 1}, {0}};
     const auto tele = teleport_columns<SS>(n, W, sets);
-    for (PullSchedule schedule : {PullSchedule::vertex_blocks, PullSchedule::vector_lanes}) {
-      SCOPED_TRACE(std::string(schedule == PullSchedule::vertex_blocks ? "vertex_blocks" : "vector_lanes") +
-                   ", n = " + std::to_string(n));
+    for (PullSchedule schedule : {PullSchedule::vertex_blocks, PullSchedule::vector_lanes, PullSchedule::merge_path}) {
+      SCOPED_TRACE(std::string(schedule_name(schedule)) + ", n = " + std::to_string(n));
       tessera::View<double**, tessera::LayoutLeft, SS> ranks("ranks", n, 5);  // jobs in columns 2..4
       std::vector<int> its;
-      if (schedule == PullSchedule::vertex_blocks)
-        tg::detail::pagerank_lanes<W, PullSchedule::vertex_blocks>(g, ranks, 2, 3, damping, tele, 0.0, iters, its);
-      else
-        tg::detail::pagerank_lanes<W, PullSchedule::vector_lanes>(g, ranks, 2, 3, damping, tele, 0.0, iters, its);
+      pagerank_lanes_on<W>(schedule, g, ranks, 2, 3, damping, tele, 0.0, iters, its);
       auto rh = tessera::create_mirror_view_and_copy(tessera::HostSpace(), ranks);
       ASSERT_EQ(its.size(), 3u);
       for (int k = 0; k < 3; ++k) {
@@ -266,7 +289,7 @@ TYPED_TEST(GraphJobs, PageRankLanesOnEitherPullScheduleMatchTheSerialReference) 
 // iterations, 14 to 37 here), uniform and personalized.
 // Each lane must stop where the serial power iteration with the same
 // stopping rule stops (give or take one: the L1 test is summed in another
-// order) with its ranks, on either pull schedule, while the batch narrows
+// order) with its ranks, on every pull schedule, while the batch narrows
 // to 4, 2 and 1 lanes as jobs finish ("graph::jobs::pagerank::narrow"
 // kernels, counted by a profiling callback).
 std::atomic<int> g_narrow_kernels{0};
@@ -304,20 +327,15 @@ TYPED_TEST(GraphJobs, PageRankLanesNarrowAsJobsStop) {
   ASSERT_GE(sorted[count - 1] - sorted[count - 2], 3);
   ASSERT_GE(sorted[count - 1] - sorted[0], 20);
   const auto tele = teleport_columns<SS>(n, W, sets);
-  for (PullSchedule schedule : {PullSchedule::vertex_blocks, PullSchedule::vector_lanes}) {
-    SCOPED_TRACE(schedule == PullSchedule::vertex_blocks ? "vertex_blocks" : "vector_lanes");
+  for (PullSchedule schedule : {PullSchedule::vertex_blocks, PullSchedule::vector_lanes, PullSchedule::merge_path}) {
+    SCOPED_TRACE(schedule_name(schedule));
     tessera::View<double**, tessera::LayoutLeft, SS> ranks("ranks", n, count + 2);  // jobs in columns 1..7
     std::vector<int> its;
     tessera::profiling::Callbacks cb;
     cb.begin_kernel = &count_narrow;
     g_narrow_kernels = 0;
     const auto old = tessera::profiling::set_callbacks(cb);
-    if (schedule == PullSchedule::vertex_blocks)
-      tg::detail::pagerank_lanes<W, PullSchedule::vertex_blocks>(g, ranks, 1, count, damping, tele, tolerance,
-                                                                 max_iterations, its);
-    else
-      tg::detail::pagerank_lanes<W, PullSchedule::vector_lanes>(g, ranks, 1, count, damping, tele, tolerance,
-                                                                max_iterations, its);
+    pagerank_lanes_on<W>(schedule, g, ranks, 1, count, damping, tele, tolerance, max_iterations, its);
     tessera::profiling::set_callbacks(old);
     EXPECT_EQ(g_narrow_kernels.load(), 3) << "8 lanes -> 4 -> 2 -> 1";
     auto rh = tessera::create_mirror_view_and_copy(tessera::HostSpace(), ranks);

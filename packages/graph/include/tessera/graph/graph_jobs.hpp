@@ -232,7 +232,7 @@ void put_column(const M& m, std::int64_t c, const Col& col) {
                         TESSERA_LAMBDA(std::int64_t v) { m(v, c) = col(v); });
 }
 
-template <int W, class G, class M>
+template <int W, PullSchedule Pull, class G, class M>
 void pagerank_batch(const G& g, const M& ranks, std::int64_t col0, const std::vector<const graph_job*>& batch,
                     const job_options& o, std::vector<int>& iterations) {
   using SS = typename G::space_type;
@@ -278,19 +278,16 @@ void pagerank_batch(const G& g, const M& ranks, std::int64_t col0, const std::ve
                           TESSERA_LAMBDA(std::int64_t i) { tele(sv(i), sl(i)) = sw(i); });
   }
   std::vector<int> it;
-  pagerank_lanes<W, jobs_pull_schedule_for<G>>(g, ranks, col0, count, damping, tele, o.pagerank_tolerance,
+  pagerank_lanes<W, Pull>(g, ranks, col0, count, damping, tele, o.pagerank_tolerance,
                                                o.pagerank_max_iterations, it);
   iterations.insert(iterations.end(), it.begin(), it.end());
 }
 
-}  // namespace detail
-
-// Runs a job set; weights (one per edge index, non-negative) serve the
-// shortest-path jobs. Errors (a vertex outside the graph, a damping outside
-// [0, 1), a negative weight) name the job and its origin, before any job runs.
-template <class G, class S>
-job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const edge_property_map<G, double, S>* weights,
-                           const job_options& o = {}) {
+// run_jobs with the PageRank batches' pull schedule named (Pull; run_jobs
+// takes jobs_pull_schedule_for): tests and benchmarks run the others.
+template <PullSchedule Pull, class G, class S>
+job_set_result<G> run_jobs_with(const G& g, const std::vector<graph_job>& jobs,
+                                const edge_property_map<G, double, S>* weights, const job_options& o) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   const std::int64_t n = num_vertices(g);
@@ -415,10 +412,10 @@ job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const
       std::vector<const graph_job*> batch;
       for (std::size_t k = 0; k < cnt; ++k) batch.push_back(&jobs[pr_jobs[c + k]]);
       const auto col0 = std::int64_t(c);
-      if (cnt == 1) detail::pagerank_batch<1>(g, r.rank_matrix, col0, batch, o, r.pagerank_iterations);
-      else if (cnt == 2) detail::pagerank_batch<2>(g, r.rank_matrix, col0, batch, o, r.pagerank_iterations);
-      else if (cnt <= 4) detail::pagerank_batch<4>(g, r.rank_matrix, col0, batch, o, r.pagerank_iterations);
-      else detail::pagerank_batch<8>(g, r.rank_matrix, col0, batch, o, r.pagerank_iterations);
+      if (cnt == 1) detail::pagerank_batch<1, Pull>(g, r.rank_matrix, col0, batch, o, r.pagerank_iterations);
+      else if (cnt == 2) detail::pagerank_batch<2, Pull>(g, r.rank_matrix, col0, batch, o, r.pagerank_iterations);
+      else if (cnt <= 4) detail::pagerank_batch<4, Pull>(g, r.rank_matrix, col0, batch, o, r.pagerank_iterations);
+      else detail::pagerank_batch<8, Pull>(g, r.rank_matrix, col0, batch, o, r.pagerank_iterations);
       c += cnt;
     }
   }
@@ -434,6 +431,17 @@ job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const
     }
   }
   return r;
+}
+
+}  // namespace detail
+
+// Runs a job set; weights (one per edge index, non-negative) serve the
+// shortest-path jobs. Errors (a vertex outside the graph, a damping outside
+// [0, 1), a negative weight) name the job and its origin, before any job runs.
+template <class G, class S>
+job_set_result<G> run_jobs(const G& g, const std::vector<graph_job>& jobs, const edge_property_map<G, double, S>* weights,
+                           const job_options& o = {}) {
+  return detail::run_jobs_with<detail::jobs_pull_schedule_for<G>>(g, jobs, weights, o);
 }
 
 // Without weights: every shortest-path job uses weight 1 on every edge.

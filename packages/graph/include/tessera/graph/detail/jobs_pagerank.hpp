@@ -21,7 +21,11 @@
 // in-edges (coalesced reads of the list; a block of 32 vertices per thread
 // left most of the device idle, walked a hub on one thread and copied a
 // partial per block, n / 32 x 2W doubles, to the host every iteration), the
-// sweep's 2W sums one array reduction.
+// sweep's 2W sums one array reduction. PullSchedule::merge_path cuts the
+// in-lists into equal shares of rows and edges instead
+// (jobs_pagerank_merge_path.hpp): on request for now, until a GPU run says
+// whether it pays for a batch as it does for one job.
+#include <tessera/graph/detail/jobs_pagerank_merge_path.hpp>
 #include <tessera/graph/detail/util.hpp>
 #include <tessera/graph/graph_traits.hpp>
 #include <tessera/graph/pagerank.hpp>
@@ -225,6 +229,37 @@ struct pagerank_lanes_vector_pull {
   }
 };
 
+// The merge-path pull's finish (jobs_pagerank_merge_path.hpp): per vertex
+// its W new ranks from sums(v, .) (finish_vertex), acc[k] = sum |r'_k - r_k|
+// and acc[W + k] = the next dangling mass of lane k (an array reduction of
+// 2W doubles; at namespace scope, as an array reduction needs a functor
+// with value_count).
+template <int W, class G, class Lanes, class Teleport, class RankMatrix, class Sums>
+struct pagerank_lanes_merge_finish {
+  using value_type = double[];
+  int value_count = 2 * W;
+  G g;
+  Lanes contrib_next;
+  Teleport teleport;
+  RankMatrix ranks;
+  Sums sums;
+  pagerank_lane_consts<W> c{};
+
+  TESSERA_FUNCTION void operator()(std::int64_t v, double* acc) const {
+    using V = typename graph_traits<G>::vertex_descriptor;
+    double s[W], l1[W], dsum[W];
+    for (int k = 0; k < W; ++k) {
+      s[k] = sums(v, k);
+      l1[k] = dsum[k] = 0.0;
+    }
+    finish_vertex<W>(v, out_degree(V(v), g), s, c, teleport, contrib_next, ranks, l1, dsum);
+    for (int k = 0; k < W; ++k) {
+      acc[k] += l1[k];
+      acc[W + k] += dsum[k];
+    }
+  }
+};
+
 // The jobs of a batch as they move to narrower widths: lane k runs job
 // job[k] of the batch (-1: an unused lane), with that job's damping and the
 // dangling mass of its current iterate.
@@ -243,7 +278,7 @@ struct pagerank_lane_source {
 template <int W, PullSchedule Schedule, class G, class RankMatrix, class Lanes, class Teleport>
 void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0, const pagerank_lane_jobs& jobs,
                          Lanes contrib, const Teleport& teleport, double tolerance, int max_iterations,
-                         int first_iteration, std::vector<int>& iterations);
+                         int first_iteration, std::vector<int>& iterations, std::int64_t merge_steps_per_item);
 
 // Moves the lanes still written (lc.write) of a width-W batch, in lane order,
 // to a batch of width W / 2 and runs it from next_iteration on.
@@ -251,7 +286,7 @@ template <int W, PullSchedule Schedule, class G, class RankMatrix, class Lanes, 
 void pagerank_lanes_narrow(const G& g, const RankMatrix& ranks, std::int64_t col0, const pagerank_lane_jobs& jobs,
                            const pagerank_lane_consts<W>& lc, const double (&dangling)[W], const Lanes& contrib,
                            const Teleport& teleport, double tolerance, int max_iterations, int next_iteration,
-                           std::vector<int>& iterations) {
+                           std::vector<int>& iterations, std::int64_t merge_steps_per_item) {
   using Exec = typename G::execution_space;
   using SS = typename G::space_type;
   constexpr int H = W / 2;
@@ -283,7 +318,7 @@ void pagerank_lanes_narrow(const G& g, const RankMatrix& ranks, std::int64_t col
         }
       });
   pagerank_lanes_from<H, Schedule>(g, ranks, col0, narrow, contrib_h, teleport_h, tolerance, max_iterations,
-                                   next_iteration, iterations);
+                                   next_iteration, iterations, merge_steps_per_item);
 }
 
 // Iterations first_iteration, first_iteration + 1, ... of a batch at width W,
@@ -295,11 +330,12 @@ void pagerank_lanes_narrow(const G& g, const RankMatrix& ranks, std::int64_t col
 // moving it changes none of its iterates. (Four jobs stopping after 13 to 31
 // iterations paid the width of four for all 31: a row of 4 contributions
 // costs twice a row of one per gathered in-edge on two host cores, Kronecker
-// 18.)
+// 18.) merge_steps_per_item: the merge-path pull's share (0: its default;
+// tests pass small ones).
 template <int W, PullSchedule Schedule, class G, class RankMatrix, class Lanes, class Teleport>
 void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0, const pagerank_lane_jobs& jobs,
                          Lanes contrib, const Teleport& teleport, double tolerance, int max_iterations,
-                         int first_iteration, std::vector<int>& iterations) {
+                         int first_iteration, std::vector<int>& iterations, std::int64_t merge_steps_per_item) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   using SS = typename G::space_type;
@@ -318,7 +354,7 @@ void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0,
   if constexpr (W > 1) {
     if (live > 0 && live <= W / 2 && first_iteration <= max_iterations)
       return pagerank_lanes_narrow<W, Schedule>(g, ranks, col0, jobs, lc, dangling, contrib, teleport, tolerance,
-                                                max_iterations, first_iteration, iterations);
+                                                max_iterations, first_iteration, iterations, merge_steps_per_item);
   }
   Lanes contrib_next(tessera::view_alloc("graph::jobs::pagerank::contrib_next", tessera::WithoutInitializing), n, W);
   // Per-block partial sums: l1 of lane k in column k, next dangling mass in W + k.
@@ -328,20 +364,22 @@ void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0,
   // copy back per iteration (n / 32 x 2W doubles).
   constexpr std::int64_t block = tessera::is_host_execution_space<Exec>::value ? 1024 : 32;
   const std::int64_t nblocks = (n + block - 1) / block;
-  static_assert(Schedule != PullSchedule::merge_path,
-                "pagerank jobs pull by vertex blocks or vector lanes; the merge_path pull (pagerank.hpp) has no "
-                "multi-job form");
   constexpr bool vector_pull = graph_traits<G>::has_in_edges && Schedule == PullSchedule::vector_lanes;
+  constexpr bool merge_pull = graph_traits<G>::has_in_edges && Schedule == PullSchedule::merge_path;
+  // Their sweep's sums come back as one array reduction, not per-block partials.
+  constexpr bool reduced_sums = vector_pull || merge_pull;
   static_assert(!vector_pull || graph_traits<G>::random_access_adjacency,
                 "pagerank jobs' vector_lanes pull indexes in-neighbour lists; this graph's are not random access");
-  tessera::View<double**, tessera::LayoutRight, SS> partial("graph::jobs::pagerank::partial", vector_pull ? 0 : nblocks,
+  tessera::View<double**, tessera::LayoutRight, SS> partial("graph::jobs::pagerank::partial", reduced_sums ? 0 : nblocks,
                                                             2 * W);
   auto partial_h = tessera::create_mirror_view(tessera::HostSpace(), partial);
-  double sums[2 * W];  // the vector pull's l1 (k) and next dangling mass (W + k) of lane k
+  double sums[2 * W];  // the reduced pulls' l1 (k) and next dangling mass (W + k) of lane k
   pull_hubs<SS> hubs;
   if constexpr (vector_pull) hubs = make_pull_hubs<Exec, SS>(g, n);
   Lanes hub_partial(tessera::view_alloc("graph::jobs::pagerank::hub_partial", tessera::WithoutInitializing),
                     hubs.chunks, W);
+  pull_merge_lanes<W, SS> merge;
+  if constexpr (merge_pull) merge = make_pull_merge_lanes<W, Exec, SS>(g, n, merge_steps_per_item);
 
   for (int it = first_iteration; it <= max_iterations && live > 0; ++it) {
     for (int k = 0; k < W; ++k) lc.scale[k] = (1.0 - lc.d[k]) + lc.d[k] * dangling[k];
@@ -368,6 +406,17 @@ void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0,
       pull.stride = league * per_team;
       pull.c = c;
       tessera::parallel_reduce("graph::jobs::pagerank::pull_lanes", Policy(league, per_team, lanes), pull, &sums[0]);
+    } else if constexpr (merge_pull) {
+      merge_path_lane_sums<W, Exec>(g, contrib, n, merge);
+      pagerank_lanes_merge_finish<W, G, Lanes, Teleport, RankMatrix, decltype(merge.sums)> finish;
+      finish.g = g;
+      finish.contrib_next = contrib_next;
+      finish.teleport = teleport;
+      finish.ranks = ranks;
+      finish.sums = merge.sums;
+      finish.c = c;
+      tessera::parallel_reduce("graph::jobs::pagerank::merge_finish", tessera::RangePolicy<Exec>(0, n), finish,
+                               &sums[0]);
     } else if constexpr (graph_traits<G>::has_in_edges) {
       tessera::parallel_for(
           "graph::jobs::pagerank::pull", tessera::RangePolicy<Exec, tessera::Schedule<tessera::Dynamic>>(0, nblocks, 1),
@@ -418,10 +467,10 @@ void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0,
     }
     std::swap(contrib, contrib_next);
     // Block sums added in block order: the same figures on every thread count.
-    if constexpr (!vector_pull) tessera::deep_copy(partial_h, partial);
+    if constexpr (!reduced_sums) tessera::deep_copy(partial_h, partial);
     for (int k = 0; k < W; ++k) {
       double l1 = 0, dn = 0;
-      if constexpr (vector_pull) {
+      if constexpr (reduced_sums) {
         l1 = sums[k];
         dn = sums[W + k];
       } else {
@@ -438,7 +487,7 @@ void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0,
     if constexpr (W > 1) {
       if (live > 0 && live <= W / 2 && it < max_iterations)
         return pagerank_lanes_narrow<W, Schedule>(g, ranks, col0, jobs, lc, dangling, contrib, teleport, tolerance,
-                                                  max_iterations, it + 1, iterations);
+                                                  max_iterations, it + 1, iterations, merge_steps_per_item);
     }
   }
 }
@@ -447,10 +496,12 @@ void pagerank_lanes_from(const G& g, const RankMatrix& ranks, std::int64_t col0,
 // damping[k], teleport (n x W, column k = p_k) given per lane; returns the
 // iterations each lane ran in iterations[k]. Schedule: how the pull hands
 // out vertices (tests run the GPU's on host spaces; graphs without in-edges
-// scatter either way).
+// scatter either way); merge_steps_per_item: the merge-path pull's share (0:
+// its default).
 template <int W, PullSchedule Schedule, class G, class RankMatrix, class Teleport>
 void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int count, const std::vector<double>& damping,
-                    const Teleport& teleport, double tolerance, int max_iterations, std::vector<int>& iterations) {
+                    const Teleport& teleport, double tolerance, int max_iterations, std::vector<int>& iterations,
+                    std::int64_t merge_steps_per_item = 0) {
   using Exec = typename G::execution_space;
   using V = typename graph_traits<G>::vertex_descriptor;
   using SS = typename G::space_type;
@@ -478,7 +529,8 @@ void pagerank_lanes(const G& g, const RankMatrix& ranks, std::int64_t col0, int 
     jobs.damping.push_back(k < count ? damping[std::size_t(k)] : 0.0);
     jobs.dangling.push_back(k < count ? double(dangling_vertices) * inv_n : 0.0);
   }
-  pagerank_lanes_from<W, Schedule>(g, ranks, col0, jobs, contrib, teleport, tolerance, max_iterations, 1, iterations);
+  pagerank_lanes_from<W, Schedule>(g, ranks, col0, jobs, contrib, teleport, tolerance, max_iterations, 1, iterations,
+                                   merge_steps_per_item);
 }
 
 }  // namespace tessera::graph::detail

@@ -52,20 +52,28 @@ struct pull_merge {
   std::int64_t items = 0;
 };
 
-// steps_per_item: 0 for merge_path_steps's default (32 on a GPU, 2,048 on a
-// host space); tests pass small shares to put rows across many items.
+// The merge path's rows: offs (n + 1) gets the in-lists' offsets; returns
+// the in-edges, m (the path has n + m steps). The single job's pull and the
+// job sets' (jobs_pagerank_merge_path.hpp) walk the same path.
 template <class Exec, class SS, class G>
-pull_merge<SS> make_pull_merge(const G& g, std::int64_t n, std::int64_t steps_per_item = 0) {
+std::int64_t make_merge_in_offsets(const G& g, std::int64_t n, tessera::View<std::int64_t*, SS>& offs_out) {
   using V = typename graph_traits<G>::vertex_descriptor;
-  pull_merge<SS> w;
-  w.offs = tessera::View<std::int64_t*, SS>(
+  offs_out = tessera::View<std::int64_t*, SS>(
       tessera::view_alloc("graph::pagerank::merge_offsets", tessera::WithoutInitializing), n + 1);
-  const auto offs = w.offs;
+  const auto offs = offs_out;
   tessera::parallel_for(
       "graph::pagerank::merge_degrees", tessera::RangePolicy<Exec>(0, n + 1), TESSERA_LAMBDA(std::int64_t v) {
         offs(v) = v < n ? std::int64_t(in_adjacent_vertices(V(v), g).size()) : 0;
       });
-  w.m = exclusive_scan_inplace<Exec>("graph::pagerank::merge_offsets_scan", offs, n);
+  return exclusive_scan_inplace<Exec>("graph::pagerank::merge_offsets_scan", offs, n);
+}
+
+// steps_per_item: 0 for merge_path_steps's default (32 on a GPU, 2,048 on a
+// host space); tests pass small shares to put rows across many items.
+template <class Exec, class SS, class G>
+pull_merge<SS> make_pull_merge(const G& g, std::int64_t n, std::int64_t steps_per_item = 0) {
+  pull_merge<SS> w;
+  w.m = make_merge_in_offsets<Exec, SS>(g, n, w.offs);
   w.per = merge_path_steps(steps_per_item, tessera::is_host_execution_space<Exec>::value);
   w.items = (n + w.m + w.per - 1) / w.per;
   w.sums = tessera::View<double*, SS>(
