@@ -104,7 +104,9 @@ inline constexpr PullSchedule pull_schedule_for =
     graph_traits<G>::random_access_adjacency ? default_pull_schedule<typename G::execution_space>
                                              : PullSchedule::vertex_blocks;
 // The pull of a set of PageRank jobs (graph_jobs.hpp): the single job's,
-// but vector_lanes where that is merge_path, which has no multi-job form.
+// but vector_lanes where that is merge_path: the job sets' merge-path pull
+// (detail/jobs_pagerank_merge_path.hpp) waits for a GPU run to say whether
+// it beats the vector lanes for a batch, which already read W values an edge.
 template <class G>
 inline constexpr PullSchedule jobs_pull_schedule_for =
     pull_schedule_for<G> == PullSchedule::merge_path ? PullSchedule::vector_lanes : pull_schedule_for<G>;
