@@ -161,11 +161,17 @@ bench() {
   # first try, --ablations for the rows that attribute Tessera's time.
   # --warmup 0: each contender's warm-up is the factorization that checks
   # its residual, before the repeats; a second one would add a minute to
-  # CHOLMOD's lap3d:100 on these cores.
+  # CHOLMOD's lap3d:100 on these cores. --slow-seconds 30: a contender whose
+  # warm-up took longer is timed by it alone (four 100-second runs of a
+  # slow peer would spend the budget); --skip-seconds 150: one predicted
+  # to take longer on the next case is not run. Planned on this project's
+  # 2-core machine (2026-12-04): lap3d:100's analysis 8.5 s per contender
+  # (METIS, serial), Tessera's host factorization 75 s at 2 threads, so
+  # about 10-20 s on the GPU machine's 16 cores for it and for CHOLMOD.
   if [ "${SPARSE_BENCH:-0}" != 0 ] && [ -x ./bench_cholesky ]; then
     # shellcheck disable=SC2086
     run_bench bench_sparse_cuda.txt sparse_cholesky_gpu.jsonl "${SPARSE_BENCH_SECONDS:-300}" ./bench_cholesky --gpu --threads "$(nproc)" \
-      --repeats 3 --warmup 0 ${SPARSE_BENCH_ARGS:-}
+      --repeats 3 --warmup 0 --slow-seconds 30 --skip-seconds 150 ${SPARSE_BENCH_ARGS:-}
   fi
   # The sparse CLI factoring on the GPU (gpu-sparse's "done when": lap3d:100
   # on Cuda, backward error <= 1e-12 in the JSON), the same with the solves'

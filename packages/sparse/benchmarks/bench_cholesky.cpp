@@ -4,7 +4,7 @@
 //
 //   bench_cholesky [--threads N] [--repeats R] [--warmup W] [--quick]
 //                  [--matrix SPEC]... [--dgemm-n N] [--pause-ms MS] [--json]
-//                  [--indefinite] [--gpu] [--ablations] [--slow-seconds S]
+//                  [--indefinite] [--gpu] [--ablations] [--slow-seconds S] [--skip-seconds S]
 //
 // SPEC is what tessera::sparse::make_matrix accepts: lap2d:N, lap3d:N,
 // stokes:N[:delta], kkt:N:M, indef3d:N or a .mtx path. Default set:
@@ -53,12 +53,13 @@
 // not one stream interval). Without a usable GPU it prints "no CUDA device:
 // <reason>" and exits 0, as the other GPU benchmarks do.
 //
-// --slow-seconds S (default 120), so that a peer far behind cannot use up a
-// GPU machine's time: a contender whose warm-up factorization took longer
-// is timed by that one run alone and left out of the repeats; one whose
-// GFLOP/s on an earlier matrix of the run predict a warm-up longer than S
-// on this one (its flops counted from its analysis) is not factorized at
-// all. Both are printed and named in the case's JSON note.
+// --slow-seconds S (default 120) and --skip-seconds S (default 600), so
+// that a peer far behind cannot use up a GPU machine's time: a contender
+// whose warm-up factorization took longer than the first is timed by that
+// one run alone and left out of the repeats; one whose GFLOP/s on an
+// earlier matrix of the run predict a warm-up longer than the second on
+// this one (its flops counted from its analysis) is not factorized at all.
+// Both are printed and named in the case's JSON note.
 //
 // With --json each matrix also gets a case note, "rows": per contender its
 // analysis, warm-up factorization and one solve in seconds, the solve over
@@ -568,12 +569,12 @@ struct Row {
   int threads = 0;  // workers (Tessera), OpenBLAS threads (peers, asked after each run) or SMs (device)
   bool failed = false;
   bool slow = false;  // warm-up past --slow-seconds: not repeated
-  std::string skipped;  // why it was not factorized (a predicted time past --slow-seconds)
+  std::string skipped;  // why it was not factorized (a predicted time past --skip-seconds)
   std::string error;
 };
 
 // A contender's rate on the last matrix it factorized in this run: what
-// predicts its time on the next (--slow-seconds).
+// predicts its time on the next (--skip-seconds).
 struct Rate {
   double gflops = 0;
   std::string matrix;
@@ -583,7 +584,7 @@ using Rates = std::map<std::string, Rate>;
 struct Args {
   int threads = 2, repeats = 5, warmup = 1, pause_ms = 250, dgemm_n = 4000;
   int device_dgemm_n = 8192;
-  double slow_seconds = 120;
+  double slow_seconds = 120, skip_seconds = 600;
   bool quick = false, json = false, indefinite = false, gpu = false, ablations = false;
   std::vector<std::string> matrices;
 };
@@ -735,10 +736,10 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
       r.size = count_factor(A, r.solver->permutation());
       if (const auto was = rates.find(r.name); was != rates.end() && was->second.gflops > 0) {
         const double predicted = r.size.flops * 1e-9 / was->second.gflops;
-        if (predicted > args.slow_seconds) {
+        if (predicted > args.skip_seconds) {
           char why[160];
-          std::snprintf(why, sizeof why, "predicted %.3g s from its %.3g GFLOP/s on %s, over --slow-seconds %g",
-                        predicted, was->second.gflops, was->second.matrix.c_str(), args.slow_seconds);
+          std::snprintf(why, sizeof why, "predicted %.3g s from its %.3g GFLOP/s on %s, over --skip-seconds %g",
+                        predicted, was->second.gflops, was->second.matrix.c_str(), args.skip_seconds);
           r.skipped = why;
           std::fprintf(text, "  %-22s analyzed in %7.3f s, not factorized: %s\n", r.name.c_str(), r.analyze_s, why);
           std::fflush(text);
@@ -771,7 +772,7 @@ int bench_matrix(const tessera::bench::Report& report, const Args& args, const s
                  r.warm_factorize_s > 0 ? r.solve_s / r.warm_factorize_s : 0.0, r.residual, r.backward_error,
                  r.failed ? ", FAILED: " : "", r.failed ? r.error.c_str() : "");
     if (r.slow && !r.failed)
-      std::fprintf(text, "  %-22s over --slow-seconds %.0f: timed by its warm-up alone, not repeated\n", r.name.c_str(),
+      std::fprintf(text, "  %-22s over --slow-seconds %g: timed by its warm-up alone, not repeated\n", r.name.c_str(),
                    args.slow_seconds);
     std::fflush(text);
   }
@@ -889,7 +890,7 @@ void settle(Args& a) {
   if (a.matrices.empty() && a.gpu) {
     if (a.quick)
       a.matrices = {"lap2d:200", "lap3d:20", data_file("bcsstk13.mtx")};
-    else  // growing 3-D cases first: see --slow-seconds at the top
+    else  // growing 3-D cases first: see --skip-seconds at the top
       a.matrices = {"lap3d:60", "lap3d:80", "lap3d:100", "lap2d:1000", data_file("bcsstk13.mtx")};
   }
   if (a.matrices.empty() && a.indefinite) {
@@ -938,7 +939,12 @@ int main(int argc, char* argv[]) {
       ->check(tools::integer(1, 1 << 16));
   cli.app().add_option("--slow-seconds", args.slow_seconds,
                        "a contender whose warm-up factorization took longer is not repeated")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  cli.app().add_option("--skip-seconds", args.skip_seconds,
+                       "a contender whose rate on an earlier matrix predicts a longer warm-up is not run")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
   if (auto status = cli.parse(argc, argv)) return *status;
   args.repeats = cli.repeats;
   args.json = cli.json;
