@@ -21,10 +21,10 @@
 // The same program on a GPU: tessera_bench_graph_jobs_cuda
 // (bench_graph_jobs_cuda.cpp defines TESSERA_BENCH_GRAPH_JOBS_CUDA), bench
 // name graph_jobs_cuda; each timed run ends with a fence, so the wall clock
-// covers the device work. Two more rows there, each against the fused
-// default: the vertex loop for the BFS and shortest-path sweeps, and (sets
-// with PageRank jobs) the PageRank batches pulled by the merge path instead
-// of the vector lanes. ci/gpu.sh packs it and the GPU check runs it.
+// covers the device work. One more row there against the fused default:
+// the vertex loop for the BFS and shortest-path sweeps. On every space, for
+// sets with PageRank jobs: the PageRank batches pulled by the merge path
+// instead of the space's default pull. ci/gpu.sh packs it and the GPU check runs it.
 #include <tessera/bench/cli.hpp>
 #include <tessera/bench/interleaved.hpp>
 #include <tessera/bench/report.hpp>
@@ -198,16 +198,17 @@ int main(int argc, char* argv[]) {
       check_same(tg::run_jobs(g, jobs, w, fused_vertex_loop), tg::run_jobs(g, jobs, w, alone), pr_tol);
       cs.push_back({"tessera, fused job set, vertex loop",
                     [&] { tg::run_jobs(g, jobs, w, fused_vertex_loop); Space().fence(); }, ran, 0});
+#endif
       // The PageRank batches pulled by the merge path (equal shares of rows
-      // and edges; jobs_pagerank_merge_path.hpp) instead of the vector lanes,
-      // the device's default for job sets until this row says which is faster.
+      // and edges; jobs_pagerank_merge_path.hpp) instead of the default (the
+      // vector lanes on a device, vertex blocks on the host), until this row
+      // says which is faster.
       if (std::any_of(jobs.begin(), jobs.end(), [](const tg::graph_job& j) { return j.kind == tg::job_kind::pagerank; })) {
         constexpr auto merge = tg::detail::PullSchedule::merge_path;
         check_same(tg::detail::run_jobs_with<merge>(g, jobs, &w, fused), tg::run_jobs(g, jobs, w, alone), pr_tol);
         cs.push_back({"tessera, fused job set, merge-path PageRank",
                       [&] { tg::detail::run_jobs_with<merge>(g, jobs, &w, fused); Space().fence(); }, ran, 0});
       }
-#endif
       // Rows on the grid carry its name (the Kronecker rows keep theirs).
       report.add(grid > 0 ? graph_name + ", " + name : name, per_job_set, cs, tessera::bench::run_interleaved(cs, opt));
     };
