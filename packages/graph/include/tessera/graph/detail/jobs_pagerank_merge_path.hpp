@@ -23,6 +23,15 @@
 //            (pagerank_lanes_merge_finish, in jobs_pagerank.hpp beside the
 //            other pulls' finishing code).
 // The adds follow the path, not the timing: the same figures on every run.
+//
+// Tried: finishing each row where its sums are complete (in the walk, or
+// in the carries pass for a row that crossed shares), which drops the
+// finish pass and the n x W sums it reads back. On two host cores (Intel
+// Xeon VM, 2026-12-04, 4 jobs, 5 repeats, two runs each) it took 0.187 s
+// against 0.225 on a 700² grid but 0.28 against 0.25 on Kronecker 18, and
+// on a GPU its writes of a vertex's W next contributions would be a
+// thread's scattered stores instead of the finish pass's coalesced ones:
+// the passes stay as the single job's, whose GPU figures are measured.
 #include <tessera/graph/detail/merge_path.hpp>
 #include <tessera/graph/detail/pagerank_merge_path.hpp>
 #include <tessera/graph/graph_traits.hpp>
