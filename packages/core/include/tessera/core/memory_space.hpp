@@ -68,9 +68,9 @@ class HostSpace {
   // transparent huge pages (madvise MADV_HUGEPAGE; a partial last piece
   // stays in 4 KiB pages), kept when freed for the next request of the same
   // size (at most 1 GiB, or 1/16 of the memory, of them: host_space.cpp
-  // says why; finalize() gives them back to the system), unless initialize() was told otherwise
-  // (--tessera-disable-huge-pages, TESSERA_HUGE_PAGES=0: malloc's blocks,
-  // not advised). Under AddressSanitizer they are malloc's blocks, their
+  // says why; finalize() gives them back to the system), unless
+  // initialize() was told otherwise (--tessera-disable-huge-pages,
+  // TESSERA_HUGE_PAGES=0: malloc's blocks, not advised). Under AddressSanitizer they are malloc's blocks, their
   // whole pieces advised. Why huge pages:
   // arrays read at random (a graph's PageRank contributions, a BFS bitmap,
   // a hash table) miss the TLB on most reads with 4 KiB pages once they

@@ -278,8 +278,7 @@ void pagerank_batch(const G& g, const M& ranks, std::int64_t col0, const std::ve
                           TESSERA_LAMBDA(std::int64_t i) { tele(sv(i), sl(i)) = sw(i); });
   }
   std::vector<int> it;
-  pagerank_lanes<W, Pull>(g, ranks, col0, count, damping, tele, o.pagerank_tolerance,
-                                               o.pagerank_max_iterations, it);
+  pagerank_lanes<W, Pull>(g, ranks, col0, count, damping, tele, o.pagerank_tolerance, o.pagerank_max_iterations, it);
   iterations.insert(iterations.end(), it.begin(), it.end());
 }
 

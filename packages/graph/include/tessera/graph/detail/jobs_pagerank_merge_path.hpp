@@ -8,8 +8,9 @@
 // a hub from holding one thread or a run of short lists from idling a
 // team's lanes. The single job's pull measured 3.2x the vector-lane pull on
 // Kronecker 21 on an H200 (2026-12-04); whether the batch's gains as much is
-// for a GPU run to say (bench_graph_jobs --per-kind), so job sets keep the
-// vector-lane pull by default (jobs_pull_schedule_for) until it has.
+// for a GPU run to say (bench_graph_jobs --per-kind), so job sets keep
+// their default pulls (jobs_pull_schedule_for: vector lanes on a GPU, vertex
+// blocks on the host, which measured faster on a grid) until it has.
 //
 // The passes, as in the single job's pull:
 //   walk     item c sums the W lanes of the edges of its share; a row that
